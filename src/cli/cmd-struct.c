@@ -1,0 +1,16 @@
+/* callpath struct — placeholder until its issue lands; exits non-zero so nothing mistakes it
+ * for a working command. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_struct(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("usage: callpath struct ... (not implemented yet)\n");
+		return 0;
+	}
+	cli_error("struct", "not implemented yet");
+	return CLI_EXIT_FAILURE;
+}

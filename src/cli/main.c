@@ -1,0 +1,80 @@
+#include "cli/cli.h"
+#include "base/error.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"record", cmd_record, "run a program and sample its calling contexts"},
+	{"report", cmd_report, "show a profile: top-down, bottom-up or flat"},
+	{"struct", cmd_struct, "recover procedures, inlined code, loops and lines of binaries"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: callpath [--version] [--help] COMMAND [ARGS...]\n\n"
+		     "A call-path profiler for unmodified native programs.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nRun 'callpath COMMAND --help' for a command's options.\n"
+		     "Quick start: callpath record ./app   (records, then prints the profile)\n");
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	fprintf(stderr, "callpath %s: ", cmd);
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	} else {
+		fputs(cp_error_message(), stderr);
+	}
+	fputc('\n', stderr);
+}
+
+const char *cli_self_dir(void)
+{
+	static char dir[PATH_MAX];
+	if (!dir[0]) {
+		ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+		if (n <= 0)
+			return ".";
+		dir[n] = 0;
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+	}
+	return dir;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_EXIT_FAILURE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("callpath %s\n", CALLPATH_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "callpath: '%s' is not a command. See 'callpath --help'.\n", argv[1]);
+	return CLI_EXIT_FAILURE;
+}

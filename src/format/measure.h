@@ -1,0 +1,185 @@
+/* The measurement files: the contract between the runtime (writer) and the tools (reader).
+ * Documented for users in docs/format.md ("Measurement directory"); keep both in step and
+ * bump CP_MF_VERSION on any incompatible change.
+ *
+ * A measurement directory holds, per process image (a process, a fork child, each image
+ * after exec):
+ *     <pid>.<gen>.proc            the process file: metrics, load modules, notes
+ *     <pid>.<gen>.<tidx>.thr      one thread file per thread (tidx 0 = first thread seen)
+ * <gen> is the smallest integer making the process file name new (O_CREAT|O_EXCL), so an
+ * exec'd image (same pid) or a recycled pid never overwrites an earlier one.
+ *
+ * Every file is the runtime's arena: a file-backed MAP_SHARED mapping, grown with
+ * ftruncate ahead of use. The writer fills a record completely, then publishes it by
+ * storing `used` with release ordering; a reader loads `used` with acquire ordering and
+ * reads only [0, used). A file of a program killed with SIGKILL is therefore valid up
+ * to `used`; `flags & CP_MF_FINISHED` says the program ended normally.
+ * All integers are little-endian (x86-64 native); structures are naturally aligned with
+ * explicit padding so that their layout is the same for every compiler.
+ */
+#ifndef CP_FORMAT_MEASURE_H
+#define CP_FORMAT_MEASURE_H
+
+#include <stdint.h>
+
+#define CP_MF_MAGIC "CPATHMF"         /* 7 chars + NUL = 8 bytes */
+#define CP_MF_VERSION 1
+#define CP_MF_MAX_METRICS 16
+#define CP_MF_PROC_SUFFIX ".proc"
+#define CP_MF_THREAD_SUFFIX ".thr"
+
+enum cp_mf_kind {
+	CP_MF_KIND_PROCESS = 1,
+	CP_MF_KIND_THREAD = 2,
+};
+
+enum cp_mf_flags {
+	CP_MF_FINISHED = 1u << 0, /* written at normal exit/thread end; absent if killed */
+	CP_MF_CRASHED = 1u << 1,  /* the program died from a fatal signal (process file) */
+	CP_MF_DISABLED = 1u << 2, /* the runtime disabled itself; see notes in process file */
+};
+
+/* First 64 bytes of every file. */
+struct cp_mf_header {
+	char magic[8];        /* CP_MF_MAGIC */
+	uint32_t version;     /* CP_MF_VERSION */
+	uint32_t kind;        /* enum cp_mf_kind */
+	uint32_t header_size; /* bytes of the fixed part (this kind's struct); records start here */
+	uint32_t flags;       /* enum cp_mf_flags */
+	uint64_t used;        /* bytes [0, used) are complete; release-stored by the writer */
+	uint64_t reserved[4];
+};
+
+/* Where a metric's values come from. */
+enum cp_mf_source {
+	CP_MF_SRC_CPUTIME = 1,  /* CPU time of the thread; values in ns */
+	CP_MF_SRC_REALTIME = 2, /* wall-clock time; values in ns */
+	CP_MF_SRC_PERF = 3,     /* perf_event overflow; values in events (issue "metric sources") */
+	CP_MF_SRC_SYNC = 4,     /* synchronous trigger: bytes, calls, ns blocked */
+	CP_MF_SRC_PROBE = 5,    /* entry/exit probes (issue "probe") */
+};
+
+/* How a metric's samples are taken (for the report's "delivered rate" line). */
+enum cp_mf_mechanism {
+	CP_MF_MECH_NONE = 0,
+	CP_MF_MECH_PERF_TASK_CLOCK = 1, /* perf_event task-clock / cpu-clock, hrtimer based */
+	CP_MF_MECH_POSIX_TIMER = 2,     /* timer_create per thread, SIGEV_THREAD_ID */
+	CP_MF_MECH_ITIMER = 3,          /* setitimer (process-wide, tick based) */
+	CP_MF_MECH_PERF_EVENT = 4,
+	CP_MF_MECH_INTERPOSE = 5,
+};
+
+struct cp_mf_metric {
+	char name[32];      /* "cputime", "realtime", "page-faults", "alloc-bytes" ... */
+	char unit[16];      /* unit of the stored values: "ns", "events", "bytes", "calls" */
+	uint32_t source;    /* enum cp_mf_source */
+	uint32_t mechanism; /* enum cp_mf_mechanism */
+	uint64_t period;    /* requested sampling period in `unit` (0 for synchronous) */
+	uint64_t reserved[2];
+};
+
+/* The process file's fixed part. Records follow at header.header_size. */
+struct cp_mf_process {
+	struct cp_mf_header h;
+	int32_t pid;
+	int32_t ppid;
+	uint32_t gen;        /* the <gen> of the file name */
+	uint32_t nmetrics;   /* valid entries in metrics[] */
+	uint64_t start_ns;   /* CLOCK_REALTIME at runtime start */
+	uint64_t end_ns;     /* CLOCK_REALTIME at exit; 0 while running or if killed */
+	int32_t exit_status; /* exit code, or 128+signal when CP_MF_CRASHED */
+	uint32_t nthreads;   /* thread files created so far (tidx counter) */
+	uint64_t tsc_hz;     /* TSC frequency if known (probes), else 0 */
+	char hostname[64];
+	struct cp_mf_metric metrics[CP_MF_MAX_METRICS];
+	uint64_t reserved[8];
+};
+
+/* Variable-length records of the process file: an 8-byte head, then `size - 8` bytes of
+ * payload, padded so that the next record is 8-aligned (size includes the head, not the pad). */
+enum cp_mf_record_type {
+	CP_MF_REC_CMDLINE = 1,   /* argv strings, each NUL-terminated */
+	CP_MF_REC_EXE = 2,       /* absolute path of the executable, NUL-terminated */
+	CP_MF_REC_MODULE = 3,    /* struct cp_mf_module + path (NUL-terminated) */
+	CP_MF_REC_UNLOAD = 4,    /* struct cp_mf_unload */
+	CP_MF_REC_NOTE = 5,      /* a message from the runtime for the user, NUL-terminated */
+	CP_MF_REC_ENV = 6,       /* KEY=VALUE strings relevant to the run, each NUL-terminated */
+};
+
+struct cp_mf_record {
+	uint32_t type; /* enum cp_mf_record_type */
+	uint32_t size; /* bytes including this head, excluding padding */
+};
+
+/* A load module mapped into the process. Module ids are process-wide, assigned in load
+ * order from 0, never reused: a library unloaded and loaded again gets a new id (a new
+ * epoch), so a node's (module, offset) always names one mapping. */
+struct cp_mf_module {
+	uint32_t id;
+	uint32_t build_id_len; /* 0 if the module has no NT_GNU_BUILD_ID note */
+	uint64_t bias;         /* load bias: runtime address = bias + ELF virtual address */
+	uint64_t text_lo;      /* lowest executable runtime address */
+	uint64_t text_hi;      /* one past the highest */
+	uint64_t load_seq;     /* order of load/unload events in the process */
+	uint8_t build_id[32];
+	/* followed by the path, NUL-terminated ("[vdso]" for the vDSO, the exe's full path) */
+};
+
+struct cp_mf_unload {
+	uint32_t id;
+	uint32_t pad;
+	uint64_t load_seq;
+};
+
+/* Special values of cp_mf_node.module. */
+#define CP_MF_MODULE_NONE 0xffffffffu /* not in any known module: offset is the absolute address */
+
+/* The kinds of calling-context tree node. */
+enum cp_mf_node_kind {
+	CP_MF_NODE_ROOT = 0,    /* node 0 of every thread file */
+	CP_MF_NODE_CALL = 1,    /* a return address: the call site is the instruction before it */
+	CP_MF_NODE_PC = 2,      /* the sampled instruction (a leaf; exclusive costs live here) */
+	CP_MF_NODE_PARTIAL = 3, /* child of the root holding samples whose unwind stopped early */
+	CP_MF_NODE_SIGNAL = 4,  /* interrupted PC under a signal frame (exact, not a return addr) */
+};
+
+/* The thread file's fixed part. Nodes follow at header.header_size. */
+struct cp_mf_thread {
+	struct cp_mf_header h;
+	int32_t pid;
+	int32_t tid;
+	uint32_t gen;       /* the process file this thread belongs to: <pid>.<gen>.proc */
+	uint32_t tidx;
+	uint32_t nmetrics;  /* same as the process file's */
+	uint32_t node_size; /* bytes per node: sizeof(struct cp_mf_node) + 8 * nmetrics */
+	uint64_t start_ns;  /* CLOCK_REALTIME when the thread was first seen */
+	uint64_t end_ns;    /* CLOCK_REALTIME at thread exit; 0 while running or if killed */
+	uint64_t cpu_ns;    /* thread CPU time, updated at exit (for the delivered rate) */
+	uint64_t samples[CP_MF_MAX_METRICS]; /* samples (or events) taken, per metric */
+	uint64_t unwind_complete; /* reached the outermost frame (_start, clone) */
+	uint64_t unwind_partial;  /* stopped early; the stack hangs under a PARTIAL node */
+	uint64_t unwind_failed;   /* not even one caller found */
+	uint64_t dropped;         /* samples lost (arena full, runtime disabled, re-entry) */
+	uint64_t frames;          /* total frames unwound (for average depth) */
+	char name[16];            /* thread name (prctl PR_GET_NAME) */
+	uint64_t reserved[8];
+};
+
+/* A calling-context tree node. Node i lives at header_size + i * node_size; node 0 is the
+ * root. A node is published (by the `used` store) only after parent/kind/module/offset are
+ * written; its metric values are then updated in place by the owning thread. */
+struct cp_mf_node {
+	uint32_t parent; /* index of the parent node; 0xffffffff for the root */
+	uint16_t kind;   /* enum cp_mf_node_kind */
+	uint16_t pad;
+	uint32_t module; /* module id, or CP_MF_MODULE_NONE */
+	uint32_t pad2;
+	uint64_t offset; /* ELF virtual address in the module (runtime address - bias) */
+	uint64_t metrics[]; /* nmetrics exclusive values, in each metric's unit */
+};
+
+_Static_assert(sizeof(struct cp_mf_header) == 64, "header layout");
+_Static_assert(sizeof(struct cp_mf_node) == 24, "node layout");
+_Static_assert(sizeof(struct cp_mf_module) == 72, "module layout");
+
+#endif

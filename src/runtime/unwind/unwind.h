@@ -1,0 +1,46 @@
+/* The unwinder: a sampled thread's calling context from a signal's ucontext.
+ *
+ * Async-signal-safe: no malloc, no locks, no libc calls that are not AS-safe. Every read
+ * of the stack is checked against the thread's stack bounds (cp_unwind_thread_init) or
+ * the signal stack; a read outside ends the unwind as partial, never faults.
+ * CFI (.eh_frame via .eh_frame_hdr) first, with per-address recipes cached; frame pointer
+ * and validated stack scanning only as fallbacks. */
+#ifndef CP_RUNTIME_UNWIND_H
+#define CP_RUNTIME_UNWIND_H
+
+#include <stdint.h>
+#include <ucontext.h>
+
+enum cp_unwind_status {
+	CP_UNWIND_COMPLETE = 0, /* reached the outermost frame (_start / clone / RA undefined) */
+	CP_UNWIND_PARTIAL = 1,  /* some callers found, then stopped (no CFI, bad read, depth) */
+	CP_UNWIND_FAILED = 2,   /* no caller found at all */
+};
+
+enum cp_frame_kind {
+	CP_FRAME_PC = 0,     /* the interrupted instruction (frame 0) */
+	CP_FRAME_RETURN = 1, /* a return address */
+	CP_FRAME_SIGNAL = 2, /* an interrupted PC found through a signal frame (exact) */
+};
+
+struct cp_frame {
+	uintptr_t pc;
+	uint32_t kind; /* enum cp_frame_kind */
+	uint32_t how;  /* how this frame's caller was found: CFI, FP, scan (statistics) */
+};
+
+/* Once per process, outside signal context (allocates the recipe caches). */
+int cp_unwind_init(void);
+/* Once per thread, outside signal context if possible; AS-safe variant for lazily seen
+ * threads (reads bounds from the current sp and /proc/self/maps is NOT allowed here;
+ * falls back to a conservative window). */
+void cp_unwind_thread_init(void);
+void cp_unwind_thread_init_signal_safe(uintptr_t sp);
+
+/* Fills out[0..n) leaf first, returns n (>= 1 when the context has a PC). */
+int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
+		      enum cp_unwind_status *status);
+/* Unwind from the caller's own frame (probes, synchronous triggers). */
+int cp_unwind_here(struct cp_frame *out, int max, enum cp_unwind_status *status);
+
+#endif

@@ -1,0 +1,51 @@
+# Shared helpers for the end-to-end tests. Each test script sources this file, runs
+# callpath on workloads, and asserts on the shape of the result.
+# Exit codes: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE).
+set -u
+
+CP_SOURCE_DIR=${CP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+CP_BUILD_DIR=${CP_BUILD_DIR:-$CP_SOURCE_DIR/build}
+CP_WORKLOADS=${CP_WORKLOADS:-$CP_BUILD_DIR/tests/workloads}
+CALLPATH=${CALLPATH:-$CP_BUILD_DIR/callpath}
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cp-e2e-$TEST_NAME.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+	echo "FAIL [$TEST_NAME]: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP [$TEST_NAME]: $*" >&2
+	exit 77
+}
+
+note() {
+	echo "[$TEST_NAME] $*"
+}
+
+# Runs a command, failing the test (with its output) if it exits non-zero.
+run() {
+	"$@" >"$WORK/run.out" 2>"$WORK/run.err" || {
+		cat "$WORK/run.out" "$WORK/run.err" >&2
+		fail "command failed ($?): $*"
+	}
+}
+
+# Asserts a python3 expression over JSON read from a file: json_assert FILE 'expr' 'message'
+# In the expression, `d` is the parsed document.
+json_assert() {
+	python3 - "$1" "$2" "$3" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2])
+if not ok:
+    print("FAIL: " + sys.argv[3], file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
+require_tool() {
+	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+}
