@@ -1,0 +1,176 @@
+/* A measurement directory: process files and their thread files, matched by <pid>.<gen>. */
+#include "format/measure-read.h"
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dir_entry {
+	char *name;
+	int pid;
+	unsigned gen, tidx;
+	int is_proc;
+};
+
+static int entry_parse(const char *name, struct dir_entry *e)
+{
+	size_t len = strlen(name);
+	int n = 0;
+	e->is_proc = len > 5 && !strcmp(name + len - 5, CP_MF_PROC_SUFFIX);
+	int is_thr = len > 4 && !strcmp(name + len - 4, CP_MF_THREAD_SUFFIX);
+	if (e->is_proc) {
+		if (sscanf(name, "%d.%u.proc%n", &e->pid, &e->gen, &n) != 2 || (size_t)n != len)
+			return 0;
+	} else if (is_thr) {
+		if (sscanf(name, "%d.%u.%u.thr%n", &e->pid, &e->gen, &e->tidx, &n) != 3 ||
+		    (size_t)n != len)
+			return 0;
+	} else {
+		return 0;
+	}
+	e->name = xstrdup(name);
+	return 1;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct dir_entry *x = a, *y = b;
+	if (x->is_proc != y->is_proc)
+		return y->is_proc - x->is_proc; /* process files first */
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->tidx < y->tidx ? -1 : x->tidx > y->tidx;
+}
+
+static int dir_list(const char *path, struct dir_entry **out, size_t *n)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return cp_error(errno == ENOENT ? CP_ENOENT : CP_EIO,
+				"cannot open measurement directory %s: %s", path, strerror(errno));
+	size_t alloc = 0;
+	struct dirent *de;
+	*out = NULL;
+	*n = 0;
+	while ((de = readdir(d))) {
+		struct dir_entry e;
+		if (!entry_parse(de->d_name, &e))
+			continue;
+		XGROW(*out, *n + 1, alloc);
+		(*out)[(*n)++] = e;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof **out, entry_cmp);
+	return 0;
+}
+
+static int file_load(const char *dir, const char *name, int is_proc, void *out,
+		     const struct cp_mf_proc *proc)
+{
+	struct strbuf path;
+	strbuf_init(&path);
+	strbuf_addf(&path, "%s/%s", dir, name);
+	void *buf = NULL;
+	size_t size = 0;
+	int rc = cp_mf_file_map(path.buf, &buf, &size);
+	if (!rc) {
+		if (is_proc)
+			rc = cp_mf_proc_parse(out, buf, size, path.buf);
+		else
+			rc = cp_mf_thr_parse(out, buf, size, path.buf, proc);
+		cp_mf_file_unmap(buf, size);
+	}
+	strbuf_release(&path);
+	return rc;
+}
+
+static struct cp_mf_image *image_find(struct cp_mf_dir *d, int pid, unsigned gen)
+{
+	for (size_t i = 0; i < d->nimages; i++)
+		if (d->images[i].proc.hdr.pid == pid && d->images[i].proc.hdr.gen == gen)
+			return &d->images[i];
+	return NULL;
+}
+
+static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e, size_t nproc)
+{
+	if (e->is_proc) {
+		struct cp_mf_image *im = &d->images[d->nimages];
+		memset(im, 0, sizeof *im);
+		int rc = file_load(d->path, e->name, 1, &im->proc, NULL);
+		if (rc) {
+			cp_mf_proc_release(&im->proc);
+			return rc;
+		}
+		d->nimages++;
+		if (im->proc.hdr.pid != e->pid || im->proc.hdr.gen != e->gen)
+			return cp_error(CP_EFORMAT, "file %s/%s: pid %d / gen %u inside do not match its name",
+					d->path, e->name, im->proc.hdr.pid, im->proc.hdr.gen);
+		return 0;
+	}
+	struct cp_mf_image *im = image_find(d, e->pid, e->gen);
+	if (!im)
+		return cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it", d->path,
+				e->name, e->pid, e->gen);
+	im->threads = xrealloc(im->threads, (im->nthreads + 1) * sizeof(*im->threads));
+	struct cp_mf_thr *t = &im->threads[im->nthreads];
+	int rc = file_load(d->path, e->name, 0, t, &im->proc);
+	if (rc) {
+		cp_mf_thr_release(t);
+		return rc;
+	}
+	im->nthreads++;
+	(void)nproc;
+	return 0;
+}
+
+int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
+{
+	struct dir_entry *ents = NULL;
+	size_t n = 0, nproc = 0;
+	memset(d, 0, sizeof *d);
+	d->path = xstrdup(path);
+	int rc = dir_list(path, &ents, &n);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		nproc += ents[i].is_proc;
+	if (!nproc) {
+		rc = cp_error(CP_ENOENT, "%s: no measurement files (<pid>.<gen>.proc); is it a callpath measurement directory?",
+			      path);
+		goto out;
+	}
+	d->images = xcalloc(nproc, sizeof(*d->images));
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = entry_load(d, &ents[i], nproc);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+	if (rc)
+		cp_mf_dir_release(d);
+	return rc;
+}
+
+void cp_mf_dir_release(struct cp_mf_dir *d)
+{
+	for (size_t i = 0; i < d->nimages; i++) {
+		struct cp_mf_image *im = &d->images[i];
+		for (size_t j = 0; j < im->nthreads; j++)
+			cp_mf_thr_release(&im->threads[j]);
+		free(im->threads);
+		cp_mf_proc_release(&im->proc);
+	}
+	free(d->images);
+	free(d->path);
+	memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,87 @@
+/* Reader of the measurement directory (measure.h, docs/format.md). Every bound is checked:
+ * a truncated or corrupt file gives a CP_EFORMAT error naming the file and the byte offset,
+ * never a crash. Files still being written are read up to their published `used` size
+ * (loaded with acquire ordering), so a live run can be read too.
+ * Offline tools only (allocates). */
+#ifndef CP_FORMAT_MEASURE_READ_H
+#define CP_FORMAT_MEASURE_READ_H
+
+#include "format/measure.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cp_mf_module_info {
+	uint32_t id;
+	uint32_t build_id_len;
+	uint64_t bias, text_lo, text_hi, load_seq;
+	uint8_t build_id[32];
+	char *path;
+	int unloaded; /* an UNLOAD record names it */
+};
+
+struct cp_mf_proc {
+	char *file;                  /* path of the .proc file (for messages) */
+	struct cp_mf_process hdr;    /* fixed part (copied; `used`/`flags` as read) */
+	char **argv;                 /* CMDLINE strings */
+	size_t argc;
+	char *exe;                   /* EXE record, or NULL */
+	struct cp_mf_module_info *modules;
+	size_t nmodules;
+	uint32_t *module_index;      /* module id -> index in modules[], or UINT32_MAX */
+	size_t module_index_len;
+	char **notes;
+	size_t nnotes;
+	char **env;
+	size_t nenv;
+};
+
+struct cp_mf_rnode {
+	uint32_t parent;
+	uint16_t kind;
+	uint32_t module;
+	uint64_t offset;
+};
+
+struct cp_mf_thr {
+	char *file;
+	struct cp_mf_thread hdr;   /* fixed part (copied) */
+	size_t nnodes;
+	struct cp_mf_rnode *nodes;
+	uint64_t *values;          /* nnodes * hdr.nmetrics exclusive values */
+	uint64_t tail_bytes;       /* bytes after the last complete node (a node being written) */
+};
+
+/* Parses a process file from memory. name is used in messages. */
+int cp_mf_proc_parse(struct cp_mf_proc *p, const void *buf, size_t size, const char *name);
+void cp_mf_proc_release(struct cp_mf_proc *p);
+/* Index of the module with this id, or -1. */
+long cp_mf_proc_module(const struct cp_mf_proc *p, uint32_t id);
+
+/* Parses a thread file from memory; proc (may be NULL) checks module ids and the metric
+ * count against the process file. */
+int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const char *name,
+		    const struct cp_mf_proc *proc);
+void cp_mf_thr_release(struct cp_mf_thr *t);
+
+/* A measurement directory: every process image and its threads. */
+struct cp_mf_image {
+	struct cp_mf_proc proc;
+	struct cp_mf_thr *threads;
+	size_t nthreads;
+};
+
+struct cp_mf_dir {
+	char *path;
+	struct cp_mf_image *images; /* sorted by start time, then pid, gen */
+	size_t nimages;
+};
+
+int cp_mf_dir_open(struct cp_mf_dir *d, const char *path);
+void cp_mf_dir_release(struct cp_mf_dir *d);
+
+/* Reads one file (process or thread) through mmap; for the fuzzer and tools. */
+int cp_mf_file_map(const char *path, void **buf, size_t *size);
+void cp_mf_file_unmap(void *buf, size_t size);
+
+#endif
