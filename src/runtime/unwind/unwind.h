@@ -23,10 +23,19 @@ enum cp_frame_kind {
 	CP_FRAME_SIGNAL = 2, /* an interrupted PC found through a signal frame (exact) */
 };
 
+/* How a frame's caller was found (cp_frame.how). */
+enum cp_unwind_how {
+	CP_HOW_NONE = 0,   /* no caller (last frame) */
+	CP_HOW_CFI = 1,    /* .eh_frame CFI */
+	CP_HOW_FP = 2,     /* frame-pointer chain (no CFI for this pc) */
+	CP_HOW_SCAN = 3,   /* stack scan for a validated return address */
+	CP_HOW_SIGNAL = 4, /* the ucontext of a signal frame (__restore_rt) */
+};
+
 struct cp_frame {
 	uintptr_t pc;
 	uint32_t kind; /* enum cp_frame_kind */
-	uint32_t how;  /* how this frame's caller was found: CFI, FP, scan (statistics) */
+	uint32_t how;  /* enum cp_unwind_how: how this frame's caller was found */
 };
 
 /* Once per process, outside signal context (allocates the recipe caches). */
@@ -40,7 +49,8 @@ void cp_unwind_thread_init_signal_safe(uintptr_t sp);
 /* Fills out[0..n) leaf first, returns n (>= 1 when the context has a PC). */
 int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
 		      enum cp_unwind_status *status);
-/* Unwind from the caller's own frame (probes, synchronous triggers). */
+/* Unwind from the caller's own frame (probes, synchronous triggers): out[0] is the return
+ * address into the caller of cp_unwind_here (kind CP_FRAME_RETURN). Async-signal-safe. */
 int cp_unwind_here(struct cp_frame *out, int max, enum cp_unwind_status *status);
 
 #endif

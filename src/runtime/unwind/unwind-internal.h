@@ -1,0 +1,52 @@
+/* Internal to the unwinder: register state, stack windows, recipes, fallbacks. */
+#ifndef CP_RUNTIME_UNWIND_INTERNAL_H
+#define CP_RUNTIME_UNWIND_INTERNAL_H
+
+#include <stdint.h>
+
+#include "runtime/unwind/cfi.h"
+#include "runtime/unwind/unwind.h"
+
+/* Registers of one frame, DWARF numbering; `known` has bit i set when r[i] is valid. */
+struct uw_regs {
+	uintptr_t r[CP_DW_NREGS];
+	uint32_t known;
+};
+
+#define UW_KNOWN(rg, i) (((rg)->known >> (i)) & 1u)
+
+/* Stack bounds of a thread, set outside signal context or lazily (AS-safe probe). */
+struct uw_thread {
+	uintptr_t stack_lo, stack_hi; /* the thread's stack mapping */
+	uintptr_t alt_lo, alt_hi;     /* sigaltstack, if any */
+	uintptr_t other_lo, other_hi; /* last probed foreign stack (makecontext, ...) */
+	int inited;
+};
+
+/* The readable window for the current stack segment: [lo, hi). */
+struct uw_window {
+	uintptr_t lo, hi;
+	struct uw_thread *t;
+};
+
+/* Thread state of the calling thread (initial-exec TLS). */
+struct uw_thread *uw_thread_self(void);
+/* Sets w to the segment holding sp (thread stack, sigaltstack or a probed mapping);
+ * 0 on success, -1 if sp is nowhere we can read. */
+int uw_window_for(struct uw_window *w, uintptr_t sp);
+
+static inline int uw_read(const struct uw_window *w, uintptr_t addr, uintptr_t *out)
+{
+	if (addr < w->lo || addr > w->hi - sizeof(uintptr_t) || (addr & 7))
+		return -1;
+	*out = *(const uintptr_t *)addr;
+	return 0;
+}
+
+/* Fallbacks when CFI is missing. Return 0 and update rg, or -1. */
+int uw_step_fp(const struct uw_window *w, struct uw_regs *rg);
+int uw_step_scan(const struct uw_window *w, struct uw_regs *rg);
+/* A word that points into known text right after a call instruction? */
+int uw_is_return_address(uintptr_t ra);
+
+#endif

@@ -1,0 +1,325 @@
+/* The unwinder's main loop and its recipe cache.
+ *
+ * A recipe is one CFI row packed into 64 bits (how to get CFA, RA and rbp). Recipes are
+ * cached per lookup address in a direct-mapped table shared by all threads. Each slot is
+ * two 64-bit words written with relaxed atomics: (key ^ recipe, recipe). A reader accepts
+ * a slot only if word0 ^ word1 == key, so a slot torn by a concurrent writer reads as a
+ * miss, never as a wrong recipe (the lockless-transposition-table trick).
+ *
+ * Async-signal-safe: no allocation (the table is mmap'd in cp_unwind_init), no locks. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "base/error.h"
+#include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind-internal.h"
+
+#pragma GCC poison malloc calloc realloc free printf fprintf sprintf snprintf
+
+#define CACHE_BITS 16
+#define CACHE_SIZE (1u << CACHE_BITS)
+
+struct cache_slot {
+	uint64_t check, recipe;
+};
+
+static struct cache_slot *cache;
+
+/* Packed recipe layout (bit 3 set marks a valid recipe):
+ *  0-2 kind | 4-5 cfa_how | 6-10 cfa_reg | 11-15 plt_thr | 16-39 cfa_off (s24)
+ *  40-47 ra_off/8 (s8) | 48-50 rbp_how | 51-55 rbp_reg | 56-63 rbp_off/8 (s8) */
+#define R_VALID 8ull
+
+static int fits_s8x8(int32_t v)
+{
+	return (v & 7) == 0 && v / 8 >= -128 && v / 8 <= 127;
+}
+
+static uint64_t recipe_pack(const struct cp_cfi_row *r)
+{
+	if (r->cfa_off < -(1 << 23) || r->cfa_off >= (1 << 23) || r->cfa_reg > 31 ||
+	    r->plt_thr > 31 || r->ra_how > 7 || r->rbp_how > 7 || r->rbp_reg > 31)
+		return 0;
+	if ((r->ra_how == CP_REG_CFA && !fits_s8x8(r->ra_off)) ||
+	    ((r->rbp_how == CP_REG_CFA || r->rbp_how == CP_REG_AT_REG) && !fits_s8x8(r->rbp_off)))
+		return 0;
+	return (uint64_t)r->kind | R_VALID | (uint64_t)r->cfa_how << 4 |
+	       (uint64_t)r->cfa_reg << 6 | (uint64_t)r->plt_thr << 11 |
+	       ((uint64_t)(uint32_t)r->cfa_off & 0xffffff) << 16 |
+	       (uint64_t)(uint8_t)(int8_t)(r->ra_off / 8) << 40 | (uint64_t)r->rbp_how << 48 |
+	       (uint64_t)r->rbp_reg << 51 | (uint64_t)(uint8_t)(int8_t)(r->rbp_off / 8) << 56;
+}
+
+static void recipe_unpack(uint64_t v, struct cp_cfi_row *r)
+{
+	r->kind = v & 7;
+	r->cfa_how = (v >> 4) & 3;
+	r->cfa_reg = (v >> 6) & 31;
+	r->plt_thr = (v >> 11) & 31;
+	r->cfa_off = ((int32_t)((v >> 16) & 0xffffff) << 8) >> 8;
+	r->ra_how = CP_REG_CFA;
+	r->ra_off = (int8_t)(v >> 40) * 8;
+	r->rbp_how = (v >> 48) & 7;
+	r->rbp_reg = (v >> 51) & 31;
+	r->rbp_off = (int8_t)(v >> 56) * 8;
+}
+
+static inline uint32_t cache_index(uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+}
+
+static inline uint64_t cache_get(uint64_t key)
+{
+	struct cache_slot *s = &cache[cache_index(key)];
+	uint64_t c = __atomic_load_n(&s->check, __ATOMIC_RELAXED);
+	uint64_t r = __atomic_load_n(&s->recipe, __ATOMIC_RELAXED);
+
+	return (c ^ r) == key && (r & R_VALID) ? r : 0;
+}
+
+static inline void cache_put(uint64_t key, uint64_t recipe)
+{
+	struct cache_slot *s = &cache[cache_index(key)];
+
+	__atomic_store_n(&s->check, key ^ recipe, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->recipe, recipe, __ATOMIC_RELAXED);
+}
+
+int cp_unwind_init(void)
+{
+	void *p;
+
+	if (cache)
+		return 0;
+	p = mmap(NULL, CACHE_SIZE * sizeof(struct cache_slot), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return cp_error(CP_ENOMEM, "unwinder: cannot map its %zu KiB recipe cache: %s",
+				CACHE_SIZE * sizeof(struct cache_slot) / 1024, strerror(errno));
+	__atomic_store_n(&cache, (struct cache_slot *)p, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void cp_unwind_cache_flush(void)
+{
+	if (!cache)
+		return;
+	for (uint32_t i = 0; i < CACHE_SIZE; i++) {
+		__atomic_store_n(&cache[i].recipe, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&cache[i].check, 0, __ATOMIC_RELAXED);
+	}
+}
+
+/* The row for a frame: exact pcs (frame 0, signal frames) are looked up as they are,
+ * return addresses at ra - 1 (inside the call), so that a call at the end of a function
+ * finds that function's row. */
+static void row_lookup(uintptr_t pc, int exact, struct cp_cfi_row *row)
+{
+	uintptr_t at = exact ? pc : pc - 1;
+	uint64_t key = ((uint64_t)at << 1) | (uint64_t)!exact, packed;
+	const struct cp_module *m;
+
+	if (cache && (packed = cache_get(key))) {
+		recipe_unpack(packed, row);
+		return;
+	}
+	m = cp_modules_find(at);
+	if (!m) {
+		memset(row, 0, sizeof(*row));
+		row->kind = CP_ROW_NONE;
+		return;
+	}
+	if (cp_cfi_find_row(m, at, row) < 0)
+		row->kind = CP_ROW_UNSUPPORTED;
+	if (cp_cfi_is_sigreturn(m, pc) || (exact && cp_cfi_is_sigreturn(m, pc - 7)))
+		row->kind = CP_ROW_SIGNAL;
+	else if (row->kind == CP_ROW_SIGNAL)
+		row->kind = CP_ROW_UNSUPPORTED; /* an 'S' frame that is not __restore_rt */
+	if (cache && (packed = recipe_pack(row)))
+		cache_put(key, packed);
+}
+
+static int reg_value(const struct uw_regs *rg, unsigned reg, uintptr_t *out)
+{
+	if (reg >= CP_DW_NREGS || !UW_KNOWN(rg, reg))
+		return -1;
+	*out = rg->r[reg];
+	return 0;
+}
+
+static int row_cfa(const struct uw_window *w, const struct uw_regs *rg,
+		   const struct cp_cfi_row *row, uintptr_t *cfa)
+{
+	uintptr_t base;
+
+	if (reg_value(rg, row->cfa_reg, &base) < 0)
+		return -1;
+	switch (row->cfa_how) {
+	case CP_CFA_REG:
+		*cfa = base + row->cfa_off;
+		return 0;
+	case CP_CFA_DEREF:
+		return uw_read(w, base + row->cfa_off, cfa);
+	case CP_CFA_PLT:
+		if (reg_value(rg, CP_DW_RIP, &base) < 0)
+			return -1;
+		*cfa = rg->r[CP_DW_RSP] + row->cfa_off + ((base & 15) >= row->plt_thr ? 8 : 0);
+		return 0;
+	}
+	return -1;
+}
+
+/* One CFI step: caller's rsp = CFA, rip = saved RA, rbp per its rule. */
+static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct cp_cfi_row *row)
+{
+	uintptr_t cfa, ra, bp = rg->r[CP_DW_RBP], at;
+	int bp_known = UW_KNOWN(rg, CP_DW_RBP);
+
+	if (row_cfa(w, rg, row, &cfa) < 0 || cfa <= rg->r[CP_DW_RSP])
+		return -1;
+	if (uw_read(w, cfa + row->ra_off, &ra) < 0)
+		return -1;
+	switch (row->rbp_how) {
+	case CP_REG_SAME:
+		break;
+	case CP_REG_CFA:
+		bp_known = uw_read(w, cfa + row->rbp_off, &bp) == 0;
+		break;
+	case CP_REG_AT_REG:
+		bp_known = reg_value(rg, row->rbp_reg, &at) == 0 &&
+			   uw_read(w, at + row->rbp_off, &bp) == 0;
+		break;
+	default:
+		bp_known = 0;
+	}
+	rg->r[CP_DW_RSP] = cfa;
+	rg->r[CP_DW_RIP] = ra;
+	rg->r[CP_DW_RBP] = bp;
+	rg->known = (1u << CP_DW_RSP) | (1u << CP_DW_RIP) | ((uint32_t)bp_known << CP_DW_RBP);
+	return 0;
+}
+
+/* DWARF register number -> ucontext gregs index. */
+static const int8_t dw_to_greg[CP_DW_NREGS] = {
+	REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_R8,
+	REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+};
+
+static void regs_from_gregs(struct uw_regs *rg, const greg_t *g)
+{
+	for (int i = 0; i < CP_DW_NREGS; i++)
+		rg->r[i] = (uintptr_t)g[dw_to_greg[i]];
+	rg->known = (1u << CP_DW_NREGS) - 1;
+}
+
+/* Through __restore_rt: the kernel's ucontext sits at rsp. Switches the window when the
+ * interrupted code ran on another stack (sigaltstack). */
+static int step_signal(struct uw_window *w, struct uw_regs *rg)
+{
+	const ucontext_t *uc = (const ucontext_t *)rg->r[CP_DW_RSP];
+	uintptr_t first = (uintptr_t)&uc->uc_mcontext.gregs[0];
+	uintptr_t last = (uintptr_t)&uc->uc_mcontext.gregs[NGREG - 1];
+	uintptr_t dummy;
+
+	if (uw_read(w, first, &dummy) < 0 || uw_read(w, last, &dummy) < 0)
+		return -1;
+	regs_from_gregs(rg, uc->uc_mcontext.gregs);
+	if (rg->r[CP_DW_RSP] < w->lo || rg->r[CP_DW_RSP] >= w->hi)
+		return uw_window_for(w, rg->r[CP_DW_RSP]);
+	return 0;
+}
+
+/* Finds the caller of the frame in rg; returns how (CP_HOW_NONE: no caller). */
+static uint32_t step(struct uw_window *w, struct uw_regs *rg, const struct cp_cfi_row *row,
+		     uint32_t *kind)
+{
+	*kind = CP_FRAME_RETURN;
+	switch (row->kind) {
+	case CP_ROW_SIGNAL:
+		*kind = CP_FRAME_SIGNAL;
+		return step_signal(w, rg) == 0 ? CP_HOW_SIGNAL : CP_HOW_NONE;
+	case CP_ROW_NORMAL:
+		return step_cfi(w, rg, row) == 0 ? CP_HOW_CFI : CP_HOW_NONE;
+	case CP_ROW_OUTERMOST:
+		return CP_HOW_NONE;
+	default: /* no CFI, or CFI we cannot evaluate */
+		if (uw_step_fp(w, rg) == 0)
+			return CP_HOW_FP;
+		if (uw_step_scan(w, rg) == 0)
+			return CP_HOW_SCAN;
+		return CP_HOW_NONE;
+	}
+}
+
+static int unwind_loop(struct uw_regs *rg, uint32_t kind, struct cp_frame *out, int max,
+		       enum cp_unwind_status *status)
+{
+	struct uw_window w;
+	struct cp_cfi_row row;
+	int n = 0;
+
+	*status = CP_UNWIND_FAILED;
+	if (max <= 0 || !UW_KNOWN(rg, CP_DW_RIP))
+		return 0;
+	if (uw_window_for(&w, rg->r[CP_DW_RSP]) < 0)
+		w.lo = w.hi = 0; /* nothing readable: frame 0 only */
+	for (;;) {
+		uintptr_t pc = rg->r[CP_DW_RIP];
+		uint32_t how;
+
+		out[n].pc = pc;
+		out[n].kind = kind;
+		out[n].how = CP_HOW_NONE;
+		n++;
+		row_lookup(pc, kind != CP_FRAME_RETURN, &row);
+		if (row.kind == CP_ROW_OUTERMOST) {
+			*status = CP_UNWIND_COMPLETE;
+			return n;
+		}
+		if (n >= max) {
+			*status = CP_UNWIND_PARTIAL;
+			return n;
+		}
+		how = step(&w, rg, &row, &kind);
+		if (how == CP_HOW_NONE || rg->r[CP_DW_RIP] < 4096)
+			break;
+		out[n - 1].how = how;
+	}
+	*status = n > 1 ? CP_UNWIND_PARTIAL : CP_UNWIND_FAILED;
+	return n;
+}
+
+int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
+		      enum cp_unwind_status *status)
+{
+	struct uw_regs rg;
+
+	regs_from_gregs(&rg, uc->uc_mcontext.gregs);
+	return unwind_loop(&rg, CP_FRAME_PC, out, max, status);
+}
+
+__attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
+					     enum cp_unwind_status *status)
+{
+	struct uw_regs rg;
+	struct uw_window w;
+	struct cp_cfi_row row;
+	uintptr_t rip, rsp, rbp;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(rip), "=r"(rsp), "=r"(rbp));
+	rg.r[CP_DW_RIP] = rip;
+	rg.r[CP_DW_RSP] = rsp;
+	rg.r[CP_DW_RBP] = rbp;
+	rg.known = (1u << CP_DW_RIP) | (1u << CP_DW_RSP) | (1u << CP_DW_RBP);
+	*status = CP_UNWIND_FAILED;
+	if (uw_window_for(&w, rsp) < 0)
+		return 0;
+	row_lookup(rip, 1, &row);
+	if (row.kind != CP_ROW_NORMAL || step_cfi(&w, &rg, &row) < 0)
+		return 0;
+	return unwind_loop(&rg, CP_FRAME_RETURN, out, max, status);
+}
