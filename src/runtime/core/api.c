@@ -1,11 +1,16 @@
-/* The public callpath_* API exported by libcallpath-rt.so (placeholder until the runtime
- * lands: a program may call these whether or not it runs under callpath). */
-#define CP_EXPORT __attribute__((visibility("default")))
+/* The public callpath_* API exported by libcallpath-rt.so. A program may call these
+ * whether or not it runs under callpath (they do nothing when the runtime is inactive).
+ * callpath_stop() pauses sampling in the whole process; callpath_start() resumes it. */
+#include "runtime/core/runtime.h"
 
 CP_EXPORT void callpath_start(void)
 {
+	if (cp_rt.active && !cp_rt.failure && !cp_rt.finished)
+		__atomic_store_n(&cp_rt.enabled, 1, __ATOMIC_RELEASE);
 }
 
 CP_EXPORT void callpath_stop(void)
 {
+	if (cp_rt.active)
+		__atomic_store_n(&cp_rt.enabled, 0, __ATOMIC_RELEASE);
 }

@@ -1,0 +1,126 @@
+/* File-backed arenas (see arena.h). Signal-time code: raw system calls only. */
+#include "runtime/cct/arena.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/sigsafe/banned.h"
+
+/* Our descriptors live above this number, out of the way of programs that assume small
+ * fds are theirs (and of dup2(x, 3)-style code). */
+#define CP_ARENA_FD_FLOOR 800
+#define CP_ARENA_PAGE 4096ul
+
+static size_t round_up(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+static int move_fd_high(int fd)
+{
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_ARENA_FD_FLOOR);
+	if (hi < 0)
+		return fd; /* keep the low one rather than fail */
+	close(fd);
+	return hi;
+}
+
+static int grow_file(int fd, size_t size)
+{
+	/* fallocate reserves the blocks now, so a full disk fails here instead of raising
+	 * SIGBUS on a later store into the mapping; ftruncate where it is not supported. */
+	if (syscall(SYS_fallocate, fd, 0, (off_t)0, (off_t)size) == 0)
+		return 0;
+	if (errno == ENOSPC)
+		return -ENOSPC;
+	return ftruncate(fd, (off_t)size) ? -errno : 0;
+}
+
+int cp_arena_create(struct cp_arena *a, const char *path, size_t reserve, size_t initial)
+{
+	struct stat st;
+	a->base = NULL;
+	a->mapped = 0;
+	a->reserved = round_up(reserve, CP_ARENA_PAGE);
+	a->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (a->fd < 0)
+		return -errno;
+	a->fd = move_fd_high(a->fd);
+	if (fstat(a->fd, &st))
+		goto fail;
+	a->dev = st.st_dev;
+	a->ino = st.st_ino;
+	void *p = mmap(NULL, a->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	a->base = p;
+	int rc = cp_arena_ensure(a, initial);
+	if (rc) {
+		cp_arena_release(a, 0);
+		unlink(path);
+		return rc;
+	}
+	return 0;
+fail:;
+	int err = errno;
+	close(a->fd);
+	unlink(path);
+	a->fd = -1;
+	return -err;
+}
+
+int cp_arena_ensure(struct cp_arena *a, size_t need)
+{
+	struct stat st;
+	if (need <= a->mapped)
+		return 0;
+	if (need > a->reserved)
+		return -ENOSPC;
+	size_t step = a->mapped < (1ul << 20) ? (64ul << 10) : a->mapped / 2;
+	if (step > (16ul << 20))
+		step = 16ul << 20;
+	size_t size = round_up(need + step, CP_ARENA_PAGE);
+	if (size > a->reserved)
+		size = a->reserved;
+	if (fstat(a->fd, &st) || st.st_dev != a->dev || st.st_ino != a->ino)
+		return -EBADF;
+	int rc = grow_file(a->fd, size);
+	if (rc)
+		return rc;
+	void *p = mmap(a->base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, a->fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a->mapped = size;
+	return 0;
+}
+
+void cp_arena_release(struct cp_arena *a, size_t keep)
+{
+	struct stat st;
+	if (a->base)
+		munmap(a->base, a->reserved);
+	if (a->fd >= 0) {
+		if (keep && !fstat(a->fd, &st) && st.st_dev == a->dev && st.st_ino == a->ino)
+			(void)!ftruncate(a->fd, (off_t)keep);
+		close(a->fd);
+	}
+	a->base = NULL;
+	a->fd = -1;
+	a->mapped = 0;
+}
+
+void cp_arena_abandon(struct cp_arena *a)
+{
+	if (a->base)
+		munmap(a->base, a->reserved);
+	if (a->fd >= 0)
+		close(a->fd);
+	a->base = NULL;
+	a->fd = -1;
+	a->mapped = 0;
+}

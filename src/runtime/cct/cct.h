@@ -1,0 +1,51 @@
+/* A thread's calling-context tree, stored in its thread file (struct cp_mf_thread, then
+ * nodes). Lookup of a child by (parent, kind, module, offset) goes through an
+ * open-addressing hash table of node indices in anonymous memory (not in the file); the
+ * keys themselves are read from the nodes. New nodes are appended and published with a
+ * release store of the header's `used`. Memory grows with contexts, not with samples.
+ * Single writer (the owning thread, usually in its signal handler); async-signal-safe. */
+#ifndef CP_RUNTIME_CCT_H
+#define CP_RUNTIME_CCT_H
+
+#include "format/measure.h"
+#include "runtime/cct/arena.h"
+
+#include <stdint.h>
+
+#define CP_CCT_NONE 0xffffffffu
+
+struct cp_cct {
+	struct cp_arena arena;
+	struct cp_mf_thread *hdr; /* == arena.base */
+	uint32_t node_size;
+	uint32_t nmetrics;
+	uint32_t nnodes;
+	uint32_t *table;      /* node index + 1 per slot, 0 = empty */
+	uint32_t table_mask;  /* capacity - 1 (capacity is a power of two) */
+	uint32_t table_count;
+	size_t table_bytes;
+};
+
+struct cp_cct_info {
+	int32_t pid, tid;
+	uint32_t gen, tidx, nmetrics;
+	uint64_t start_ns;
+	size_t reserve; /* virtual bytes to reserve for the file */
+};
+
+/* Creates the thread file at path with its header and root node. 0 or -errno. */
+int cp_cct_create(struct cp_cct *c, const char *path, const struct cp_cct_info *info);
+/* The child of parent with this key, created if missing; CP_CCT_NONE if out of memory. */
+uint32_t cp_cct_child(struct cp_cct *c, uint32_t parent, uint16_t kind, uint32_t module,
+		      uint64_t offset);
+static inline struct cp_mf_node *cp_cct_node(struct cp_cct *c, uint32_t i)
+{
+	return (struct cp_mf_node *)((char *)c->hdr + c->hdr->h.header_size +
+				     (size_t)i * c->node_size);
+}
+/* Marks the header FINISHED (if finished), trims the file, frees the table and mapping. */
+void cp_cct_close(struct cp_cct *c, int finished);
+/* Fork child: drop the inherited mapping (it is the parent's file) without writing to it. */
+void cp_cct_abandon(struct cp_cct *c);
+
+#endif

@@ -1,0 +1,90 @@
+/* Configuration from the environment (set by `callpath record`, inherited across fork and
+ * exec):
+ *   CALLPATH_OUTPUT=DIR          measurement directory (created if missing)
+ *   CALLPATH_EVENTS=SPEC[,SPEC]  NAME[@PERIOD] (catalog.h); default "cputime"
+ *   CALLPATH_FOLLOW_EXEC=0|1     keep profiling images started by exec (default 1)
+ *   CALLPATH_SIGNAL=N            the sampling signal (default SIGRTMIN+6)
+ * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
+#include "runtime/core/runtime.h"
+#include "runtime/sample/catalog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int config_add_event(const char *spec, size_t len)
+{
+	char name[64], period_text[64] = "";
+	const char *at = memchr(spec, '@', len);
+	size_t nlen = at ? (size_t)(at - spec) : len;
+	if (nlen >= sizeof name || (at && len - nlen - 1 >= sizeof period_text))
+		return -1;
+	memcpy(name, spec, nlen);
+	name[nlen] = 0;
+	if (at)
+		memcpy(period_text, at + 1, len - nlen - 1), period_text[len - nlen - 1] = 0;
+	const struct cp_event_info *info = cp_event_lookup(name, nlen);
+	const struct cp_sample_source *src = cp_sample_source_find(name, (unsigned)nlen);
+	if (!info || !src || cp_rt.nmetrics >= CP_MF_MAX_METRICS)
+		return -1;
+	struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
+	m->src = src;
+	m->index = cp_rt.nmetrics;
+	m->period = info->default_period;
+	if (at && cp_event_parse_period(period_text, &m->period))
+		return -1;
+	if (m->period < info->min_period)
+		m->period = info->min_period;
+	cp_rt.nmetrics++;
+	return 0;
+}
+
+static int config_events(const char *events)
+{
+	const char *p = events && *events ? events : "cputime";
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		if (len && config_add_event(p, len)) {
+			fprintf(stderr, "callpath runtime: bad event '%.*s' in CALLPATH_EVENTS; "
+					"profiling disabled\n",
+				(int)len, p);
+			return -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	return cp_rt.nmetrics ? 0 : -1;
+}
+
+static int config_outdir(const char *dir)
+{
+	if (strlen(dir) >= sizeof cp_rt.outdir - 64)
+		return -1;
+	strcpy(cp_rt.outdir, dir);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "callpath runtime: cannot create %s: %s; profiling disabled\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cp_config_load(void)
+{
+	const char *out = getenv("CALLPATH_OUTPUT");
+	if (!out || !*out)
+		return -1;
+	if (config_outdir(out) || config_events(getenv("CALLPATH_EVENTS")))
+		return -1;
+	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");
+	cp_rt.follow_exec = !follow || strcmp(follow, "0") != 0;
+	const char *sig = getenv("CALLPATH_SIGNAL");
+	cp_rt.signo = SIGRTMIN + CP_DEFAULT_SIGNAL_OFFSET;
+	if (sig && *sig) {
+		int n = atoi(sig);
+		if (n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP)
+			cp_rt.signo = n;
+	}
+	return 0;
+}

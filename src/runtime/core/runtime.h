@@ -1,0 +1,109 @@
+/* The runtime's process-wide and per-thread state (internal to libcallpath-rt.so). */
+#ifndef CP_RUNTIME_RUNTIME_H
+#define CP_RUNTIME_RUNTIME_H
+
+#include "format/measure.h"
+#include "runtime/cct/cct.h"
+#include "runtime/sample/source.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+
+#define CP_HIDDEN __attribute__((visibility("hidden")))
+#define CP_EXPORT __attribute__((visibility("default")))
+
+/* Wrappers that stand between the program's frames (main, thread start routines): the
+ * sample handler drops return addresses that lie within CP_TRAMPOLINE_MAX bytes of their
+ * entry, so profiles show start_thread -> worker, not start_thread -> trampoline -> worker.
+ * (They are a few dozen bytes long; record-symbols.sh checks the bound with nm -S.) */
+#define CP_TRAMPOLINE __attribute__((noinline))
+#define CP_TRAMPOLINE_MAX 192
+extern uintptr_t cp_trampolines[2] CP_HIDDEN;
+
+#define CP_MAX_THREADS 8192
+#define CP_MAX_FRAMES 512
+/* Default sampling signal: a real-time signal programs rarely use (SIGPROF and SIGALRM
+ * belong to programs and to other profilers). CALLPATH_SIGNAL=N overrides it. */
+#define CP_DEFAULT_SIGNAL_OFFSET 6 /* SIGRTMIN + 6 */
+
+struct cp_thread {
+	struct cp_cct cct;
+	struct cp_source_thread src[CP_MF_MAX_METRICS];
+	volatile int busy;        /* inside the runtime: a sample landing now is dropped */
+	volatile int stopped;     /* sampling ended for this thread */
+	uint64_t our_signals;     /* sampling signals taken (sleep wrappers compare it) */
+	uint64_t foreign_signals; /* deliveries of our signal number that were not ours */
+	int32_t tid;
+	uint32_t tidx;
+	uint32_t slot;            /* index in the registry */
+	int lazy;                 /* first seen in a signal handler */
+	int app_blocked;          /* the program asked our signal to be blocked */
+};
+
+struct cp_runtime {
+	volatile int active;   /* configured and initialised */
+	volatile int enabled;  /* sampling (cleared on failure, at exit, by callpath_stop) */
+	int signo;
+	int follow_exec;
+	int32_t pid;
+	uint32_t gen;
+	char outdir[PATH_MAX];
+	uint32_t nmetrics;
+	struct cp_metric metrics[CP_MF_MAX_METRICS];
+	/* The process file. Appends only outside signal context, under proc_lock. */
+	struct cp_arena proc;
+	struct cp_mf_process *phdr;
+	pthread_mutex_t proc_lock;
+	uint32_t next_tidx;
+	uint64_t dropped_nothread; /* samples on threads that have no state */
+	volatile int note_pending;  /* a failure in signal context awaits its NOTE */
+	const char *failure;        /* static text of that failure */
+	struct cp_thread *volatile threads[CP_MAX_THREADS];
+	int exit_status;
+	int exit_status_known;
+	int finished;
+};
+
+extern struct cp_runtime cp_rt CP_HIDDEN;
+extern __thread struct cp_thread *cp_self CP_HIDDEN;
+
+/* core/init.c */
+void cp_rt_init(void) CP_HIDDEN;
+void cp_rt_fini(int crashed_sig) CP_HIDDEN;
+void cp_rt_after_fork_child(void) CP_HIDDEN;
+/* Marks the image as ended by exec (files finished) / resumes if the exec failed. */
+void cp_rt_before_exec(void) CP_HIDDEN;
+void cp_rt_exec_failed(void) CP_HIDDEN;
+/* Disables sampling after an internal failure; `why` must be a static string. AS-safe. */
+void cp_rt_fail(const char *why) CP_HIDDEN;
+
+/* writer/procfile.c: outside signal context only. */
+int cp_proc_create(void) CP_HIDDEN;
+void cp_proc_record(uint32_t type, const void *payload, uint32_t len) CP_HIDDEN;
+void cp_rt_note(const char *fmt, ...) CP_HIDDEN __attribute__((format(printf, 1, 2)));
+void cp_proc_finish(int crashed_sig) CP_HIDDEN;
+void cp_proc_write_cmdline(void) CP_HIDDEN;
+void cp_proc_flush_pending_note(void) CP_HIDDEN;
+
+/* core/thread.c */
+struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN; /* AS-safe */
+void cp_thread_end(struct cp_thread *t, int finished) CP_HIDDEN;
+void cp_thread_finish_all(void) CP_HIDDEN; /* process exit: every thread's header */
+void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
+
+/* core/signal.c */
+int cp_signal_install(void) CP_HIDDEN;
+void cp_signal_fatal_install(void) CP_HIDDEN;
+/* The program's view of our signal (interpose/signals.c stores it). */
+extern struct sigaction cp_app_action CP_HIDDEN;
+extern volatile int cp_app_action_set CP_HIDDEN;
+
+/* core/config.c */
+int cp_config_load(void) CP_HIDDEN;
+
+/* interpose/real.c: the next definitions of the functions we interpose. */
+void cp_real_init(void) CP_HIDDEN;
+
+#endif

@@ -1,0 +1,200 @@
+/* The sampling signal handler and the fatal-signal handler.
+ *
+ * Async-signal-safe throughout: no malloc, stdio, locks or dlsym (banned.h poisons them).
+ * A sample that lands while the runtime itself is running on this thread (t->busy) is
+ * dropped and counted, so nothing here can deadlock on a lock the interrupted code holds;
+ * the unwinder and the module lookup are lock-free. */
+#include "runtime/core/runtime.h"
+#include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/sigsafe/sigsafe.h"
+#include "base/sigsafe/banned.h"
+
+struct sigaction cp_app_action;
+volatile int cp_app_action_set;
+static int (*real_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static uint16_t frame_node_kind(const struct cp_frame *f)
+{
+	switch (f->kind) {
+	case CP_FRAME_PC:
+		return CP_MF_NODE_PC;
+	case CP_FRAME_SIGNAL:
+		return CP_MF_NODE_SIGNAL;
+	default:
+		return CP_MF_NODE_CALL;
+	}
+}
+
+uintptr_t cp_trampolines[2];
+
+static int is_trampoline(uintptr_t pc)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (pc > cp_trampolines[i] && pc - cp_trampolines[i] <= CP_TRAMPOLINE_MAX)
+			return 1;
+	return 0;
+}
+
+/* Inserts the path root -> [PARTIAL] -> outermost ... leaf, returns the leaf node. */
+static uint32_t sample_insert(struct cp_thread *t, const struct cp_frame *frames, int n,
+			      enum cp_unwind_status status)
+{
+	uint32_t node = 0;
+	if (status != CP_UNWIND_COMPLETE)
+		node = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
+	for (int i = n - 1; i >= 0 && node != CP_CCT_NONE; i--) {
+		uintptr_t pc = frames[i].pc;
+		if (frames[i].kind == CP_FRAME_RETURN && is_trampoline(pc))
+			continue;
+		const struct cp_module *m = cp_modules_find(frames[i].kind == CP_FRAME_RETURN ? pc - 1
+											     : pc);
+		uint32_t id = m ? m->id : CP_MF_MODULE_NONE;
+		uint64_t off = m ? pc - m->bias : pc;
+		node = cp_cct_child(&t->cct, node, frame_node_kind(&frames[i]), id, off);
+	}
+	return node;
+}
+
+static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight,
+			const ucontext_t *uc)
+{
+	struct cp_frame frames[CP_MAX_FRAMES];
+	enum cp_unwind_status status = CP_UNWIND_FAILED;
+	struct cp_mf_thread *h = t->cct.hdr;
+	int n = cp_unwind_context(uc, frames, CP_MAX_FRAMES, &status);
+	if (n <= 0) {
+		h->unwind_failed++;
+		h->dropped++;
+		return;
+	}
+	uint32_t leaf = sample_insert(t, frames, n, status);
+	if (leaf == CP_CCT_NONE) {
+		h->dropped++;
+		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");
+		return;
+	}
+	cp_cct_node(&t->cct, leaf)->metrics[metric] += weight;
+	h->samples[metric]++;
+	h->frames += (uint64_t)n;
+	if (status == CP_UNWIND_COMPLETE)
+		h->unwind_complete++;
+	else if (status == CP_UNWIND_PARTIAL)
+		h->unwind_partial++;
+	else
+		h->unwind_failed++;
+}
+
+/* Which of our metrics sent this signal on this thread; -1 if none. */
+static int sample_claim(struct cp_thread *t, const siginfo_t *si, uint64_t *weight)
+{
+	for (uint32_t i = 0; i < cp_rt.nmetrics; i++) {
+		struct cp_metric *m = &cp_rt.metrics[i];
+		if (m->src->claims(m, &t->src[i], si, weight))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A delivery that looks like one of ours although no live source claims it (a signal
+ * queued before a source stopped, or a timer of a thread we already finished). */
+static int looks_like_ours(const siginfo_t *si)
+{
+	if (si->si_code == SI_TIMER)
+		return (si->si_value.sival_int & CP_TIMER_MAGIC_MASK) == CP_TIMER_MAGIC;
+	return si->si_code == POLL_IN || si->si_code == POLL_HUP;
+}
+
+static void chain_to_program(int sig, siginfo_t *si, void *ucv)
+{
+	if (!cp_app_action_set)
+		return;
+	struct sigaction *a = &cp_app_action;
+	if (a->sa_flags & SA_SIGINFO) {
+		if (a->sa_sigaction)
+			a->sa_sigaction(sig, si, ucv);
+	} else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN) {
+		a->sa_handler(sig);
+	}
+	/* SIG_DFL of a real-time signal would terminate; we never let a stray one do that. */
+}
+
+static void sample_handler(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	struct cp_thread *t = cp_self;
+	uint64_t weight = 0;
+	int metric = -1;
+	if (t)
+		metric = sample_claim(t, si, &weight);
+	if (metric < 0) {
+		if (!looks_like_ours(si)) {
+			if (t)
+				t->foreign_signals++;
+			chain_to_program(sig, si, ucv);
+		}
+		errno = saved_errno;
+		return;
+	}
+	t->our_signals++;
+	if (t->busy || t->stopped || !cp_rt.enabled) {
+		t->cct.hdr->dropped++;
+	} else {
+		t->busy = 1;
+		sample_take(t, (uint32_t)metric, weight, ucv);
+		t->busy = 0;
+	}
+	errno = saved_errno;
+}
+
+int cp_signal_install(void)
+{
+	struct sigaction sa;
+	__builtin_memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = sample_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	return real_sigaction_fn(cp_rt.signo, &sa, NULL);
+}
+
+void cp_signal_set_real_sigaction(int (*fn)(int, const struct sigaction *, struct sigaction *))
+{
+	real_sigaction_fn = fn;
+}
+
+/* Fatal signals: mark the files CRASHED, then let the signal kill us with its default
+ * action, so the exit status the parent sees is unchanged. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+
+static void fatal_handler(int sig, siginfo_t *si, void *ucv)
+{
+	struct sigaction dfl;
+	__builtin_memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	if (cp_self)
+		cp_self->busy = 1;
+	cp_rt_fini(sig);
+	real_sigaction_fn(sig, &dfl, NULL);
+	/* A fault re-executes the instruction and dies; a raised signal stays pending until
+	 * we return. Either way the default action happens. */
+	if (si->si_code <= 0)
+		syscall(SYS_tgkill, cp_ss_getpid(), cp_ss_gettid(), sig);
+}
+
+void cp_signal_fatal_install(void)
+{
+	struct sigaction sa, old;
+	__builtin_memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fatal_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+		if (real_sigaction_fn(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			real_sigaction_fn(fatal_signals[i], &sa, NULL);
+	}
+}

@@ -1,0 +1,219 @@
+/* Process lifecycle: fork (the child gets a fresh profile), exec (followed by default:
+ * our LD_PRELOAD and CALLPATH_* settings are kept in the new environment; with
+ * CALLPATH_FOLLOW_EXEC=0 they are removed), exit/_exit (files finished), and
+ * __libc_start_main (main's return value is the exit status we record). */
+#include "runtime/core/runtime.h"
+#include "runtime/interpose/real.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+CP_EXPORT pid_t fork(void)
+{
+	typeof(cp_real.fork) real = CP_REAL(fork);
+	struct cp_thread *t = cp_self;
+	if (t)
+		t->busy = 1;
+	pid_t pid = real();
+	if (pid == 0) {
+		cp_rt_after_fork_child();
+	} else if (t) {
+		t->busy = 0;
+	}
+	return pid;
+}
+
+/* The variables that make a new image profiled. */
+static int is_our_var(const char *kv)
+{
+	return !strncmp(kv, "CALLPATH_", 9) || !strncmp(kv, "LD_PRELOAD=", 11);
+}
+
+#define CP_ENV_MAX 4096
+
+/* Builds the environment for a new image into out (NULL-terminated). Following: every
+ * CALLPATH_* and LD_PRELOAD of ours that the program's envp lacks is added from our
+ * environ; not following: they are removed. */
+static char *const *exec_env(char *const envp[], char **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; envp && envp[i] && n + 1 < cap; i++)
+		if (cp_rt.follow_exec || !is_our_var(envp[i]))
+			out[n++] = envp[i];
+	if (cp_rt.follow_exec && envp != environ) {
+		for (size_t i = 0; environ && environ[i] && n + 1 < cap; i++) {
+			if (!is_our_var(environ[i]))
+				continue;
+			size_t klen = strcspn(environ[i], "=") + 1;
+			int present = 0;
+			for (size_t k = 0; k < n && !present; k++)
+				present = !strncmp(out[k], environ[i], klen);
+			if (!present)
+				out[n++] = environ[i];
+		}
+	}
+	out[n] = NULL;
+	return out;
+}
+
+static char **env_buffer(void)
+{
+	static __thread char *buf[CP_ENV_MAX];
+	return buf;
+}
+
+CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	typeof(cp_real.execve) real = CP_REAL(execve);
+	if (!cp_rt.active)
+		return real(path, argv, envp);
+	char *const *env = exec_env(envp, env_buffer(), CP_ENV_MAX);
+	cp_rt_before_exec();
+	int rc = real(path, argv, env);
+	int err = errno;
+	cp_rt_exec_failed();
+	errno = err;
+	return rc;
+}
+
+CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	typeof(cp_real.execvpe) real = CP_REAL(execvpe);
+	if (!cp_rt.active)
+		return real(file, argv, envp);
+	char *const *env = exec_env(envp, env_buffer(), CP_ENV_MAX);
+	cp_rt_before_exec();
+	int rc = real(file, argv, env);
+	int err = errno;
+	cp_rt_exec_failed();
+	errno = err;
+	return rc;
+}
+
+CP_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+CP_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* execl* take their arguments as varargs; collect them (bounded) and call the v form. */
+#define CP_ARGS_MAX 1024
+#define COLLECT_ARGS(arg0, ap, argv)                                    \
+	do {                                                            \
+		size_t n_ = 0;                                          \
+		argv[n_++] = (char *)(arg0);                            \
+		while (argv[n_ - 1] && n_ < CP_ARGS_MAX)                \
+			argv[n_++] = va_arg(ap, char *);                \
+		if (argv[n_ - 1]) {                                     \
+			errno = E2BIG;                                  \
+			va_end(ap);                                     \
+			return -1;                                      \
+		}                                                       \
+	} while (0)
+
+CP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char *argv[CP_ARGS_MAX];
+	va_list ap;
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+CP_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char *argv[CP_ARGS_MAX];
+	va_list ap;
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+CP_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *argv[CP_ARGS_MAX];
+	va_list ap;
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+CP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	typeof(cp_real.posix_spawn) real = CP_REAL(posix_spawn);
+	if (!cp_rt.active)
+		return real(pid, path, fa, attr, argv, envp);
+	char *env[CP_ENV_MAX];
+	return real(pid, path, fa, attr, argv, (char **)exec_env(envp, env, CP_ENV_MAX));
+}
+
+CP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	typeof(cp_real.posix_spawnp) real = CP_REAL(posix_spawnp);
+	if (!cp_rt.active)
+		return real(pid, file, fa, attr, argv, envp);
+	char *env[CP_ENV_MAX];
+	return real(pid, file, fa, attr, argv, (char **)exec_env(envp, env, CP_ENV_MAX));
+}
+
+CP_EXPORT void exit(int status)
+{
+	if (!cp_rt.exit_status_known) {
+		cp_rt.exit_status = status & 0xff;
+		cp_rt.exit_status_known = 1;
+	}
+	CP_REAL(exit)(status);
+}
+
+CP_EXPORT void _exit(int status)
+{
+	cp_rt.exit_status = status & 0xff;
+	cp_rt.exit_status_known = 1;
+	cp_rt_fini(0);
+	CP_REAL(_exit)(status);
+}
+
+CP_EXPORT void _Exit(int status)
+{
+	cp_rt.exit_status = status & 0xff;
+	cp_rt.exit_status_known = 1;
+	cp_rt_fini(0);
+	CP_REAL(_Exit)(status);
+}
+
+static int (*app_main)(int, char **, char **);
+
+/* A trampoline: the sample handler hides its frame (runtime.h). */
+CP_TRAMPOLINE static int main_wrapper(int argc, char **argv, char **envp)
+{
+	int status = app_main(argc, argv, envp);
+	cp_rt.exit_status = status & 0xff;
+	cp_rt.exit_status_known = 1;
+	return status;
+}
+
+CP_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+				void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
+				void *stack_end)
+{
+	typeof(cp_real.libc_start_main) real =
+		cp_real_resolve((void **)&cp_real.libc_start_main, "__libc_start_main");
+	app_main = main;
+	cp_trampolines[0] = (uintptr_t)main_wrapper;
+	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+}

@@ -1,0 +1,59 @@
+/* Sample sources: a table of struct cp_sample_source, one file per source (cputime.c,
+ * realtime.c, ...), so new event kinds (perf counters, synchronous triggers) plug in
+ * without touching the handler, the CCT or the interposition code. Names, units and
+ * default periods are in catalog.h (shared with the CLI).
+ *
+ * A source delivers the runtime's sampling signal (cp_rt.signo) to the sampled thread and
+ * recognises its own deliveries from the siginfo. thread_start/thread_stop run in the
+ * thread itself, possibly inside the signal handler (threads first seen by a sample), so
+ * they use raw system calls only. */
+#ifndef CP_RUNTIME_SOURCE_H
+#define CP_RUNTIME_SOURCE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+struct cp_metric;
+
+/* Per-thread state of one metric's source. */
+struct cp_source_thread {
+	int fd;           /* perf_event fd, or -1 */
+	int timer_valid;  /* a POSIX timer was created */
+	void *timer;      /* timer_t */
+};
+
+struct cp_sample_source {
+	const char *name;    /* the -e name: "cputime" */
+	const char *unit;    /* unit of the stored values: "ns" */
+	uint32_t source;     /* enum cp_mf_source */
+	/* Process start (outside signal context): pick the mechanism, probe the kernel.
+	 * Writes notes through cp_rt_note(). 0, or -1 to disable this metric. */
+	int (*process_init)(struct cp_metric *m);
+	void (*process_fini)(struct cp_metric *m);
+	/* Arms sampling of the calling thread. Async-signal-safe. 0 or -errno. */
+	int (*thread_start)(struct cp_metric *m, struct cp_source_thread *st);
+	void (*thread_stop)(struct cp_metric *m, struct cp_source_thread *st);
+	/* Is this delivery ours? If so, sets *weight (in unit) and returns 1. AS-safe. */
+	int (*claims)(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,
+		      uint64_t *weight);
+};
+
+/* One requested metric: which source, which period, how it is delivered. */
+struct cp_metric {
+	const struct cp_sample_source *src;
+	uint32_t index;     /* position in the process file's metrics[] */
+	uint32_t mechanism; /* enum cp_mf_mechanism, chosen by process_init */
+	uint64_t period;
+	int disabled;
+	int clock_id;       /* for timer-based sources */
+};
+
+/* All known sources, NULL-terminated. */
+extern const struct cp_sample_source *const cp_sample_sources[];
+const struct cp_sample_source *cp_sample_source_find(const char *name, unsigned len);
+
+/* Marks a POSIX timer delivery as ours: sival_int = CP_TIMER_MAGIC | metric index. */
+#define CP_TIMER_MAGIC 0x43500000
+#define CP_TIMER_MAGIC_MASK 0x7fffff00
+
+#endif
