@@ -1,16 +1,216 @@
-/* callpath struct — placeholder until its issue lands; exits non-zero so nothing mistakes it
- * for a working command. */
+/* callpath struct: recover the static structure of binaries (docs/cmd-struct.md). */
 #include "cli/cli.h"
 
+#include "analyze/structure/cache.h"
+#include "analyze/structure/dump.h"
+#include "analyze/symbolize.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+struct struct_args {
+	const char **bins;
+	int nbins;
+	const char *output;
+	int dump, json, flags;
+	uint64_t *lookup, *symbolize;
+	int nlookup, nsymbolize;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: callpath struct BINARY... [-o FILE] [--dump] [--format text|json]\n"
+		"                       [--no-cache] [--no-loops] [--lookup ADDR]... "
+		"[--symbolize ADDR]...\n\n"
+		"Recovers procedures, inlined code, loop nests and statements of executables and\n"
+		"shared libraries, and caches the result by build-id ($XDG_CACHE_HOME/callpath/"
+		"struct).\n\n"
+		"  -o FILE            write the structure file to FILE (one BINARY only)\n"
+		"  --dump             print the scope tree (file > procedure > inlined > loop >\n"
+		"                     statement, with line ranges and address intervals)\n"
+		"  --format F         text (default) or json, for --dump and --lookup\n"
+		"  --no-cache         recompute even if a cached structure exists (and refresh it)\n"
+		"  --no-loops         skip control-flow and loop analysis (not cached)\n"
+		"  --lookup ADDR      print the scope chain of an address (ELF virtual address)\n"
+		"  --symbolize ADDR   print the report's symbolization of an address\n");
+}
+
+static int parse_addr(const char *s, uint64_t **v, int *n)
+{
+	char *end;
+	unsigned long long a = strtoull(s, &end, 0);
+	if (!*s || *end)
+		return -1;
+	*v = xrealloc(*v, (size_t)(*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = a;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct struct_args *a)
+{
+	a->bins = xcalloc((size_t)argc, sizeof(*a->bins));
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = !strcmp(arg, "-o") || !strcmp(arg, "--format") ||
+			    !strcmp(arg, "--lookup") || !strcmp(arg, "--symbolize");
+		if (takes && !val) {
+			cli_error("struct", "option %s needs a value", arg);
+			return -1;
+		}
+		if (!strcmp(arg, "-o"))
+			a->output = val;
+		else if (!strcmp(arg, "--dump"))
+			a->dump = 1;
+		else if (!strcmp(arg, "--no-cache"))
+			a->flags |= CP_STRUCT_NO_CACHE;
+		else if (!strcmp(arg, "--no-loops"))
+			a->flags |= CP_STRUCT_NO_LOOPS;
+		else if (!strcmp(arg, "--format")) {
+			if (strcmp(val, "text") && strcmp(val, "json")) {
+				cli_error("struct", "--format must be text or json, not '%s'", val);
+				return -1;
+			}
+			a->json = !strcmp(val, "json");
+		} else if (!strcmp(arg, "--lookup") || !strcmp(arg, "--symbolize")) {
+			int sym = !strcmp(arg, "--symbolize");
+			if (parse_addr(val, sym ? &a->symbolize : &a->lookup,
+				       sym ? &a->nsymbolize : &a->nlookup)) {
+				cli_error("struct", "%s: '%s' is not an address", arg, val);
+				return -1;
+			}
+		} else if (arg[0] == '-' && arg[1]) {
+			cli_error("struct", "unknown option '%s' (see --help)", arg);
+			return -1;
+		} else {
+			a->bins[a->nbins++] = arg;
+			continue;
+		}
+		i += takes;
+	}
+	if (!a->nbins) {
+		cli_error("struct", "no BINARY given (see --help)");
+		return -1;
+	}
+	if (a->output && a->nbins != 1) {
+		cli_error("struct", "-o FILE takes exactly one BINARY (%d given)", a->nbins);
+		return -1;
+	}
+	return 0;
+}
+
+struct progress {
+	const char *name;
+	int shown;
+};
+
+static void show_progress(void *ctx, size_t done, size_t total)
+{
+	struct progress *p = ctx;
+	if (total < 2048)
+		return;
+	fprintf(stderr, "\rcallpath struct: %s: %zu/%zu procedures", p->name, done, total);
+	p->shown = 1;
+}
+
+static void print_symbolized(struct cp_symbolizer *sym, const char *bin, uint64_t addr)
+{
+	struct cp_sym_info info;
+	if (cp_symbolizer_lookup(sym, bin, NULL, 0, addr, 0, &info)) {
+		cli_error("struct", NULL);
+		return;
+	}
+	printf("0x%llx\tprocedure:%s@%s:%d", (unsigned long long)addr,
+	       info.found ? info.procedure : "??", info.file ? info.file : "??", info.line);
+	for (int i = 0; i < info.ninline; i++)
+		printf("\tinline:%s@%s:%d", info.inline_frames[i].name,
+		       info.inline_frames[i].file ? info.inline_frames[i].file : "??",
+		       info.inline_frames[i].line);
+	printf("\n");
+}
+
+static int obtain(const struct struct_args *a, const char *bin, struct cp_structure *st)
+{
+	struct progress pg = {bin, 0};
+	struct cp_struct_options opt = {0};
+	if (isatty(STDERR_FILENO)) {
+		opt.progress = show_progress;
+		opt.progress_ctx = &pg;
+	}
+	int rc;
+	const char *where = a->output;
+	struct cp_struct_result res = {0};
+	if (a->output) {
+		void *buf = NULL;
+		size_t len = 0;
+		rc = cp_struct_build(bin, a->flags, &opt, &buf, &len);
+		if (!rc)
+			rc = cp_structure_write_file(a->output, buf, len);
+		if (!rc)
+			rc = cp_structure_load(st, buf, len, a->output);
+		free(buf);
+	} else {
+		rc = cp_struct_get(bin, a->flags, &opt, st, &res);
+		where = res.cache_path ? res.cache_path : "not cached";
+		if (res.cache_warning)
+			fprintf(stderr, "callpath struct: warning: %s (the structure is not cached)\n",
+				res.cache_warning);
+	}
+	if (pg.shown)
+		fputc('\n', stderr);
+	if (!rc && !a->dump && !a->nlookup && !a->nsymbolize)
+		printf("%s: %u procedures, %u loops, %u scopes, %u ranges (%s%s)\n", bin,
+		       st->hdr->nprocs, st->hdr->nloops, st->hdr->nscopes, st->hdr->nranges,
+		       res.from_cache ? "cached: " : "", where);
+	cp_struct_result_release(&res);
+	return rc;
+}
+
+static int process(const struct struct_args *a, const char *bin, struct cp_symbolizer *sym)
+{
+	struct cp_structure st;
+	if (a->nlookup || a->dump || a->output || !a->nsymbolize) {
+		if (obtain(a, bin, &st)) {
+			cli_error("struct", NULL);
+			return -1;
+		}
+		if (a->dump && a->json)
+			cp_struct_dump_json(&st, stdout);
+		else if (a->dump)
+			cp_struct_dump_text(&st, stdout);
+		for (int i = 0; i < a->nlookup; i++)
+			cp_struct_print_lookup(&st, a->lookup[i], a->json, stdout);
+		cp_structure_release(&st);
+	}
+	for (int i = 0; i < a->nsymbolize; i++)
+		print_symbolized(sym, bin, a->symbolize[i]);
+	return 0;
+}
 
 int cmd_struct(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
-		printf("usage: callpath struct ... (not implemented yet)\n");
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
 		return 0;
 	}
-	cli_error("struct", "not implemented yet");
-	return CLI_EXIT_FAILURE;
+	struct struct_args a = {0};
+	int status = 0;
+	if (parse_args(argc, argv, &a)) {
+		status = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	struct cp_symbolizer *sym = cp_symbolizer_new();
+	for (int i = 0; i < a.nbins; i++)
+		if (process(&a, a.bins[i], sym))
+			status = CLI_EXIT_FAILURE;
+	cp_symbolizer_free(sym);
+out:
+	free(a.bins);
+	free(a.lookup);
+	free(a.symbolize);
+	return status;
 }

@@ -73,16 +73,16 @@ static int section_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int add_code_section(struct cp_elf_image *im, size_t index, const GElf_Shdr *sh,
-			    size_t *alloc)
+static int add_section(struct cp_elf_image *im, struct cp_elf_section **v, size_t *n,
+		       size_t index, const GElf_Shdr *sh, size_t *alloc)
 {
 	Elf_Data *d = cp_elf_section_data(im, index);
 	if (!d)
 		return CP_EFORMAT;
 	if (!d->d_buf || d->d_size < sh->sh_size)
 		return 0;
-	XGROW(im->code, im->ncode + 1, *alloc);
-	struct cp_elf_section *s = &im->code[im->ncode++];
+	XGROW(*v, *n + 1, *alloc);
+	struct cp_elf_section *s = &(*v)[(*n)++];
 	s->addr = sh->sh_addr;
 	s->size = sh->sh_size;
 	s->data = d->d_buf;
@@ -94,7 +94,7 @@ static int add_code_section(struct cp_elf_image *im, size_t index, const GElf_Sh
 
 static int scan_sections(struct cp_elf_image *im)
 {
-	size_t n, alloc = 0;
+	size_t n, alloc = 0, data_alloc = 0;
 	elf_getshdrnum(im->elf, &n);
 	for (size_t i = 1; i < n; i++) {
 		GElf_Shdr sh;
@@ -113,15 +113,17 @@ static int scan_sections(struct cp_elf_image *im)
 			Elf_Data *d = cp_elf_section_data(im, i);
 			if (d && !im->build_id_len)
 				read_build_id(im, d);
-		} else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
-			   (sh.sh_flags & SHF_ALLOC) && sh.sh_size) {
-			int rc = add_code_section(im, i, &sh, &alloc);
+		} else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_ALLOC) && sh.sh_size) {
+			int rc = add_section(im, &im->data, &im->ndata, i, &sh, &data_alloc);
+			if (!rc && (sh.sh_flags & SHF_EXECINSTR))
+				rc = add_section(im, &im->code, &im->ncode, i, &sh, &alloc);
 			if (rc)
 				return rc;
 		} else if (name && !strcmp(name, ".debug_info") && sh.sh_size)
 			im->has_debug_info = 1;
 	}
 	qsort(im->code, im->ncode, sizeof(*im->code), section_cmp);
+	qsort(im->data, im->ndata, sizeof(*im->data), section_cmp);
 	return 0;
 }
 
@@ -187,6 +189,7 @@ void cp_elf_image_release(struct cp_elf_image *im)
 		close(im->fd);
 	free(im->path);
 	free(im->code);
+	free(im->data);
 	image_reset(im);
 }
 
@@ -204,6 +207,21 @@ const struct cp_elf_section *cp_elf_code_at(const struct cp_elf_image *im, uint6
 			return s;
 	}
 	return NULL;
+}
+
+size_t cp_elf_read(const struct cp_elf_image *im, uint64_t vaddr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < im->ndata; i++) {
+		const struct cp_elf_section *s = &im->data[i];
+		if (vaddr < s->addr || vaddr - s->addr >= s->size)
+			continue;
+		size_t n = s->size - (vaddr - s->addr);
+		if (n > len)
+			n = len;
+		memcpy(buf, s->data + (vaddr - s->addr), n);
+		return n;
+	}
+	return 0;
 }
 
 int cp_elf_section_header(const struct cp_elf_image *im, size_t index, GElf_Shdr *shdr)

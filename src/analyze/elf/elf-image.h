@@ -29,6 +29,8 @@ struct cp_elf_image {
 	size_t build_id_len;
 	struct cp_elf_section *code; /* SHF_EXECINSTR sections with data, sorted by addr */
 	size_t ncode;
+	struct cp_elf_section *data; /* all SHF_ALLOC sections with data (code, rodata, ...) */
+	size_t ndata;
 	int has_debug_info; /* a non-empty .debug_info section is present */
 };
 
@@ -42,6 +44,8 @@ void cp_elf_image_release(struct cp_elf_image *im);
 
 /* Executable section containing vaddr, or NULL. */
 const struct cp_elf_section *cp_elf_code_at(const struct cp_elf_image *im, uint64_t vaddr);
+/* Copies up to len bytes at vaddr from the allocated sections; returns how many. */
+size_t cp_elf_read(const struct cp_elf_image *im, uint64_t vaddr, void *buf, size_t len);
 /* Section header by index (NULL if out of range); name via cp_elf_section_name. */
 int cp_elf_section_header(const struct cp_elf_image *im, size_t index, GElf_Shdr *shdr);
 const char *cp_elf_section_name(const struct cp_elf_image *im, const GElf_Shdr *shdr);

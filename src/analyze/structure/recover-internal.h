@@ -1,0 +1,80 @@
+/* Private to src/analyze/structure: per-procedure inputs of the scope-tree assembly. */
+#ifndef CP_ANALYZE_STRUCTURE_RECOVER_INTERNAL_H
+#define CP_ANALYZE_STRUCTURE_RECOVER_INTERNAL_H
+
+#include "analyze/cfg/cfg.h"
+#include "analyze/loops/loops.h"
+#include "analyze/module.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An inlined call (DW_TAG_inlined_subroutine) of the procedure being analysed. */
+struct rc_inline {
+	Dwarf_Off die;   /* identity */
+	int32_t parent;  /* index in rc_proc.inl, -1 = the procedure */
+	uint32_t depth;  /* 1 = inlined directly into the procedure */
+	char *name;      /* demangled, owned */
+	const char *decl_file, *call_file;
+	int decl_line, call_line;
+	uint64_t low;
+};
+
+/* [lo, hi) -> value (an index, or -1). */
+struct rc_seg {
+	uint64_t lo, hi;
+	int32_t v;
+};
+
+struct rc_line {
+	uint64_t lo, hi;
+	const char *file;
+	int line;
+};
+
+struct rc_proc {
+	struct cp_module *m;
+	const struct cp_proc *p;
+	uint32_t proc_index;
+	struct cp_cfg_part *parts; /* parts[0] = main part (entry) */
+	size_t nparts, parts_alloc;
+	int has_dwarf;
+	Dwarf_Die cu, sub;
+	struct rc_inline *inl;
+	size_t ninl, inl_alloc;
+	struct rc_seg *inl_segs; /* innermost inlined call per address */
+	size_t ninl_segs, inl_segs_alloc;
+	struct rc_line *lines;
+	size_t nlines, lines_alloc;
+	struct rc_seg *loop_segs; /* innermost loop per address */
+	size_t nloop_segs, loop_segs_alloc;
+};
+
+void rc_proc_init(struct rc_proc *rp);
+void rc_proc_release(struct rc_proc *rp);
+/* Collects parts, DWARF subprogram, inline tree and line pieces of procedure i.
+ * CP_EFORMAT on corrupt DWARF. */
+int rc_proc_collect(struct rc_proc *rp, struct cp_module *m, uint32_t i);
+
+/* The value of the segment containing addr, or -1 (segs sorted, disjoint). */
+int32_t rc_seg_find(const struct rc_seg *segs, size_t n, uint64_t addr);
+const struct rc_line *rc_line_find(const struct rc_line *lines, size_t n, uint64_t addr);
+/* Turns possibly nested ranges (value, depth) into disjoint innermost segments. */
+struct rc_nested {
+	uint64_t lo, hi;
+	int32_t v;
+	uint32_t depth;
+};
+void rc_flatten(struct rc_nested *r, size_t n, struct rc_seg **out, size_t *nout,
+		size_t *alloc);
+
+/* CFG + loop nest of the procedure (cfg/nest reused across procedures). */
+struct rc_loops {
+	struct cp_cfg cfg;
+	struct cp_loop_nest nest;
+};
+void rc_loops_init(struct rc_loops *l);
+void rc_loops_release(struct rc_loops *l);
+int rc_loops_find(struct rc_loops *l, struct rc_proc *rp);
+
+#endif

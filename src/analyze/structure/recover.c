@@ -1,0 +1,374 @@
+/* Scope-tree assembly: procedure > inlined frames > loops > statements, per procedure. */
+#include "analyze/structure/recover.h"
+
+#include "analyze/structure/recover-internal.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RC_MAX_CHAIN 256
+
+struct scope_key {
+	uint64_t k1, k2;
+	uint32_t parent, kind, id, used;
+};
+
+struct assembler {
+	struct cp_structure_builder *b;
+	struct rc_proc *rp;
+	struct rc_loops *loops; /* NULL: no loop analysis for this procedure */
+	struct scope_key *slots;
+	size_t nslots, count;
+	uint32_t proc_scope;
+	uint32_t *loop_scope;
+	int32_t *loop_home;
+	size_t loop_alloc;
+	const char *last_file; /* one-entry cache of file string ids */
+	uint32_t last_file_id;
+};
+
+static uint64_t key_hash(uint32_t parent, uint32_t kind, uint64_t k1, uint64_t k2)
+{
+	uint64_t h = parent * 0x9e3779b97f4a7c15ull ^ kind;
+	h = (h ^ k1) * 0xff51afd7ed558ccdull;
+	h = (h ^ k2) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
+static void map_reset(struct assembler *as)
+{
+	if (as->count)
+		memset(as->slots, 0, as->nslots * sizeof(*as->slots));
+	as->count = 0;
+}
+
+static struct scope_key *map_slot(struct assembler *as, uint32_t parent, uint32_t kind,
+				  uint64_t k1, uint64_t k2);
+
+static void map_grow(struct assembler *as)
+{
+	struct scope_key *old = as->slots;
+	size_t n = as->nslots;
+	as->nslots = n ? n * 2 : 256;
+	as->slots = xcalloc(as->nslots, sizeof(*as->slots));
+	as->count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].used) {
+			*map_slot(as, old[i].parent, old[i].kind, old[i].k1, old[i].k2) = old[i];
+			as->count++;
+		}
+	free(old);
+}
+
+static struct scope_key *map_slot(struct assembler *as, uint32_t parent, uint32_t kind,
+				  uint64_t k1, uint64_t k2)
+{
+	size_t j = key_hash(parent, kind, k1, k2) & (as->nslots - 1);
+	while (as->slots[j].used && !(as->slots[j].parent == parent && as->slots[j].kind == kind &&
+				      as->slots[j].k1 == k1 && as->slots[j].k2 == k2))
+		j = (j + 1) & (as->nslots - 1);
+	return &as->slots[j];
+}
+
+/* Finds or creates the child of parent identified by (kind, k1, k2). */
+static uint32_t child_scope(struct assembler *as, uint32_t parent, const struct cp_st_scope *tmpl,
+			    uint64_t k1, uint64_t k2)
+{
+	if ((as->count + 1) * 2 > as->nslots)
+		map_grow(as);
+	struct scope_key *k = map_slot(as, parent, tmpl->kind, k1, k2);
+	if (k->used)
+		return k->id;
+	*k = (struct scope_key){k1, k2, parent, tmpl->kind, 0, 1};
+	k->id = cp_structure_builder_scope(as->b, tmpl);
+	as->count++;
+	return k->id;
+}
+
+static uint32_t file_id(struct assembler *as, const char *file)
+{
+	if (!file)
+		return 0;
+	if (file != as->last_file) {
+		as->last_file = file;
+		as->last_file_id = cp_structure_builder_string(as->b, file);
+	}
+	return as->last_file_id;
+}
+
+/* Inline nodes from the outermost down to node; returns the count. */
+static int inline_chain(const struct rc_proc *rp, int32_t node, int32_t *chain)
+{
+	int n = 0;
+	for (int32_t k = node; k >= 0 && n < RC_MAX_CHAIN; k = rp->inl[k].parent)
+		n++;
+	int i = n;
+	for (int32_t k = node; k >= 0 && i > 0; k = rp->inl[k].parent)
+		chain[--i] = k;
+	return n;
+}
+
+static uint32_t inline_scope(struct assembler *as, uint32_t parent, int32_t node)
+{
+	const struct rc_inline *in = &as->rp->inl[node];
+	struct cp_st_scope s = {.parent = parent, .kind = CP_ST_INLINE};
+	s.name = cp_structure_builder_string(as->b, in->name);
+	s.file = file_id(as, in->decl_file);
+	s.line = (uint32_t)in->decl_line;
+	s.aux = file_id(as, in->call_file);
+	s.aux_line = (uint32_t)in->call_line;
+	s.addr = in->low;
+	return child_scope(as, parent, &s, in->die, 0);
+}
+
+/* Below base (whose code is inside inline node base_home), the frames of node's chain
+ * that base_home's chain does not already have. */
+static uint32_t attach(struct assembler *as, uint32_t base, int32_t base_home, int32_t node)
+{
+	int32_t a[RC_MAX_CHAIN], h[RC_MAX_CHAIN];
+	int na = inline_chain(as->rp, node, a), nh = inline_chain(as->rp, base_home, h), c = 0;
+	while (c < na && c < nh && a[c] == h[c])
+		c++;
+	for (int k = c; k < na; k++)
+		base = inline_scope(as, base, a[k]);
+	return base;
+}
+
+static void extend(struct cp_structure_builder *b, uint32_t scope, uint32_t file, int line)
+{
+	struct cp_st_scope *s = &b->scopes[scope];
+	if (line <= 0 || !file)
+		return;
+	if (!s->file)
+		s->file = file;
+	if (s->file != file)
+		return;
+	if (!s->line_lo || (uint32_t)line < s->line_lo)
+		s->line_lo = (uint32_t)line;
+	if ((uint32_t)line > s->line_hi)
+		s->line_hi = (uint32_t)line;
+}
+
+/* Line extents: each scope on the path sees the address at its own level (the call site
+ * of the inlined frame below it, or the address's own line). */
+static void extend_path(struct assembler *as, uint32_t scope, uint32_t file, int line)
+{
+	for (uint32_t s = scope; s != CP_ST_NONE; s = as->b->scopes[s].parent) {
+		extend(as->b, s, file, line);
+		const struct cp_st_scope *sc = &as->b->scopes[s];
+		if (sc->kind == CP_ST_INLINE) {
+			file = sc->aux;
+			line = (int)sc->aux_line;
+		}
+	}
+}
+
+static void add_loop_points(struct assembler *as, const struct cp_loop *lp, uint32_t scope)
+{
+	const struct cp_cfg *cfg = &as->loops->cfg;
+	const struct cp_loop_nest *nest = &as->loops->nest;
+	static const uint32_t kinds[3] = {CP_ST_EDGE_ENTRY, CP_ST_EDGE_EXIT, CP_ST_EDGE_BACK};
+	const uint32_t first[3] = {lp->first_entry, lp->first_exit, lp->first_back};
+	const uint32_t count[3] = {lp->nentries, lp->nexits, lp->nbacks};
+	for (int k = 0; k < 3; k++)
+		for (uint32_t i = 0; i < count[k]; i++) {
+			const struct cp_cfg_edge *e = &cfg->edges[nest->edges[first[k] + i]];
+			struct cp_st_edge se = {cfg->blocks[e->src].last,
+						e->dst != CP_CFG_NONE ? cfg->blocks[e->dst].lo
+								      : e->target,
+						scope, kinds[k]};
+			cp_structure_builder_edge(as->b, &se);
+		}
+	if (lp->entered_at_start) {
+		struct cp_st_edge se = {0, lp->header, scope, CP_ST_EDGE_ENTRY};
+		cp_structure_builder_edge(as->b, &se);
+	}
+}
+
+static void make_loops(struct assembler *as)
+{
+	const struct cp_loop_nest *nest = &as->loops->nest;
+	struct rc_proc *rp = as->rp;
+	XGROW(as->loop_scope, nest->nloops, as->loop_alloc);
+	as->loop_home = xrealloc(as->loop_home, as->loop_alloc * sizeof(*as->loop_home));
+	for (size_t i = 0; i < nest->nloops; i++) {
+		const struct cp_loop *lp = &nest->loops[i];
+		int32_t home = rc_seg_find(rp->inl_segs, rp->ninl_segs, lp->header);
+		uint32_t base = lp->parent >= 0 ? as->loop_scope[lp->parent] : as->proc_scope;
+		int32_t base_home = lp->parent >= 0 ? as->loop_home[lp->parent] : -1;
+		uint32_t parent = attach(as, base, base_home, home);
+		const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, lp->header);
+		struct cp_st_scope s = {.parent = parent, .kind = CP_ST_LOOP, .addr = lp->header};
+		if (ln && ln->line > 0) {
+			s.file = file_id(as, ln->file);
+			s.line = s.line_lo = s.line_hi = (uint32_t)ln->line;
+		}
+		if (lp->flags & CP_LOOP_IRREDUCIBLE) {
+			s.flags |= CP_ST_F_IRREDUCIBLE;
+			as->b->scopes[as->proc_scope].flags |= CP_ST_F_IRREDUCIBLE;
+			struct cp_st_note note = {lp->header, as->proc_scope, CP_ST_NOTE_IRREDUCIBLE};
+			cp_structure_builder_note(as->b, &note);
+		}
+		as->loop_scope[i] = cp_structure_builder_scope(as->b, &s);
+		as->loop_home[i] = home;
+		add_loop_points(as, lp, as->loop_scope[i]);
+	}
+	for (size_t i = 0; i < as->loops->cfg.nunresolved; i++) {
+		struct cp_st_note note = {as->loops->cfg.unresolved[i], as->proc_scope,
+					  CP_ST_NOTE_UNRESOLVED_JUMP};
+		cp_structure_builder_note(as->b, &note);
+	}
+}
+
+/* The scope of [lo, hi): statement under (loop >) inlined frames, and its range. */
+static void place_interval(struct assembler *as, uint64_t lo, uint64_t hi)
+{
+	struct rc_proc *rp = as->rp;
+	int32_t node = rc_seg_find(rp->inl_segs, rp->ninl_segs, lo);
+	int32_t loop = as->loops ? rc_seg_find(rp->loop_segs, rp->nloop_segs, lo) : -1;
+	uint32_t base = loop >= 0 ? as->loop_scope[loop] : as->proc_scope;
+	uint32_t scope = attach(as, base, loop >= 0 ? as->loop_home[loop] : -1, node);
+	const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, lo);
+	if (ln && ln->line > 0) {
+		uint32_t file = file_id(as, ln->file);
+		extend_path(as, scope, file, ln->line);
+		struct cp_st_scope s = {.parent = scope, .kind = CP_ST_STMT, .file = file};
+		s.line = s.line_lo = s.line_hi = (uint32_t)ln->line;
+		s.addr = lo;
+		scope = child_scope(as, scope, &s, file, (uint64_t)ln->line);
+	}
+	cp_structure_builder_range(as->b, lo, hi, scope);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void place_code(struct assembler *as)
+{
+	struct rc_proc *rp = as->rp;
+	size_t n = 2 * (rp->nparts + rp->nlines + rp->ninl_segs + rp->nloop_segs), k = 0;
+	uint64_t *pts = xmalloc((n ? n : 1) * sizeof(*pts));
+	for (size_t i = 0; i < rp->nparts; i++)
+		pts[k++] = rp->parts[i].lo, pts[k++] = rp->parts[i].hi;
+	for (size_t i = 0; i < rp->nlines; i++)
+		pts[k++] = rp->lines[i].lo, pts[k++] = rp->lines[i].hi;
+	for (size_t i = 0; i < rp->ninl_segs; i++)
+		pts[k++] = rp->inl_segs[i].lo, pts[k++] = rp->inl_segs[i].hi;
+	for (size_t i = 0; i < rp->nloop_segs; i++)
+		pts[k++] = rp->loop_segs[i].lo, pts[k++] = rp->loop_segs[i].hi;
+	qsort(pts, k, sizeof(*pts), u64_cmp);
+	for (size_t i = 0; i + 1 < k; i++) {
+		uint64_t lo = pts[i], hi = pts[i + 1];
+		if (lo == hi)
+			continue;
+		for (size_t p = 0; p < rp->nparts; p++)
+			if (lo >= rp->parts[p].lo && lo < rp->parts[p].hi) {
+				place_interval(as, lo, hi);
+				break;
+			}
+	}
+	free(pts);
+}
+
+static uint32_t make_proc_scope(struct assembler *as)
+{
+	struct rc_proc *rp = as->rp;
+	const struct cp_proc *p = rp->p;
+	struct cp_st_scope s = {.parent = CP_ST_NONE, .kind = CP_ST_PROC, .addr = p->lo};
+	s.name = cp_structure_builder_string(as->b, p->name);
+	s.aux = cp_structure_builder_string(as->b, p->linkage);
+	if (p->flags & CP_PROC_PLT)
+		s.flags |= CP_ST_F_PLT;
+	if (!rp->has_dwarf)
+		s.flags |= CP_ST_F_NO_DWARF;
+	if (rp->nparts > 1)
+		s.flags |= CP_ST_F_SPLIT;
+	if (rp->has_dwarf) {
+		const char *file;
+		int line;
+		cp_dwarf_decl(&rp->cu, &rp->sub, &file, &line);
+		s.file = file_id(as, file);
+		s.line = (uint32_t)(line > 0 ? line : 0);
+	}
+	return cp_structure_builder_scope(as->b, &s);
+}
+
+static int recover_proc(struct assembler *as, struct rc_loops *loops, int no_loops)
+{
+	struct rc_proc *rp = as->rp;
+	map_reset(as);
+	as->last_file = NULL;
+	as->proc_scope = make_proc_scope(as);
+	as->loops = NULL;
+	if (!no_loops && !(rp->p->flags & CP_PROC_PLT) && rp->nparts &&
+	    !rc_loops_find(loops, rp)) {
+		as->loops = loops;
+		make_loops(as);
+	}
+	place_code(as);
+	return 0;
+}
+
+static void fill_header(struct cp_structure_builder *b, const struct cp_module *m)
+{
+	const struct cp_elf_image *im = &m->image;
+	b->hdr.module_path = cp_structure_builder_string(b, im->path);
+	b->hdr.module_size = im->file_size;
+	size_t n = im->build_id_len < sizeof(b->hdr.build_id) ? im->build_id_len
+							      : sizeof(b->hdr.build_id);
+	memcpy(b->hdr.build_id, im->build_id, n);
+	b->hdr.build_id_len = (uint8_t)n;
+}
+
+int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
+		      const struct cp_struct_options *opt)
+{
+	struct assembler as = {.b = b};
+	struct rc_proc rp;
+	struct rc_loops loops;
+	rc_proc_init(&rp);
+	rc_loops_init(&loops);
+	as.rp = &rp;
+	int rc = 0;
+	fill_header(b, m);
+	size_t total = m->procs.nprocs;
+	for (size_t i = 0; i < total && !rc; i++) {
+		rc = rc_proc_collect(&rp, m, (uint32_t)i);
+		if (!rc)
+			rc = recover_proc(&as, &loops, opt && opt->no_loops);
+		if (opt && opt->progress && (i % 256 == 255 || i + 1 == total))
+			opt->progress(opt->progress_ctx, i + 1, total);
+	}
+	rc_loops_release(&loops);
+	rc_proc_release(&rp);
+	free(as.slots);
+	free(as.loop_scope);
+	free(as.loop_home);
+	return rc;
+}
+
+int cp_struct_recover_memory(const void *buf, size_t len, struct cp_structure *out)
+{
+	struct cp_module m;
+	int rc = cp_module_open_memory(&m, buf, len, "<memory>", CP_MODULE_STRICT_DWARF);
+	if (rc)
+		return rc;
+	struct cp_structure_builder b;
+	cp_structure_builder_init(&b);
+	rc = cp_struct_recover(&m, &b, NULL);
+	void *file = NULL;
+	size_t flen = 0;
+	if (!rc)
+		rc = cp_structure_builder_finish(&b, &file, &flen);
+	if (!rc)
+		rc = cp_structure_load(out, file, flen, "<memory>");
+	free(file);
+	cp_structure_builder_release(&b);
+	cp_module_release(&m);
+	return rc;
+}
