@@ -507,7 +507,6 @@ static void run(struct interp *st, const uint8_t *p, const uint8_t *end)
 static void row_reduce(const struct interp *st, struct cp_cfi_row *row)
 {
 	const struct reg_rule *ra = &st->cur.regs[CP_DW_RIP];
-	const struct reg_rule *bp = &st->cur.regs[CP_DW_RBP];
 
 	row->cfa_how = st->cur.cfa.how;
 	row->cfa_reg = st->cur.cfa.reg;
@@ -515,9 +514,12 @@ static void row_reduce(const struct interp *st, struct cp_cfi_row *row)
 	row->plt_thr = st->cur.cfa.plt_thr;
 	row->ra_how = ra->how;
 	row->ra_off = ra->off;
-	row->rbp_how = bp->how;
-	row->rbp_reg = bp->reg;
-	row->rbp_off = bp->off;
+	for (int i = 0; i < CP_NSAVED; i++) {
+		const struct reg_rule *r = &st->cur.regs[cp_saved_regs[i]];
+		row->saved_how[i] = r->how;
+		row->saved_reg[i] = r->reg;
+		row->saved_off[i] = r->off;
+	}
 	row->lo = st->row_lo;
 	row->hi = st->row_hi;
 	if (st->cie->signal)

@@ -55,6 +55,11 @@ enum cp_row_kind {
 	CP_ROW_UNSUPPORTED = 4, /* CFI exists but uses rules we do not evaluate */
 };
 
+/* The callee-saved registers the unwinder tracks (rbx, rbp, r12-r15): CFA rules may be
+ * based on any of them (glibc's _dl_runtime_resolve uses rbx, realigned frames rbp). */
+#define CP_NSAVED 6
+static const uint8_t cp_saved_regs[CP_NSAVED] = {3, 6, 12, 13, 14, 15};
+
 /* One CFI row, reduced to what the unwinder needs. */
 struct cp_cfi_row {
 	uint8_t kind; /* enum cp_row_kind */
@@ -63,10 +68,10 @@ struct cp_cfi_row {
 	uint8_t plt_thr;
 	int32_t cfa_off;
 	uint8_t ra_how; /* enum cp_reg_how */
-	uint8_t rbp_how;
-	uint8_t rbp_reg; /* for CP_REG_AT_REG */
 	int32_t ra_off;
-	int32_t rbp_off;
+	uint8_t saved_how[CP_NSAVED]; /* enum cp_reg_how, for cp_saved_regs[i] */
+	uint8_t saved_reg[CP_NSAVED]; /* base register for CP_REG_AT_REG */
+	int32_t saved_off[CP_NSAVED];
 	uintptr_t lo, hi; /* pc range this row covers (runtime addresses) */
 };
 

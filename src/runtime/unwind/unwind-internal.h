@@ -37,7 +37,7 @@ int uw_window_for(struct uw_window *w, uintptr_t sp);
 
 static inline int uw_read(const struct uw_window *w, uintptr_t addr, uintptr_t *out)
 {
-	if (addr < w->lo || addr > w->hi - sizeof(uintptr_t) || (addr & 7))
+	if (addr < w->lo || addr >= w->hi || w->hi - addr < sizeof(uintptr_t) || (addr & 7))
 		return -1;
 	*out = *(const uintptr_t *)addr;
 	return 0;

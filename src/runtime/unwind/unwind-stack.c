@@ -61,7 +61,7 @@ static int mapped(uintptr_t lo, size_t len)
 {
 	unsigned char vec[UW_PROBE_MAX / UW_PAGE];
 
-	return mincore((void *)lo, len, vec) == 0 || errno != ENOMEM;
+	return mincore((void *)lo, len, vec) == 0;
 }
 
 /* End of the run of mapped pages starting at sp's page, at most UW_PROBE_MAX bytes. */

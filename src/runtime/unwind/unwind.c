@@ -22,14 +22,19 @@
 #define CACHE_SIZE (1u << CACHE_BITS)
 
 struct cache_slot {
-	uint64_t check, recipe;
+	uint64_t check, w1, w2;
+};
+
+struct recipe {
+	uint64_t w1, w2;
 };
 
 static struct cache_slot *cache;
 
-/* Packed recipe layout (bit 3 set marks a valid recipe):
- *  0-2 kind | 4-5 cfa_how | 6-10 cfa_reg | 11-15 plt_thr | 16-39 cfa_off (s24)
- *  40-47 ra_off/8 (s8) | 48-50 rbp_how | 51-55 rbp_reg | 56-63 rbp_off/8 (s8) */
+/* Packed recipe layout. w1 (bit 3 marks a valid recipe):
+ *  0-2 kind | 4-5 cfa_how | 6-10 cfa_reg | 11-15 plt_thr | 16-47 cfa_off | 48-55 ra_off/8
+ * w2: 10 bits per tracked callee-saved register i (cp_saved_regs[i]) at bit 10*i:
+ *  how (0 same, 1 at CFA+off, 2 unknown, 3 at rbp+off) | off/8 (s8) */
 #define R_VALID 8ull
 
 static int fits_s8x8(int32_t v)
@@ -37,33 +42,61 @@ static int fits_s8x8(int32_t v)
 	return (v & 7) == 0 && v / 8 >= -128 && v / 8 <= 127;
 }
 
-static uint64_t recipe_pack(const struct cp_cfi_row *r)
+static int saved_pack(const struct cp_cfi_row *r, uint64_t *w2)
 {
-	if (r->cfa_off < -(1 << 23) || r->cfa_off >= (1 << 23) || r->cfa_reg > 31 ||
-	    r->plt_thr > 31 || r->ra_how > 7 || r->rbp_how > 7 || r->rbp_reg > 31)
-		return 0;
-	if ((r->ra_how == CP_REG_CFA && !fits_s8x8(r->ra_off)) ||
-	    ((r->rbp_how == CP_REG_CFA || r->rbp_how == CP_REG_AT_REG) && !fits_s8x8(r->rbp_off)))
-		return 0;
-	return (uint64_t)r->kind | R_VALID | (uint64_t)r->cfa_how << 4 |
-	       (uint64_t)r->cfa_reg << 6 | (uint64_t)r->plt_thr << 11 |
-	       ((uint64_t)(uint32_t)r->cfa_off & 0xffffff) << 16 |
-	       (uint64_t)(uint8_t)(int8_t)(r->ra_off / 8) << 40 | (uint64_t)r->rbp_how << 48 |
-	       (uint64_t)r->rbp_reg << 51 | (uint64_t)(uint8_t)(int8_t)(r->rbp_off / 8) << 56;
+	*w2 = 0;
+	for (int i = 0; i < CP_NSAVED; i++) {
+		uint64_t how;
+		switch (r->saved_how[i]) {
+		case CP_REG_SAME: how = 0; break;
+		case CP_REG_CFA: how = 1; break;
+		case CP_REG_AT_REG:
+			if (r->saved_reg[i] != CP_DW_RBP)
+				return -1;
+			how = 3;
+			break;
+		default: how = 2;
+		}
+		if (how & 1 && !fits_s8x8(r->saved_off[i]))
+			return -1;
+		*w2 |= (how | (uint64_t)(uint8_t)(int8_t)(r->saved_off[i] / 8) << 2) << (10 * i);
+	}
+	return 0;
 }
 
-static void recipe_unpack(uint64_t v, struct cp_cfi_row *r)
+static int recipe_pack(const struct cp_cfi_row *r, struct recipe *rc)
 {
+	if (r->cfa_reg > 31 || r->plt_thr > 31)
+		return -1;
+	if (r->kind == CP_ROW_NORMAL && !fits_s8x8(r->ra_off))
+		return -1;
+	if (saved_pack(r, &rc->w2) < 0)
+		return -1;
+	rc->w1 = (uint64_t)r->kind | R_VALID | (uint64_t)r->cfa_how << 4 |
+		 (uint64_t)r->cfa_reg << 6 | (uint64_t)r->plt_thr << 11 |
+		 (uint64_t)(uint32_t)r->cfa_off << 16 |
+		 (uint64_t)(uint8_t)(int8_t)(r->ra_off / 8) << 48;
+	return 0;
+}
+
+static void recipe_unpack(const struct recipe *rc, struct cp_cfi_row *r)
+{
+	static const uint8_t how_of[4] = {CP_REG_SAME, CP_REG_CFA, CP_REG_OTHER, CP_REG_AT_REG};
+	uint64_t v = rc->w1;
+
 	r->kind = v & 7;
 	r->cfa_how = (v >> 4) & 3;
 	r->cfa_reg = (v >> 6) & 31;
 	r->plt_thr = (v >> 11) & 31;
-	r->cfa_off = ((int32_t)((v >> 16) & 0xffffff) << 8) >> 8;
+	r->cfa_off = (int32_t)(uint32_t)(v >> 16);
 	r->ra_how = CP_REG_CFA;
-	r->ra_off = (int8_t)(v >> 40) * 8;
-	r->rbp_how = (v >> 48) & 7;
-	r->rbp_reg = (v >> 51) & 31;
-	r->rbp_off = (int8_t)(v >> 56) * 8;
+	r->ra_off = (int8_t)(v >> 48) * 8;
+	for (int i = 0; i < CP_NSAVED; i++) {
+		uint64_t f = rc->w2 >> (10 * i);
+		r->saved_how[i] = how_of[f & 3];
+		r->saved_reg[i] = CP_DW_RBP;
+		r->saved_off[i] = (int8_t)(f >> 2) * 8;
+	}
 }
 
 static inline uint32_t cache_index(uint64_t key)
@@ -71,21 +104,28 @@ static inline uint32_t cache_index(uint64_t key)
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
 }
 
-static inline uint64_t cache_get(uint64_t key)
+static inline uint64_t mix(uint64_t key, const struct recipe *rc)
+{
+	return key ^ rc->w1 ^ ((rc->w2 << 29) | (rc->w2 >> 35));
+}
+
+static inline int cache_get(uint64_t key, struct recipe *rc)
 {
 	struct cache_slot *s = &cache[cache_index(key)];
 	uint64_t c = __atomic_load_n(&s->check, __ATOMIC_RELAXED);
-	uint64_t r = __atomic_load_n(&s->recipe, __ATOMIC_RELAXED);
 
-	return (c ^ r) == key && (r & R_VALID) ? r : 0;
+	rc->w1 = __atomic_load_n(&s->w1, __ATOMIC_RELAXED);
+	rc->w2 = __atomic_load_n(&s->w2, __ATOMIC_RELAXED);
+	return (rc->w1 & R_VALID) && mix(key, rc) == c;
 }
 
-static inline void cache_put(uint64_t key, uint64_t recipe)
+static inline void cache_put(uint64_t key, const struct recipe *rc)
 {
 	struct cache_slot *s = &cache[cache_index(key)];
 
-	__atomic_store_n(&s->check, key ^ recipe, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->recipe, recipe, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->check, mix(key, rc), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->w1, rc->w1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->w2, rc->w2, __ATOMIC_RELAXED);
 }
 
 int cp_unwind_init(void)
@@ -108,7 +148,7 @@ void cp_unwind_cache_flush(void)
 	if (!cache)
 		return;
 	for (uint32_t i = 0; i < CACHE_SIZE; i++) {
-		__atomic_store_n(&cache[i].recipe, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&cache[i].w1, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&cache[i].check, 0, __ATOMIC_RELAXED);
 	}
 }
@@ -119,11 +159,12 @@ void cp_unwind_cache_flush(void)
 static void row_lookup(uintptr_t pc, int exact, struct cp_cfi_row *row)
 {
 	uintptr_t at = exact ? pc : pc - 1;
-	uint64_t key = ((uint64_t)at << 1) | (uint64_t)!exact, packed;
+	uint64_t key = ((uint64_t)at << 1) | (uint64_t)!exact;
 	const struct cp_module *m;
+	struct recipe rc;
 
-	if (cache && (packed = cache_get(key))) {
-		recipe_unpack(packed, row);
+	if (cache && cache_get(key, &rc)) {
+		recipe_unpack(&rc, row);
 		return;
 	}
 	m = cp_modules_find(at);
@@ -138,8 +179,8 @@ static void row_lookup(uintptr_t pc, int exact, struct cp_cfi_row *row)
 		row->kind = CP_ROW_SIGNAL;
 	else if (row->kind == CP_ROW_SIGNAL)
 		row->kind = CP_ROW_UNSUPPORTED; /* an 'S' frame that is not __restore_rt */
-	if (cache && (packed = recipe_pack(row)))
-		cache_put(key, packed);
+	if (cache && recipe_pack(row, &rc) == 0)
+		cache_put(key, &rc);
 }
 
 static int reg_value(const struct uw_regs *rg, unsigned reg, uintptr_t *out)
@@ -172,33 +213,50 @@ static int row_cfa(const struct uw_window *w, const struct uw_regs *rg,
 	return -1;
 }
 
-/* One CFI step: caller's rsp = CFA, rip = saved RA, rbp per its rule. */
+/* One CFI step: caller's rsp = CFA, rip = saved RA, callee-saved registers per their
+ * rules (computed from this frame's values, then committed). */
 static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct cp_cfi_row *row)
 {
-	uintptr_t cfa, ra, bp = rg->r[CP_DW_RBP], at;
-	int bp_known = UW_KNOWN(rg, CP_DW_RBP);
+	uintptr_t cfa, ra, v[CP_NSAVED], base;
+	uint32_t known = (1u << CP_DW_RSP) | (1u << CP_DW_RIP);
 
 	if (row_cfa(w, rg, row, &cfa) < 0 || cfa <= rg->r[CP_DW_RSP])
 		return -1;
 	if (uw_read(w, cfa + row->ra_off, &ra) < 0)
 		return -1;
-	switch (row->rbp_how) {
-	case CP_REG_SAME:
-		break;
-	case CP_REG_CFA:
-		bp_known = uw_read(w, cfa + row->rbp_off, &bp) == 0;
-		break;
-	case CP_REG_AT_REG:
-		bp_known = reg_value(rg, row->rbp_reg, &at) == 0 &&
-			   uw_read(w, at + row->rbp_off, &bp) == 0;
-		break;
-	default:
-		bp_known = 0;
+	for (int i = 0; i < CP_NSAVED; i++) {
+		unsigned reg = cp_saved_regs[i];
+		uintptr_t at = 0;
+		int ok = 0;
+
+		v[i] = 0;
+		switch (row->saved_how[i]) {
+		case CP_REG_CFA:
+			at = cfa + row->saved_off[i];
+			break;
+		case CP_REG_AT_REG:
+			if (reg_value(rg, row->saved_reg[i], &base) < 0)
+				break;
+			at = base + row->saved_off[i];
+			break;
+		}
+		/* A slot below sp was already popped (gcc's epilogues keep the save rule after
+		 * the pop): the register holds the caller's value again. */
+		if (row->saved_how[i] == CP_REG_SAME ||
+		    ((row->saved_how[i] == CP_REG_CFA || row->saved_how[i] == CP_REG_AT_REG) &&
+		     at && at < rg->r[CP_DW_RSP])) {
+			v[i] = rg->r[reg];
+			ok = UW_KNOWN(rg, reg);
+		} else if (at) {
+			ok = uw_read(w, at, &v[i]) == 0;
+		}
+		known |= (uint32_t)ok << reg;
 	}
+	for (int i = 0; i < CP_NSAVED; i++)
+		rg->r[cp_saved_regs[i]] = v[i];
 	rg->r[CP_DW_RSP] = cfa;
 	rg->r[CP_DW_RIP] = ra;
-	rg->r[CP_DW_RBP] = bp;
-	rg->known = (1u << CP_DW_RSP) | (1u << CP_DW_RIP) | ((uint32_t)bp_known << CP_DW_RBP);
+	rg->known = known;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ struct ut_sample {
 static struct ut_sample ut_samples[UT_MAX_SAMPLES];
 static volatile int ut_nsamples;
 static volatile int ut_recording;
+static volatile int ut_in_unwind; /* set while the handler unwinds (malloc check) */
 static timer_t ut_timer;
 
 static void ut_handler(int sig, siginfo_t *si, void *ucv)
@@ -41,7 +43,9 @@ static void ut_handler(int sig, siginfo_t *si, void *ucv)
 	(void)si;
 	if (!ut_recording || (i = ut_nsamples) >= UT_MAX_SAMPLES)
 		return;
+	ut_in_unwind = 1;
 	ut_samples[i].n = cp_unwind_context(ucv, ut_samples[i].f, UT_MAX_FRAMES, &st);
+	ut_in_unwind = 0;
 	ut_samples[i].status = st;
 	ut_nsamples = i + 1;
 }
@@ -57,15 +61,17 @@ static inline void ut_install(int sig, void (*h)(int, siginfo_t *, void *))
 	sigaction(sig, &sa, NULL);
 }
 
-/* A CLOCK_MONOTONIC timer (hrtimer: real 10 kHz, unlike ITIMER_PROF's kernel tick). */
-static inline void ut_start(int sig, long period_ns)
+/* A CLOCK_MONOTONIC timer (hrtimer: real 10 kHz, unlike ITIMER_PROF's kernel tick),
+ * delivered to thread tid (0: the process). */
+static inline void ut_start_tid(int sig, long period_ns, pid_t tid)
 {
 	struct sigevent sev;
 	struct itimerspec its;
 
 	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_notify = tid ? SIGEV_THREAD_ID : SIGEV_SIGNAL;
 	sev.sigev_signo = sig;
+	sev._sigev_un._tid = tid;
 	timer_create(CLOCK_MONOTONIC, &sev, &ut_timer);
 	its.it_interval.tv_sec = 0;
 	its.it_interval.tv_nsec = period_ns;
@@ -75,10 +81,28 @@ static inline void ut_start(int sig, long period_ns)
 	timer_settime(ut_timer, 0, &its, NULL);
 }
 
+static inline void ut_start(int sig, long period_ns)
+{
+	ut_start_tid(sig, period_ns, 0);
+}
+
 static inline void ut_stop(void)
 {
 	ut_recording = 0;
 	timer_delete(ut_timer);
+}
+
+/* The end of the calling thread's stack mapping. */
+static inline uintptr_t uw_stack_top(void)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	pthread_getattr_np(pthread_self(), &attr);
+	pthread_attr_getstack(&attr, &addr, &size);
+	pthread_attr_destroy(&attr);
+	return (uintptr_t)addr + size;
 }
 
 /* ---- symbolizer over the executable's .symtab ---- */
@@ -159,9 +183,18 @@ static inline const char *ut_frame_sym(const struct cp_frame *f)
 static inline void ut_print(const struct ut_sample *s)
 {
 	fprintf(stderr, "  status %d, %d frames:\n", s->status, s->n);
-	for (int i = 0; i < s->n; i++)
-		fprintf(stderr, "    #%d %#lx k%u how%u %s\n", i, (unsigned long)s->f[i].pc,
-			s->f[i].kind, s->f[i].how, ut_frame_sym(&s->f[i]));
+	for (int i = 0; i < s->n; i++) {
+		Dl_info di;
+		uintptr_t off = 0;
+		const char *obj = "?";
+		if (dladdr((void *)s->f[i].pc, &di)) {
+			off = s->f[i].pc - (uintptr_t)di.dli_fbase;
+			obj = di.dli_fname;
+		}
+		fprintf(stderr, "    #%d %#lx k%u how%u %s (%s+%#lx)\n", i,
+			(unsigned long)s->f[i].pc, s->f[i].kind, s->f[i].how,
+			ut_frame_sym(&s->f[i]), obj, (unsigned long)off);
+	}
 }
 
 /* Index of the first frame >= from whose function is name, or -1. */
