@@ -1,0 +1,185 @@
+/* CSV and JSON rendering (documented in docs/report-json.md): every number of the text
+ * view, for every metric. */
+#include "report/render.h"
+
+#include "base/strbuf.h"
+
+#include <string.h>
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void cp_render_csv(const struct cp_render *r, FILE *out)
+{
+	const struct cp_summary *s = r->sum;
+	fputs("id,parent,depth,kind,name,module,file,line", out);
+	for (size_t m = 0; m < s->nmetrics; m++)
+		fprintf(out, ",%s_inclusive,%s_inclusive_pct,%s_exclusive,%s_exclusive_pct",
+			s->metrics[m].name, s->metrics[m].name, s->metrics[m].name,
+			s->metrics[m].name);
+	fputc('\n', out);
+	for (size_t i = 0; i < r->rows.n; i++) {
+		const struct cp_row *row = &r->rows.rows[i];
+		const struct cp_vnode *n = &r->view->nodes[row->node];
+		fprintf(out, "%u,", row->node);
+		if (row->parent != UINT32_MAX)
+			fprintf(out, "%u", row->parent);
+		fprintf(out, ",%d,%s,", row->depth, cp_vkind_name(n->kind));
+		csv_field(out, n->name);
+		fputc(',', out);
+		csv_field(out, n->module);
+		fputc(',', out);
+		csv_field(out, n->file);
+		fprintf(out, ",%d", n->line);
+		for (size_t m = 0; m < s->nmetrics; m++)
+			fprintf(out, ",%llu,%.4f,%llu,%.4f",
+				(unsigned long long)cp_view_incl(r->view, row->node)[m],
+				cp_render_pct(r, row->node, m, 1),
+				(unsigned long long)cp_view_excl(r->view, row->node)[m],
+				cp_render_pct(r, row->node, m, 0));
+		fputc('\n', out);
+	}
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_add_json(&sb, s);
+	fprintf(out, "\"%s\"", sb.buf);
+	strbuf_release(&sb);
+}
+
+static void json_strings(FILE *out, char **v, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		json_str(out, v[i]);
+	}
+	fputc(']', out);
+}
+
+static void json_metrics(const struct cp_render *r, FILE *out)
+{
+	const struct cp_summary *s = r->sum;
+	fputs("\"metrics\":[", out);
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct cp_metric_desc *md = &s->metrics[m];
+		fprintf(out, "%s{\"name\":", m ? "," : "");
+		json_str(out, md->name);
+		fputs(",\"unit\":", out);
+		json_str(out, md->unit);
+		fprintf(out, ",\"period\":%llu,\"samples\":%llu,\"total\":%llu,\"mechanism\":",
+			(unsigned long long)md->period, (unsigned long long)md->samples,
+			(unsigned long long)cp_view_incl(r->view, 0)[m]);
+		json_str(out, cp_mechanism_name(md->mechanism));
+		double rate = cp_summary_rate(s, m);
+		if (rate >= 0)
+			fprintf(out, ",\"delivered_rate\":%.3f}", rate);
+		else
+			fputs(",\"delivered_rate\":null}", out);
+	}
+	fputs("],\n", out);
+}
+
+static void json_summary(const struct cp_summary *s, FILE *out)
+{
+	fputs("\"summary\":{\"directory\":", out);
+	json_str(out, s->dir);
+	fputs(",\"command\":", out);
+	json_str(out, s->command);
+	fputs(",\"host\":", out);
+	json_str(out, s->host);
+	fprintf(out, ",\"processes\":%zu,\"threads\":%zu,\"threads_total\":%zu,\"duration_s\":%.6f,"
+		     "\"cpu_s\":%.6f,",
+		s->nprocs, s->nthreads, s->nthreads_total, s->duration_s, (double)s->cpu_ns / 1e9);
+	fprintf(out, "\"unwind\":{\"complete\":%llu,\"partial\":%llu,\"failed\":%llu,"
+		     "\"complete_pct\":%.4f,\"frames\":%llu},\"dropped\":%llu,\"notes\":",
+		(unsigned long long)s->unwind_complete, (unsigned long long)s->unwind_partial,
+		(unsigned long long)s->unwind_failed, cp_summary_complete_pct(s),
+		(unsigned long long)s->frames, (unsigned long long)s->dropped);
+	json_strings(out, s->notes, s->nnotes);
+	fputs(",\"warnings\":", out);
+	json_strings(out, s->warnings, s->nwarnings);
+	fputs("},\n", out);
+}
+
+static void json_values(const struct cp_render *r, uint32_t node, FILE *out)
+{
+	size_t nm = r->sum->nmetrics;
+	const char *keys[] = {"inclusive", "exclusive", "inclusive_pct", "exclusive_pct"};
+	for (int k = 0; k < 4; k++) {
+		fprintf(out, ",\"%s\":[", keys[k]);
+		for (size_t m = 0; m < nm; m++) {
+			if (m)
+				fputc(',', out);
+			if (k < 2)
+				fprintf(out, "%llu",
+					(unsigned long long)(k ? cp_view_excl(r->view, node)
+							       : cp_view_incl(r->view, node))[m]);
+			else
+				fprintf(out, "%.4f", cp_render_pct(r, node, m, k == 2));
+		}
+		fputc(']', out);
+	}
+}
+
+static void json_node(const struct cp_render *r, const struct cp_row *row, FILE *out)
+{
+	const struct cp_vnode *n = &r->view->nodes[row->node];
+	fprintf(out, "{\"id\":%u,\"parent\":", row->node);
+	if (row->parent == UINT32_MAX)
+		fputs("null", out);
+	else
+		fprintf(out, "%u", row->parent);
+	fprintf(out, ",\"depth\":%d,\"kind\":\"%s\",\"name\":", row->depth, cp_vkind_name(n->kind));
+	json_str(out, n->name);
+	fputs(",\"module\":", out);
+	json_str(out, n->module);
+	fputs(",\"file\":", out);
+	json_str(out, n->file);
+	fprintf(out, ",\"line\":%d", n->line);
+	json_values(r, row->node, out);
+	fputc('}', out);
+}
+
+void cp_render_json(const struct cp_render *r, FILE *out)
+{
+	const struct cp_report_options *o = r->opt;
+	fputs("{\"version\":1,\n", out);
+	json_metrics(r, out);
+	json_summary(r->sum, out);
+	fprintf(out, "\"view\":\"%s\",\"metric\":", r->view_name);
+	json_str(out, r->sum->metrics[r->metric].name);
+	fprintf(out, ",\"sort\":\"%s\",\"threshold\":%g,\"depth\":%d,\"focus\":",
+		o->sort == CP_SORT_NAME ? "name" : o->sort == CP_SORT_EXCLUSIVE ? "exclusive"
+									: "inclusive",
+		r->threshold, o->depth);
+	json_str(out, o->focus);
+	fputs(",\n\"nodes\":[\n", out);
+	for (size_t i = 0; i < r->rows.n; i++) {
+		json_node(r, &r->rows.rows[i], out);
+		fputs(i + 1 < r->rows.n ? ",\n" : "\n", out);
+	}
+	fputs("]}\n", out);
+}

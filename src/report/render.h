@@ -1,0 +1,54 @@
+/* Rendering of a view (view.h): the rows to show (threshold, depth, focus, sort) are chosen
+ * once, then written as text, CSV or JSON, so every format carries the same numbers. */
+#ifndef CP_REPORT_RENDER_H
+#define CP_REPORT_RENDER_H
+
+#include "report/profile.h"
+#include "report/report.h"
+#include "report/view.h"
+
+#include <stdio.h>
+
+struct cp_row {
+	uint32_t node;
+	uint32_t parent; /* node of the row shown as its parent; UINT32_MAX for the root row */
+	int depth;       /* 0 for the root row */
+	int last;        /* last shown child of its parent (for drawing the tree) */
+};
+
+struct cp_rows {
+	struct cp_row *rows;
+	size_t n, alloc;
+};
+
+struct cp_render {
+	const struct cp_view *view;
+	const struct cp_summary *sum;
+	const struct cp_report_options *opt;
+	const char *view_name;
+	size_t metric;    /* index of the metric shown in text and used for sorting/threshold */
+	double threshold; /* percent actually applied */
+	struct cp_rows rows;
+};
+
+/* Chooses the rows; returns 0, or CP_ENOENT when --focus matches no procedure. */
+int cp_render_select(struct cp_render *r);
+void cp_render_release(struct cp_render *r);
+
+void cp_render_summary_text(const struct cp_summary *s, FILE *out);
+void cp_render_text(const struct cp_render *r, FILE *out);
+void cp_render_csv(const struct cp_render *r, FILE *out);
+void cp_render_json(const struct cp_render *r, FILE *out);
+
+/* Renders the view chosen by o of an already built profile. */
+int cp_report_profile(const struct cp_profile *p, const struct cp_report_options *o, FILE *out);
+
+/* Helpers shared by the renderers. */
+double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive);
+const char *cp_render_short(const char *path);
+const char *cp_mechanism_name(uint32_t mechanism);
+/* Delivered samples per second of thread CPU time (cputime metrics), or < 0 if unknown. */
+double cp_summary_rate(const struct cp_summary *s, size_t metric);
+double cp_summary_complete_pct(const struct cp_summary *s);
+
+#endif

@@ -1,0 +1,77 @@
+/* The report's model: a tree of scopes with inclusive and exclusive values per metric.
+ * The top-down view (calling context tree of procedure frames, inlined frames and
+ * statements) is built from the measurement (profile.h); the bottom-up and flat views are
+ * derived from it. Renderers (render.h) only read these trees, so a database can feed the
+ * same views later. */
+#ifndef CP_REPORT_VIEW_H
+#define CP_REPORT_VIEW_H
+
+#include "report/strpool.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cp_vkind {
+	CP_VK_ROOT = 0,
+	CP_VK_PROCEDURE, /* a procedure frame; file/line: its call site in the caller */
+	CP_VK_INLINED,   /* an inlined frame; file/line: its call site in the enclosing frame */
+	CP_VK_LINE,      /* a statement; file/line: the statement */
+	CP_VK_PARTIAL,   /* samples whose unwind stopped early hang below it */
+	CP_VK_MODULE,    /* flat view: a load module */
+	CP_VK_FILE,      /* flat view: a source file */
+	CP_VK_CALLER,    /* bottom-up view: a caller; file/line: the call site in it */
+};
+
+const char *cp_vkind_name(enum cp_vkind k);
+
+struct cp_vnode {
+	uint32_t parent; /* UINT32_MAX for the root (node 0) */
+	uint32_t first_child, next_sibling, last_child;
+	uint32_t kind;
+	int line;
+	const char *name;   /* pooled */
+	const char *module; /* pooled full path, or NULL */
+	const char *file;   /* pooled, or NULL */
+	uint64_t stamp;     /* last sample counted (to count a sample once per node) */
+};
+
+struct cp_view {
+	struct cp_vnode *nodes;
+	size_t n, alloc;
+	size_t nmetrics;
+	uint64_t *incl; /* n * nmetrics */
+	uint64_t *excl;
+	struct cp_strpool *pool; /* not owned */
+	struct cp_itab children;
+};
+
+/* Creates the root node. */
+void cp_view_init(struct cp_view *v, size_t nmetrics, struct cp_strpool *pool);
+void cp_view_release(struct cp_view *v);
+/* The child of parent with this key (strings must be pooled), created if missing. */
+uint32_t cp_view_child(struct cp_view *v, uint32_t parent, enum cp_vkind kind, const char *name,
+		       const char *module, const char *file, int line);
+/* The pooled display name of a statement: "file.c:12" (base name of file). */
+const char *cp_view_line_name(struct cp_strpool *pool, const char *file, int line);
+/* Adds vals (nmetrics values) to the node's exclusive values. */
+void cp_view_add_excl(struct cp_view *v, uint32_t node, const uint64_t *vals);
+/* For a calling context tree whose costs sit on statement (LINE) nodes: sets inclusive
+ * values (subtree sums), then the exclusive values of procedure and inlined frames (the
+ * cost of their own statements). Call once, after all costs were added. */
+void cp_view_sum_inclusive(struct cp_view *v);
+
+static inline uint64_t *cp_view_incl(const struct cp_view *v, uint32_t node)
+{
+	return v->incl + (size_t)node * v->nmetrics;
+}
+static inline uint64_t *cp_view_excl(const struct cp_view *v, uint32_t node)
+{
+	return v->excl + (size_t)node * v->nmetrics;
+}
+
+/* Derived views of a top-down tree (out is initialized here). Recursion: a procedure's
+ * inclusive value counts each sample once, however often it is on the sample's path. */
+void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out);
+void cp_view_flat(const struct cp_view *td, struct cp_view *out);
+
+#endif
