@@ -4,6 +4,7 @@
 #include "base/xalloc.h"
 
 #include <dwarf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,83 @@ static void add_dwarf_procs(struct cp_module *m)
 	free(c.v);
 }
 
+/* FDE start addresses from the .eh_frame_hdr search table (the LSB layout GNU ld writes:
+ * version 1, table encoding datarel|sdata4, count udata4). 0 entries for anything else. */
+static size_t eh_frame_starts(const struct cp_elf_image *im, uint64_t **out)
+{
+	GElf_Shdr sh;
+	size_t idx = cp_elf_find_section(im, ".eh_frame_hdr", &sh);
+	Elf_Data *d = idx ? cp_elf_section_data(im, idx) : NULL;
+	*out = NULL;
+	if (!d || !d->d_buf || d->d_size < 12)
+		return 0;
+	const uint8_t *p = d->d_buf;
+	if (p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b || (p[1] & 0x0f) != 0x0b)
+		return 0;
+	uint32_t count;
+	memcpy(&count, p + 8, 4);
+	if (count > (d->d_size - 12) / 8)
+		return 0;
+	*out = xmalloc((count ? count : 1) * sizeof(**out));
+	for (uint32_t i = 0; i < count; i++) {
+		int32_t rel;
+		memcpy(&rel, p + 12 + 8 * (size_t)i, 4);
+		(*out)[i] = sh.sh_addr + (int64_t)rel;
+	}
+	return count;
+}
+
+/* End of the FDE starting at lo: follow libdw's CFI rows while they continue. */
+static uint64_t fde_end(Dwarf_CFI *cfi, uint64_t lo, uint64_t limit)
+{
+	uint64_t addr = lo;
+	while (addr < limit) {
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, end;
+		bool signalp;
+		int bad = dwarf_cfi_addrframe(cfi, addr, &frame) ||
+			  dwarf_frame_info(frame, &start, &end, &signalp) < 0 || start < lo ||
+			  end <= addr;
+		free(frame);
+		if (bad)
+			break;
+		addr = end;
+	}
+	return addr < limit ? addr : limit;
+}
+
+/* Code with call-frame information but no symbol (stripped modules): one procedure per
+ * FDE, named sub_<hex>. */
+static void add_fde_procs(struct cp_module *m)
+{
+	uint64_t *starts;
+	size_t n = eh_frame_starts(&m->image, &starts);
+	Dwarf_CFI *cfi = n ? dwarf_getcfi_elf(m->image.elf) : NULL;
+	struct dwarf_cands c = {0};
+	for (size_t i = 0; cfi && i < n; i++) {
+		const struct cp_elf_section *sec = cp_elf_code_at(&m->image, starts[i]);
+		if (!sec || cp_proc_table_find(&m->procs, starts[i]))
+			continue;
+		uint64_t limit = sec->addr + sec->size;
+		if (i + 1 < n && starts[i + 1] > starts[i] && starts[i + 1] < limit)
+			limit = starts[i + 1];
+		uint64_t end = fde_end(cfi, starts[i], limit);
+		if (end <= starts[i])
+			continue;
+		char name[32];
+		snprintf(name, sizeof name, "sub_%llx", (unsigned long long)starts[i]);
+		XGROW(c.v, c.n + 1, c.alloc);
+		c.v[c.n++] = (struct cp_sym_candidate){starts[i], end - starts[i], xstrdup(name),
+						       CP_PROC_FDE, 0};
+	}
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	free(starts);
+	if (c.n)
+		cp_proc_table_add_uncovered(&m->procs, c.v, c.n);
+	free(c.v);
+}
+
 static int module_finish(struct cp_module *m, int flags)
 {
 	int rc = cp_proc_table_read(&m->procs, &m->image);
@@ -80,6 +158,7 @@ static int module_finish(struct cp_module *m, int flags)
 	}
 	if (m->dwarf.dbg && m->image.ncode)
 		add_dwarf_procs(m);
+	add_fde_procs(m);
 	return 0;
 }
 

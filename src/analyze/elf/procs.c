@@ -413,7 +413,8 @@ void cp_proc_table_add_uncovered(struct cp_proc_table *t, struct cp_sym_candidat
 		XGROW(t->procs, t->nprocs + 1, alloc);
 		struct cp_proc *p = &t->procs[t->nprocs++];
 		proc_from_group(p, &c[i], 1, c[i].lo + c[i].size);
-		p->flags |= CP_PROC_DWARF;
+		if (!(p->flags & CP_PROC_FDE))
+			p->flags |= CP_PROC_DWARF;
 		free(c[i].name);
 	}
 	build_ranges(t);

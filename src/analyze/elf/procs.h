@@ -19,7 +19,8 @@ enum {
 	CP_PROC_DWARF = 1 << 3,    /* known only from DWARF */
 	CP_PROC_NOSIZE = 1 << 4,   /* symbol had size 0; extent guessed up to the next one */
 	CP_PROC_IFUNC = 1 << 5,
-	CP_PROC_VERSIONED = 1 << 6 /* a hidden (non-default) symbol version */
+	CP_PROC_VERSIONED = 1 << 6, /* a hidden (non-default) symbol version */
+	CP_PROC_FDE = 1 << 7        /* no symbol: found from its .eh_frame FDE (sub_<hex>) */
 };
 
 struct cp_proc_part {
