@@ -7,10 +7,11 @@
 # usage: bench/overhead/run.sh [-r RUNS] [-o OUTDIR] [-t "TOOLS"] [-w "WORKLOADS"]
 #   WORKLOADS  calls, loops, threads (defaults of each program), and startup (calls 1: the
 #              fixed start/stop cost of each tool, subtracted in the "net" column)
-#   TOOLS      default: base gperf perf_dw perf_fp, plus cp_1k cp_250 (cp_1k_report) when
-#              $CALLPATH (default: <repo>/build/callpath) can record
-#   CALLPATH   the callpath executable to measure
-#   CP_RECORD_OPTS  callpath record option that skips the end-of-run report, if any
+#   TOOLS      default: base gperf perf_dw perf_fp, plus cp_rt_1k cp_rt_250 when the runtime
+#              $CALLPATH_RT records, and cp_1k when `$CALLPATH record` works (wrap.sh)
+#   CALLPATH   the callpath executable to measure (default <repo>/build/callpath)
+#   CALLPATH_RT  its runtime (default: libcallpath-rt.so beside $CALLPATH)
+#   CP_RECORD_OPTS  extra options for callpath record (cp_1k)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -26,26 +27,30 @@ while getopts r:o:t:w: opt; do
 done
 export CALLPATH=${CALLPATH:-$repo/build/callpath}
 export CP_RECORD_OPTS=${CP_RECORD_OPTS:-}
+export CALLPATH_RT=${CALLPATH_RT:-$(dirname "$CALLPATH")/libcallpath-rt.so}
 bin=$out/bin
 "$here/build.sh" "$bin" >/dev/null
 
-callpath_works() {
-	local d
+callpath_works() { # $1: cp_1k or cp_rt_1k
+	local d rc=0
 	d=$(mktemp -d)
-	"$CALLPATH" record $CP_RECORD_OPTS -o "$d/m" -e cputime@1000000 -- "$bin/calls" 25 \
-		>/dev/null 2>&1 && compgen -G "$d/m/*.thr" >/dev/null
-	local rc=$?
+	sh "$here/wrap.sh" "$1" "$d" "$bin/calls" 25 >/dev/null 2>&1 &&
+		compgen -G "$d/$1.*.cp/*.thr" >/dev/null || rc=1
 	rm -rf "$d"
 	return $rc
 }
 
 if [ -z "$tools" ]; then
 	tools="base gperf perf_dw perf_fp"
-	if [ -x "$CALLPATH" ] && callpath_works; then
-		tools="$tools cp_1k cp_250"
-		[ -n "$CP_RECORD_OPTS" ] && tools="$tools cp_1k_report"
+	if [ -f "$CALLPATH_RT" ] && callpath_works cp_rt_1k; then
+		tools="$tools cp_rt_1k cp_rt_250"
 	else
-		echo "run.sh: $CALLPATH cannot record yet; measuring the peers only" >&2
+		echo "run.sh: $CALLPATH_RT does not record; no callpath runtime rows" >&2
+	fi
+	if [ -x "$CALLPATH" ] && callpath_works cp_1k; then
+		tools="$tools cp_1k"
+	else
+		echo "run.sh: $CALLPATH record does not work; no callpath record row" >&2
 	fi
 fi
 
@@ -68,7 +73,7 @@ mkdir -p "$out/res"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "host: $(nproc) vCPUs, $(uname -r), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "tools: $tools"
-	echo "callpath: $CALLPATH ($(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo ?))"
+	echo "callpath: $CALLPATH, $CALLPATH_RT (tree at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo ?))"
 	echo "rounds: $runs (+1 warm-up), each tool once per round, interleaved"
 } >"$out/res/meta.txt"
 
@@ -92,7 +97,7 @@ for w in $workloads; do
 		json=$out/res/$w.r$r.json
 		[ "$r" = 0 ] && json=$out/raw/warmup.json
 		hyperfine -N --style none --runs 1 --export-json "$json" "${args[@]}"
-		[ "$r" = 0 ] && rm -f "$raw"/* # warm-up profiles are not counted
+		[ "$r" = 0 ] && rm -rf "$raw"/* # warm-up profiles are not counted
 	done
 	for t in $tools; do
 		count_samples "$w" "$t" "$raw" >>"$out/res/samples.txt"
@@ -101,9 +106,9 @@ for w in $workloads; do
 done
 # Signal-handler time per sample (handler-time.so), 3 runs per workload and tool; these
 # runs are not timed as a whole.
-export HT_SO=$bin/handler-time.so CP_SIGNAL=${CP_SIGNAL:-27}
+export HT_SO=$bin/handler-time.so CP_SIGNAL=${CP_SIGNAL:-40}
 ht_tools=gperf_ht
-[[ " $tools " == *" cp_1k "* ]] && ht_tools="$ht_tools cp_1k_ht"
+[[ " $tools " == *" cp_rt_1k "* ]] && ht_tools="$ht_tools cp_rt_1k_ht"
 : >"$out/res/handler.txt"
 for w in $workloads; do
 	[ "$w" = startup ] && continue

@@ -27,9 +27,10 @@ LABELS = {
     "gperf": "gperftools 2.10, `CPUPROFILE_FREQUENCY=1000`",
     "perf_dw": "`perf record -q --no-bpf-event -e cpu-clock -F 1000 --call-graph dwarf`",
     "perf_fp": "the same with `--call-graph fp`, on the -fno-omit-frame-pointer build",
-    "cp_1k": "`callpath record -e cputime@1000000` (1 ms of CPU time)",
-    "cp_250": "`callpath record -e cputime@4000000` (4 ms, ≈ gperftools' delivered rate)",
-    "cp_1k_report": "`callpath record -e cputime@1000000` including its end-of-run report",
+    "cp_rt_1k": "libcallpath-rt.so preloaded as `callpath record` does, "
+                "`CALLPATH_EVENTS=cputime@1000000` (1 ms of CPU time), no end-of-run report",
+    "cp_rt_250": "the same at `cputime@4000000` (4 ms ≈ gperftools' delivered rate)",
+    "cp_1k": "`callpath record -e cputime@1000000` as a user runs it, end-of-run report included",
 }
 
 
@@ -139,7 +140,7 @@ def verdict(all_rows):
     lines = []
     for w, rows in all_rows.items():
         by = {r["tool"]: r for r in rows}
-        cp, gp = by.get("cp_1k"), by.get("gperf")
+        cp, gp = by.get("cp_rt_1k"), by.get("gperf")
         if not cp or not gp:
             continue
         ratio = cp["us"] / gp["us"] if gp["us"] and gp["us"] > 0 else None
