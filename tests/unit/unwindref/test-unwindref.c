@@ -1,0 +1,317 @@
+/* Cross-check of the runtime's CFI interpreter against libdw, row by row.
+ *
+ * For every FDE of each module (libc, libm, ld.so, libdw itself, the C++ runtime when
+ * present, this test program and the workload library), every row our interpreter
+ * produces is compared with dwarf_cfi_addrframe at the same address: the pc range of the
+ * row, the CFA rule, the return-address rule and the rules of the callee-saved registers
+ * the unwinder tracks. libdw is used here only: the runtime must not link it. */
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "runtime/unwind/cfi.h"
+#include "runtime/unwind/modules.h"
+
+/* A location or value in symbolic form: base + off. */
+enum sym_base { SB_NONE, SB_CFA, SB_REG, SB_CONST, SB_DEREF_REG, SB_OTHER };
+
+struct sym {
+	int base;
+	int reg;
+	int64_t off;
+};
+
+/* Evaluates the few op shapes libdw hands back for CFI rules. */
+static struct sym sym_eval(const Dwarf_Op *ops, size_t n)
+{
+	struct sym st[8];
+	int sp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const Dwarf_Op *o = &ops[i];
+		if (sp >= 7)
+			return (struct sym){SB_OTHER, 0, 0};
+		if (o->atom == DW_OP_call_frame_cfa) {
+			st[sp++] = (struct sym){SB_CFA, 0, 0};
+		} else if (o->atom >= DW_OP_breg0 && o->atom <= DW_OP_breg31) {
+			st[sp++] = (struct sym){SB_REG, o->atom - DW_OP_breg0, (int64_t)o->number};
+		} else if (o->atom == DW_OP_bregx) {
+			st[sp++] = (struct sym){SB_REG, (int)o->number, (int64_t)o->number2};
+		} else if (o->atom >= DW_OP_lit0 && o->atom <= DW_OP_lit31) {
+			st[sp++] = (struct sym){SB_CONST, 0, o->atom - DW_OP_lit0};
+		} else if (o->atom == DW_OP_consts || o->atom == DW_OP_constu ||
+			   (o->atom >= DW_OP_const1u && o->atom <= DW_OP_const8s)) {
+			st[sp++] = (struct sym){SB_CONST, 0, (int64_t)o->number};
+		} else if (o->atom == DW_OP_plus_uconst && sp >= 1) {
+			st[sp - 1].off += (int64_t)o->number;
+		} else if (o->atom == DW_OP_plus && sp >= 2 && st[sp - 1].base == SB_CONST) {
+			st[sp - 2].off += st[sp - 1].off;
+			sp--;
+		} else if (o->atom == DW_OP_minus && sp >= 2 && st[sp - 1].base == SB_CONST) {
+			st[sp - 2].off -= st[sp - 1].off;
+			sp--;
+		} else if (o->atom == DW_OP_deref && sp >= 1 && st[sp - 1].base == SB_REG) {
+			st[sp - 1].base = SB_DEREF_REG;
+		} else {
+			return (struct sym){SB_OTHER, 0, 0};
+		}
+	}
+	return sp == 1 ? st[0] : (struct sym){SB_OTHER, 0, 0};
+}
+
+/* Is ops the binutils PLT CFA expression with threshold thr and offset off? */
+static int is_plt_expr(const Dwarf_Op *ops, size_t n, int thr, int off)
+{
+	return n == 9 && ops[0].atom == DW_OP_breg7 && (int64_t)ops[0].number == off &&
+	       ops[1].atom == DW_OP_breg16 && ops[2].atom == DW_OP_lit15 &&
+	       ops[3].atom == DW_OP_and && ops[4].atom == DW_OP_lit0 + thr &&
+	       ops[5].atom == DW_OP_ge && ops[6].atom == DW_OP_lit3 && ops[7].atom == DW_OP_shl &&
+	       ops[8].atom == DW_OP_plus;
+}
+
+struct stats {
+	long fdes, rows, mismatches, unsupported;
+};
+
+static int report(struct stats *s, const char *path, uintptr_t off, const char *what)
+{
+	if (s->mismatches++ < 10)
+		fprintf(stderr, "  MISMATCH %s+%#lx: %s\n", path, (unsigned long)off, what);
+	return 0;
+}
+
+static void compare_cfa(struct stats *s, const char *path, uintptr_t off, Dwarf_Frame *fr,
+			const struct cp_cfi_row *row)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	struct sym v;
+
+	if (dwarf_frame_cfa(fr, &ops, &n) != 0) {
+		report(s, path, off, "libdw has no CFA");
+		return;
+	}
+	if (row->cfa_how == CP_CFA_PLT) {
+		if (!is_plt_expr(ops, n, row->plt_thr, row->cfa_off))
+			report(s, path, off, "PLT CFA differs");
+		return;
+	}
+	v = sym_eval(ops, n);
+	if (row->cfa_how == CP_CFA_REG && (v.base != SB_REG || v.reg != row->cfa_reg ||
+					   v.off != row->cfa_off))
+		report(s, path, off, "CFA reg+off differs");
+	else if (row->cfa_how == CP_CFA_DEREF &&
+		 (v.base != SB_DEREF_REG || v.reg != row->cfa_reg || v.off != row->cfa_off))
+		report(s, path, off, "CFA deref differs");
+}
+
+/* Compares our rule (how, reg, off) for DWARF register regno with libdw's. */
+static void compare_reg(struct stats *s, const char *path, uintptr_t off, Dwarf_Frame *fr,
+			int regno, int how, int reg, int32_t roff)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	struct sym v;
+	char msg[96];
+
+	if (dwarf_frame_register(fr, regno, mem, &ops, &n) != 0) {
+		report(s, path, off, "libdw cannot describe a register");
+		return;
+	}
+	snprintf(msg, sizeof(msg), "register %d: ours how=%d off=%d", regno, how, roff);
+	if (n == 0) { /* ops == mem: undefined; ops == NULL: same value */
+		int want = ops ? CP_REG_UNDEF : CP_REG_SAME;
+		/* libdw reports registers without a rule as same value, undefined for
+		 * the ABI's call-clobbered ones; we treat "no rule" as same */
+		if (how != want && !(how == CP_REG_SAME && want == CP_REG_UNDEF && regno != 16))
+			report(s, path, off, msg);
+		return;
+	}
+	v = sym_eval(ops, n);
+	if (how == CP_REG_CFA) {
+		if (v.base != SB_CFA || v.off != roff)
+			report(s, path, off, msg);
+	} else if (how == CP_REG_AT_REG) {
+		if (v.base != SB_REG || v.reg != reg || v.off != roff)
+			report(s, path, off, msg);
+	} else if (how != CP_REG_OTHER) {
+		report(s, path, off, msg);
+	}
+}
+
+static void compare_row(struct stats *s, const struct cp_module *m, Dwarf_CFI *cfi,
+			const struct cp_cfi_row *row)
+{
+	Dwarf_Frame *fr;
+	Dwarf_Addr start, end;
+	bool sig;
+	uintptr_t off = row->lo - m->bias;
+
+	s->rows++;
+	if (dwarf_cfi_addrframe(cfi, off, &fr) != 0) {
+		report(s, m->path, off, "libdw finds no frame");
+		return;
+	}
+	dwarf_frame_info(fr, &start, &end, &sig);
+	/* libdw's restore_state also restores the remembered row's start address, so its
+	 * start may lie before ours; the rules and the end must agree. */
+	if (start > off || end != row->hi - m->bias)
+		{ char b[128]; snprintf(b, sizeof b, "row range differs: ours %#lx-%#lx libdw %#lx-%#lx", (unsigned long)off, (unsigned long)(row->hi - m->bias), (unsigned long)start, (unsigned long)end); report(s, m->path, off, b); }
+	if ((row->kind == CP_ROW_SIGNAL) != sig)
+		report(s, m->path, off, "signal-frame flag differs");
+	if (row->kind == CP_ROW_UNSUPPORTED) {
+		if (s->unsupported++ < 5)
+			fprintf(stderr, "  unsupported row at %s+%#lx\n", m->path, (unsigned long)off);
+	} else if (row->kind != CP_ROW_SIGNAL) {
+		compare_cfa(s, m->path, off, fr, row);
+		compare_reg(s, m->path, off, fr, CP_DW_RIP, row->ra_how, 0, row->ra_off);
+		for (int i = 0; i < CP_NSAVED; i++)
+			compare_reg(s, m->path, off, fr, cp_saved_regs[i], row->saved_how[i],
+				    row->saved_reg[i], row->saved_off[i]);
+	}
+	free(fr);
+}
+
+/* Walks every FDE listed in the module's .eh_frame_hdr and every row in it. */
+static void check_module(const struct cp_module *m, struct stats *s)
+{
+	const struct cp_ehinfo *info = m->unwind_private;
+	const int32_t *t;
+	int fd = open(m->path, O_RDONLY);
+	Elf *elf;
+	Dwarf_CFI *cfi;
+
+	assert_true(fd >= 0);
+	assert_non_null(info);
+	assert_true(info->count > 0);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	cfi = dwarf_getcfi_elf(elf);
+	assert_non_null(cfi);
+	t = (const int32_t *)(const void *)info->table;
+	for (uint32_t i = 0; i < info->count; i++) {
+		uintptr_t pc = (uintptr_t)info->hdr + t[2 * i];
+		struct cp_cfi_row row;
+		s->fdes++;
+		for (int guard = 0; guard < 100000; guard++) {
+			assert_int_equal(cp_cfi_find_row(m, pc, &row), 0);
+			if (row.kind == CP_ROW_NONE || row.hi <= pc)
+				break;
+			compare_row(s, m, cfi, &row);
+			pc = row.hi;
+		}
+	}
+	dwarf_cfi_end(cfi);
+	elf_end(elf);
+	close(fd);
+}
+
+static void check_at(const char *what, void *addr)
+{
+	const struct cp_module *m = cp_modules_find((uintptr_t)addr);
+	struct stats s = {0, 0, 0, 0};
+
+	assert_non_null(m);
+	check_module(m, &s);
+	fprintf(stderr, "  %-40s %6ld FDEs %7ld rows, %ld unsupported, %ld mismatches\n",
+		m->path, s.fdes, s.rows, s.unsupported, s.mismatches);
+	assert_true(s.rows > s.fdes);
+	assert_int_equal(s.mismatches, 0);
+	assert_true(s.unsupported * 1000 <= s.rows); /* at most 0.1% of rows */
+	(void)what;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	elf_version(EV_CURRENT);
+	assert_int_equal(cp_modules_init(NULL), 0);
+	return 0;
+}
+
+static void test_libc(void **state)
+{
+	(void)state;
+	check_at("libc", dlsym(RTLD_DEFAULT, "qsort"));
+}
+
+static void test_libm(void **state)
+{
+	void *h = dlopen("libm.so.6", RTLD_NOW);
+
+	(void)state;
+	assert_non_null(h);
+	cp_modules_sync();
+	check_at("libm", dlsym(h, "cos"));
+}
+
+static void test_ld_so(void **state)
+{
+	(void)state;
+	uintptr_t base = getauxval(AT_BASE), a = base;
+
+	while (!cp_modules_find(a) && a < base + (1 << 20))
+		a += 4096;
+	check_at("ld.so", (void *)a);
+}
+
+static void test_libdw(void **state)
+{
+	(void)state;
+	check_at("libdw", (void *)dwarf_cfi_addrframe);
+}
+
+static void test_self(void **state)
+{
+	(void)state;
+	check_at("self", (void *)check_module);
+}
+
+static void test_cxx_runtime(void **state)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_NOW);
+
+	(void)state;
+	if (!h)
+		skip();
+	cp_modules_sync();
+	check_at("libstdc++", dlsym(h, "__cxa_throw"));
+}
+
+static void test_workload_lib(void **state)
+{
+	char path[1024];
+	const char *dir = getenv("CP_BUILD_DIR");
+	void *h;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/workloads/libdlwork.so", dir ? dir : ".");
+	h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "  %s not built: %s\n", path, dlerror());
+		skip();
+	}
+	cp_modules_sync();
+	check_at("libdlwork", dlsym(h, "dl_work"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_libc),     cmocka_unit_test(test_libm),
+		cmocka_unit_test(test_ld_so),    cmocka_unit_test(test_libdw),
+		cmocka_unit_test(test_self),     cmocka_unit_test(test_cxx_runtime),
+		cmocka_unit_test(test_workload_lib),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
