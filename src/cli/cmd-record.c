@@ -1,16 +1,243 @@
-/* callpath record — placeholder until its issue lands; exits non-zero so nothing mistakes it
- * for a working command. */
+/* callpath record [options] [--] PROGRAM [ARGS...]
+ *
+ * Runs PROGRAM with libcallpath-rt.so preloaded (found beside the callpath executable),
+ * configured through CALLPATH_* environment variables (see src/runtime/core/config.c),
+ * waits for it, prints a summary of the measurement and its hottest calling contexts on
+ * stderr, and exits with the program's exit status (128+N if signal N killed it). */
 #include "cli/cli.h"
+#include "report/report.h"
+#include "runtime/sample/catalog.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RECORD_MAX_EVENTS 16
+
+struct record_opts {
+	const char *events[RECORD_MAX_EVENTS];
+	int nevents;
+	const char *outdir;
+	int follow_exec;
+	int quiet;
+};
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: callpath record [options] [--] PROGRAM [ARGS...]\n\n"
+		"Runs PROGRAM, samples the calling context of every thread, and writes a\n"
+		"measurement directory; then prints a summary and the hottest contexts.\n\n"
+		"options:\n"
+		"  -e, --event EVENT[@PERIOD]  what to sample (repeatable; default cputime).\n"
+		"                              PERIOD: number with ns/us/ms/s (default ns)\n"
+		"  -o, --output DIR            measurement directory\n"
+		"                              (default ./callpath-PROGRAM-PID)\n"
+		"      --no-follow-exec        do not profile programs started with exec\n"
+		"  -q, --quiet                 no summary at the end\n"
+		"  -h, --help                  this help\n\nevents:\n");
+	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
+		fprintf(out, "  %-10s %s\n", cp_event_catalog[i].name, cp_event_catalog[i].help);
+	fprintf(out, "\nThe exit status is PROGRAM's (128+N if signal N killed it).\n");
+}
+
+/* Checks EVENT[@PERIOD] against the catalog before anything runs. */
+static int record_check_event(const char *spec)
+{
+	const char *at = strchr(spec, '@');
+	size_t len = at ? (size_t)(at - spec) : strlen(spec);
+	const struct cp_event_info *info = cp_event_lookup(spec, len);
+	uint64_t period;
+	if (!info) {
+		cli_error("record", "unknown event '%.*s'; known events:", (int)len, spec);
+		for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
+			fprintf(stderr, "  %-10s %s\n", cp_event_catalog[i].name,
+				cp_event_catalog[i].help);
+		return -1;
+	}
+	if (at && (cp_event_parse_period(at + 1, &period) || period < info->min_period)) {
+		cli_error("record",
+			  "bad period '%s' for %s: give a number of %s with an optional "
+			  "ns/us/ms/s suffix, at least %llu ns (e.g. %s@500us)",
+			  at + 1, info->name, info->unit, (unsigned long long)info->min_period,
+			  info->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{"event", required_argument, 0, 'e'},   {"output", required_argument, 0, 'o'},
+		{"no-follow-exec", no_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
+		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+	};
+	int c;
+	o->follow_exec = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->nevents == RECORD_MAX_EVENTS) {
+				cli_error("record", "at most %d events", RECORD_MAX_EVENTS);
+				return -1;
+			}
+			if (record_check_event(optarg))
+				return -1;
+			o->events[o->nevents++] = optarg;
+			break;
+		case 'o':
+			o->outdir = optarg;
+			break;
+		case 'F':
+			o->follow_exec = 0;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "Run 'callpath record --help' for the options.\n");
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("record", "no program given; usage: callpath record [options] [--] "
+				    "PROGRAM [ARGS...]");
+		return -1;
+	}
+	return 0;
+}
+
+/* Is `prog` something execvp can run? (A clear error beats a child's exit 127.) */
+static int record_find_program(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return access(prog, X_OK);
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(buf, sizeof buf, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog);
+		if (!access(buf, X_OK))
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
+/* Sets LD_PRELOAD (ours first, keeping any existing one) and the CALLPATH_* variables. */
+static int record_environment(const struct record_opts *o, const char *outdir)
+{
+	char lib[PATH_MAX], preload[2 * PATH_MAX], events[1024] = "";
+	snprintf(lib, sizeof lib, "%s/libcallpath-rt.so", cli_self_dir());
+	if (access(lib, R_OK)) {
+		cli_error("record", "cannot find the runtime %s (%s); is callpath installed "
+				    "completely?",
+			  lib, strerror(errno));
+		return -1;
+	}
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+	for (int i = 0; i < o->nevents; i++)
+		snprintf(events + strlen(events), sizeof events - strlen(events), "%s%s",
+			 i ? "," : "", o->events[i]);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("CALLPATH_OUTPUT", outdir, 1);
+	setenv("CALLPATH_EVENTS", o->nevents ? events : "cputime", 1);
+	setenv("CALLPATH_FOLLOW_EXEC", o->follow_exec ? "1" : "0", 1);
+	return 0;
+}
+
+static int record_outdir(const struct record_opts *o, const char *prog, char *out, size_t cap)
+{
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	if (o->outdir)
+		snprintf(out, cap, "%s", o->outdir);
+	else
+		snprintf(out, cap, "callpath-%s-%d", base, (int)getpid());
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		cli_error("record", "cannot create the measurement directory %s: %s", out,
+			  strerror(errno));
+		return -1;
+	}
+	/* Absolute, so that a program that changes directory still writes there. */
+	char abs[PATH_MAX];
+	if (realpath(out, abs))
+		snprintf(out, cap, "%s", abs);
+	return 0;
+}
+
+/* Runs the program and returns its status as an exit code (128+sig when killed). */
+static int record_run(char **argv, int *signaled)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		cli_error("record", "fork failed: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "callpath record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	/* The terminal's ^C goes to the program; we only wait for it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			cli_error("record", "waitpid failed: %s", strerror(errno));
+			return -1;
+		}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	if (WIFSIGNALED(status)) {
+		*signaled = WTERMSIG(status);
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
 
 int cmd_record(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
-		printf("usage: callpath record ... (not implemented yet)\n");
-		return 0;
+	struct record_opts o;
+	char outdir[PATH_MAX];
+	memset(&o, 0, sizeof o);
+	int rc = record_parse(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
+	char **prog = argv + optind;
+	if (record_find_program(prog[0])) {
+		cli_error("record", "cannot run '%s': not found or not executable", prog[0]);
+		return 127;
 	}
-	cli_error("record", "not implemented yet");
-	return CLI_EXIT_FAILURE;
+	if (record_outdir(&o, prog[0], outdir, sizeof outdir) || record_environment(&o, outdir))
+		return CLI_EXIT_FAILURE;
+	int signaled = 0;
+	int status = record_run(prog, &signaled);
+	if (status < 0)
+		return CLI_EXIT_FAILURE;
+	unsetenv("LD_PRELOAD");
+	if (signaled)
+		fprintf(stderr, "callpath record: %s was killed by signal %d (%s)\n", prog[0],
+			signaled, strsignal(signaled));
+	if (!o.quiet) {
+		fprintf(stderr, "callpath record: measurement in %s\n", outdir);
+		if (cp_report_print_summary(outdir, stderr, 10))
+			cli_error("record", NULL);
+	}
+	return status;
 }

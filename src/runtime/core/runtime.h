@@ -37,6 +37,7 @@ struct cp_thread {
 	uint64_t foreign_signals; /* deliveries of our signal number that were not ours */
 	int32_t tid;
 	uint32_t tidx;
+	uint64_t cpu_start_ns;    /* thread CPU clock when measuring began (exec keeps it) */
 	uint32_t slot;            /* index in the registry */
 	int lazy;                 /* first seen in a signal handler */
 	int app_blocked;          /* the program asked our signal to be blocked */

@@ -85,6 +85,7 @@ struct cp_thread *cp_thread_begin(int lazy)
 	t->busy = 1;
 	t->tid = cp_ss_gettid();
 	t->lazy = lazy;
+	t->cpu_start_ns = cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	t->tidx = __atomic_fetch_add(&cp_rt.next_tidx, 1, __ATOMIC_ACQ_REL);
 	if (thread_file(t) || registry_add(t)) {
 		if (t->cct.hdr)
@@ -110,8 +111,8 @@ static void thread_header_finish(struct cp_thread *t, uint64_t cpu_ns)
 	if (!h)
 		return;
 	h->end_ns = cp_ss_now_ns(CLOCK_REALTIME);
-	if (cpu_ns)
-		h->cpu_ns = cpu_ns;
+	if (cpu_ns > t->cpu_start_ns)
+		h->cpu_ns = cpu_ns - t->cpu_start_ns;
 }
 
 void cp_thread_end(struct cp_thread *t, int finished)

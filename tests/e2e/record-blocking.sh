@@ -1,0 +1,28 @@
+#!/bin/bash
+# realtime samples blocked threads; the program's sleeps still last as long as asked
+# (the workload checks itself) even though our timer interrupts them.
+source "$(dirname "$0")/lib.sh"
+CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
+prog=$CP_WORKLOADS/blocking.O2
+[ -x "$prog" ] || skip "workloads not built"
+run "$CALLPATH" record -q -e realtime -e cputime -o "$WORK/m" -- "$prog" 300
+grep -q "blocking done ok" "$WORK/run.out" || fail "program behaviour changed: $(cat "$WORK/run.out")"
+$CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"
+python3 - "$WORK/m.json" <<'PY' || fail "realtime/cputime split wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for p in d["procs"] if not any("fork child" in n for n in p["notes"])][0]
+names = [m["name"] for m in p["metrics"]]
+assert names == ["realtime", "cputime"], names
+t = [t for t in d["threads"] if t["pid"] == p["pid"]][0]
+wall = (t["end_ns"] - t["start_ns"]) / 1e9
+real, cpu = t["samples"]
+print("wall", wall, "realtime samples", real, "cputime samples", cpu, "cpu_ns", t["cpu_ns"])
+# realtime covers the wall time (two 300 ms waits + compute), cputime only the compute.
+assert 0.8 < real / (wall * 1000) < 1.2, (real, wall)
+assert cpu < 0.8 * real, (cpu, real)
+PY
+# Without realtime the waits are not interrupted at all; the output is the same.
+run "$CALLPATH" record -q -o "$WORK/c" -- "$prog" 100
+grep -q "blocking done ok" "$WORK/run.out" || fail "behaviour changed under cputime"
+exit 0

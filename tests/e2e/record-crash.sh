@@ -1,0 +1,33 @@
+#!/bin/bash
+# SIGSEGV: callpath exits 128+11 and reports the signal; the files are marked CRASHED and
+# hold the samples. SIGKILL: files stay readable up to the last published sample.
+source "$(dirname "$0")/lib.sh"
+CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
+[ -x "$CP_WORKLOADS/segv.O2" ] || skip "workloads not built"
+"$CALLPATH" record -q -o "$WORK/m" -- "$CP_WORKLOADS/segv.O2" >/dev/null 2>"$WORK/err"
+rc=$?
+[ $rc = 139 ] || fail "exit status $rc, want 139 (128+SIGSEGV)"
+grep -q "signal 11" "$WORK/err" || fail "signal not reported: $(cat "$WORK/err")"
+$CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"
+json_assert "$WORK/m.json" 'd["procs"][0]["flags"] & 2 and d["procs"][0]["exit_status"] == 139' "CRASHED, status 139"
+json_assert "$WORK/m.json" 'd["threads"][0]["samples"][0] > 100' "samples kept"
+
+# SIGKILL in the middle of a run: everything published so far is valid.
+(cd "$WORK" && exec "$CALLPATH" record -q -o "$WORK/k" -- "$CP_WORKLOADS/threads.O2" 4) \
+	>/dev/null 2>&1 &
+cpid=$!
+for i in $(seq 50); do
+	sleep 0.1
+	[ "$(ls "$WORK/k" 2>/dev/null | grep -c thr)" -ge 5 ] && break
+done
+sleep 0.3
+pkill -KILL -P $cpid -f threads.O2 || fail "could not find the program to kill"
+wait $cpid
+rc=$?
+[ $rc = 137 ] || fail "exit status $rc after SIGKILL, want 137"
+$CHECK "$WORK/k" >"$WORK/k.json" || fail "files of a killed run are not readable"
+json_assert "$WORK/k.json" 'not d["procs"][0]["flags"] & 1' "killed run not FINISHED"
+json_assert "$WORK/k.json" 'sum(t["samples"][0] for t in d["threads"]) > 50' "samples survive SIGKILL"
+json_assert "$WORK/k.json" 'all(t["totals"][0] <= t["samples"][0] * 1000000 for t in d["threads"])' \
+	"values consistent with counters"
+exit 0

@@ -1,0 +1,18 @@
+#!/bin/bash
+# Option errors are caught before the program runs, with messages that say what to do.
+source "$(dirname "$0")/lib.sh"
+cd "$WORK"
+"$CALLPATH" record --help >out 2>&1 || fail "--help failed"
+grep -q "cputime" out && grep -q "realtime" out || fail "--help does not list events"
+"$CALLPATH" record -e nosuch -- true >out 2>&1 && fail "unknown event accepted"
+grep -q "unknown event 'nosuch'" out && grep -q "cputime" out || fail "bad message: $(cat out)"
+"$CALLPATH" record -e cputime@fast -- true >out 2>&1 && fail "bad period accepted"
+grep -q "bad period" out || fail "bad period message: $(cat out)"
+[ -z "$(ls -d callpath-* 2>/dev/null)" ] || fail "directory created despite bad options"
+"$CALLPATH" record -- ./no-such-program >out 2>&1
+rc=$?
+[ $rc = 127 ] || fail "missing program: exit $rc, want 127"
+grep -q "no-such-program" out || fail "missing program not named: $(cat out)"
+"$CALLPATH" record -q -o m -- sh -c 'exit 3'
+[ $? = 3 ] || fail "exit status of the program not returned"
+exit 0

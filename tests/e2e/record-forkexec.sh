@@ -1,0 +1,34 @@
+#!/bin/bash
+# fork: the child gets its own process file; exec: the new image is followed (a third
+# process file, same pid, next gen) unless --no-follow-exec.
+source "$(dirname "$0")/lib.sh"
+CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
+prog=$CP_WORKLOADS/forkexec.O2
+[ -x "$prog" ] || skip "workloads not built"
+run "$CALLPATH" record -q -o "$WORK/m" -- "$prog" "$CP_WORKLOADS/chain.O2"
+grep -q "chain done" "$WORK/run.out" || fail "exec'd program did not run"
+$CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"
+python3 - "$WORK/m.json" <<'PY' || fail "fork/exec files wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+procs = {(p["pid"], p["gen"]): p for p in d["procs"]}
+assert len(procs) == 3, list(procs)
+parent = [p for p in d["procs"] if p["exe"].endswith("forkexec.O2") and p["gen"] == 0 and
+          not any("fork child" in n for n in p["notes"])]
+child = [p for p in d["procs"] if any("fork child" in n for n in p["notes"])]
+exe = [p for p in d["procs"] if p["exe"].endswith("chain.O2")]
+assert len(parent) == 1 and len(child) == 1 and len(exe) == 1, d["procs"]
+assert child[0]["ppid"] == parent[0]["pid"]
+assert exe[0]["pid"] == child[0]["pid"] and exe[0]["gen"] == child[0]["gen"] + 1
+assert all(p["flags"] & 1 for p in d["procs"])
+for p in d["procs"]:
+    ts = [t for t in d["threads"] if t["pid"] == p["pid"] and t["gen"] == p["gen"]]
+    assert len(ts) == 1 and ts[0]["samples"][0] > 100, (p["file"], ts)
+    assert ts[0]["complete"] >= 0.99 * ts[0]["samples"][0]
+PY
+run "$CALLPATH" record -q --no-follow-exec -o "$WORK/n" -- "$prog" "$CP_WORKLOADS/chain.O2"
+grep -q "chain done" "$WORK/run.out" || fail "exec'd program did not run (no-follow)"
+$CHECK "$WORK/n" >"$WORK/n.json" || fail "no-follow measurement invalid"
+json_assert "$WORK/n.json" 'len(d["procs"]) == 2 and not any(p["exe"].endswith("chain.O2") for p in d["procs"])' \
+	"--no-follow-exec: exec'd image not profiled"
+exit 0
