@@ -3,7 +3,8 @@
 (--call-graph dwarf) and callpath; the top procedures by inclusive share from each, and a
 flag where the tools disagree by more than --tolerance percentage points.
 
-usage: compare.py [--bin DIR] [--callpath EXE] [--top N] [--tolerance PP] WORKLOAD [ARGS...]
+usage: compare.py [--bin DIR] [--callpath EXE [--callpath-rt SO]] [--top N] [--tolerance PP]
+                  WORKLOAD [ARGS...]
 
 Inclusive shares count a recursive procedure once per sample in every tool:
 gperftools `google-pprof --text --cum` (cum %), perf `report --children` (Children %), and
@@ -27,6 +28,7 @@ def run(cmd, env=None):
 def norm(name):
     """Procedure names as the tools print them differ only in decorations."""
     name = re.sub(r"\s*\(inlined\)$", "", name)
+    name = re.sub(r"(\.(constprop|isra|part|cold)(\.\d+)?)+$", "", name)  # gcc clones
     return re.sub(r"^__GI_", "", name)
 
 
@@ -53,7 +55,7 @@ def perf_shares(prog, args, tmp):
                "-g", "none"])
     incl, excl = {}, {}
     for line in out.splitlines():
-        m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+\[.\]\s+(\S.*?)\s+-\s+-\s*$", line)
+        m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+\[\.\]\s+(\S.*?)\s+-\s+-\s*$", line)
         if m:
             name = norm(m.group(3))
             incl[name] = max(incl.get(name, 0), float(m.group(1)))
@@ -61,19 +63,26 @@ def perf_shares(prog, args, tmp):
     return incl, excl
 
 
-def callpath_shares(exe, prog, args, tmp):
+def callpath_shares(exe, prog, args, tmp, rt=None):
+    """rt: record by preloading the runtime directly instead of `callpath record`."""
     mdir = os.path.join(tmp, "cp")
-    run([exe, "record", "-o", mdir, "-e", "cputime@1000000", "--", prog] + args)
-    doc = json.loads(run([exe, "report", mdir, "--view", "bottom-up", "--format", "json"]))
+    if rt:
+        env = dict(os.environ, LD_PRELOAD=rt, CALLPATH_OUTPUT=mdir,
+                   CALLPATH_EVENTS="cputime@1000000")
+        run([prog] + args, env)
+    else:
+        run([exe, "record", "-o", mdir, "-e", "cputime@1000000", "--", prog] + args)
+    doc = json.loads(run([exe, "report", mdir, "--view", "bottom-up", "--format", "json",
+                          "--threshold", "0"]))
     nodes = doc["nodes"]
-    top = [n for n in nodes if n.get("parent") in (None, -1, 0) and n.get("procedure")]
-    metric = 0
-    total = sum(n["exclusive"][metric] for n in nodes)
+    roots = [n for n in nodes if n.get("parent") is None]
+    if len(roots) == 1 and not roots[0].get("name"):  # a synthetic root: use its children
+        roots = [n for n in nodes if n.get("parent") == roots[0]["id"]]
     incl, excl = {}, {}
-    for n in top:
-        name = norm(n["procedure"])
-        incl[name] = incl.get(name, 0) + 100.0 * n["inclusive"][metric] / total
-        excl[name] = excl.get(name, 0) + 100.0 * n["exclusive"][metric] / total
+    for n in roots:
+        name = norm(n.get("name") or "?")
+        incl[name] = incl.get(name, 0) + n["inclusive_pct"][0]
+        excl[name] = excl.get(name, 0) + n["exclusive_pct"][0]
     return incl, excl
 
 
@@ -93,6 +102,9 @@ def table(results, top, tol):
             v = incl.get(n)
             vals.append(v or 0.0)
             cells.append("–" if v is None else f"{v:.1f} ({excl.get(n, 0):.1f})")
+        if any(results[t][0].get(n) is None for t in tools):
+            lines.append(f"| {n} | " + " | ".join(cells) + " | n/a (not named by every tool) |")
+            continue
         ok = max(vals) - min(vals) <= tol
         flags += not ok
         lines.append(f"| {n} | " + " | ".join(cells) + f" | {'yes' if ok else '**NO**'} |")
@@ -103,6 +115,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="/tmp/cp-bench-overhead/bin")
     ap.add_argument("--callpath", default=os.environ.get("CALLPATH"))
+    ap.add_argument("--callpath-rt", help="preload this runtime instead of callpath record")
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--tolerance", type=float, default=5.0)
     ap.add_argument("workload")
@@ -114,7 +127,8 @@ def main():
         results["gperftools"] = gperf_shares(prog, a.args, tmp)
         results["perf dwarf"] = perf_shares(prog, a.args, tmp)
         if a.callpath:
-            results["callpath"] = callpath_shares(a.callpath, prog, a.args, tmp)
+            results["callpath"] = callpath_shares(a.callpath, prog, a.args, tmp,
+                                                  a.callpath_rt)
     text, flags = table(results, a.top, a.tolerance)
     print(text)
     print(f"\n{flags} procedure(s) differ by more than {a.tolerance} points between tools.")
