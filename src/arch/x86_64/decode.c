@@ -210,6 +210,9 @@ int cp_x86_format(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, si
 		return -1;
 	if (!ZYAN_SUCCESS(ZydisFormatterInit(&fmt, ZYDIS_FORMATTER_STYLE_ATT)))
 		return -1;
+	/* "call 0x1015", as objdump prints it, not "call 0x0000000000001015" */
+	ZydisFormatterSetProperty(&fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
+				  ZYDIS_PADDING_DISABLED);
 	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&fmt, &zi, ops, zi.operand_count_visible,
 							  buf, size, addr, NULL)))
 		return -1;
