@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
-#include <math.h>
 #include <cmocka.h>
 
 #include "runtime/unwind/modules.h"
@@ -249,7 +248,7 @@ NOINLINE static void step_region(void)
 	sink += dst[0];
 	run_plt_once();
 	sink += snprintf(dst, sizeof(dst), "%d %s %.3f", (int)sink, plt_str, 2.5);
-	sink += strtol("12345", NULL, 10) + (long)sqrt((double)sink);
+	sink += strtol("12345", NULL, 10) + (long)strtod("2.5e3", NULL);
 }
 
 static void step_trap(int sig, siginfo_t *si, void *ucv)

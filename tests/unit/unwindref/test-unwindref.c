@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -305,13 +307,85 @@ static void test_workload_lib(void **state)
 	check_at("libdlwork", dlsym(h, "dl_work"));
 }
 
+/* The -O2 workload executables are PIEs (no dlopen): map each file flat and describe it
+ * as a module. Valid when the text and .eh_frame segments have file offset == vaddr,
+ * which holds for the default -z separate-code layout (checked). */
+static int map_flat(const char *path, struct cp_module *m, struct cp_ehinfo *info, void **img,
+		    size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat sb;
+	const Elf64_Ehdr *eh;
+	const Elf64_Phdr *ph;
+
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return -1;
+	*len = sb.st_size;
+	*img = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	eh = *img;
+	ph = (const Elf64_Phdr *)((const char *)*img + eh->e_phoff);
+	memset(m, 0, sizeof(*m));
+	m->bias = (uintptr_t)*img;
+	memcpy(m->path, path, strnlen(path, sizeof(m->path) - 1));
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if ((ph[i].p_type == PT_LOAD || ph[i].p_type == PT_GNU_EH_FRAME) &&
+		    ph[i].p_offset != ph[i].p_vaddr && !(ph[i].p_flags & PF_W))
+			return -1;
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			m->text_lo = m->bias + ph[i].p_vaddr;
+			m->text_hi = m->text_lo + ph[i].p_filesz;
+		} else if (ph[i].p_type == PT_GNU_EH_FRAME) {
+			m->eh_frame_hdr = (const uint8_t *)(m->bias + ph[i].p_vaddr);
+			m->eh_frame_hdr_size = ph[i].p_memsz;
+		}
+	}
+	cp_cfi_prepare(m, info);
+	m->unwind_private = info;
+	return m->eh_frame_hdr ? 0 : -1;
+}
+
+static void test_workload_executables(void **state)
+{
+	static const char *const names[] = {"chain", "callers", "recurse", "threads", "blocking",
+					    "dlopen", "ownsig", "segv", "forkexec"};
+	const char *dir = getenv("CP_BUILD_DIR");
+	int checked = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[1024];
+		struct cp_module m;
+		struct cp_ehinfo info;
+		struct stats s = {0, 0, 0, 0};
+		void *img = NULL;
+		size_t len = 0;
+
+		snprintf(path, sizeof(path), "%s/tests/workloads/%s.O2", dir ? dir : ".", names[i]);
+		if (access(path, R_OK) != 0)
+			continue;
+		assert_int_equal(map_flat(path, &m, &info, &img, &len), 0);
+		check_module(&m, &s);
+		fprintf(stderr, "  %-40s %6ld FDEs %7ld rows, %ld unsupported, %ld mismatches\n",
+			m.path, s.fdes, s.rows, s.unsupported, s.mismatches);
+		assert_int_equal(s.mismatches, 0);
+		assert_int_equal(s.unsupported, 0);
+		munmap(img, len);
+		checked++;
+	}
+	if (!checked) {
+		fprintf(stderr, "  no workload executables under %s/tests/workloads\n", dir);
+		skip();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libc),     cmocka_unit_test(test_libm),
 		cmocka_unit_test(test_ld_so),    cmocka_unit_test(test_libdw),
 		cmocka_unit_test(test_self),     cmocka_unit_test(test_cxx_runtime),
-		cmocka_unit_test(test_workload_lib),
+		cmocka_unit_test(test_workload_lib), cmocka_unit_test(test_workload_executables),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
