@@ -34,7 +34,9 @@ enum cp_st_scope_flags {
 	CP_ST_F_PLT = 1 << 0,         /* PROC: a PLT stub */
 	CP_ST_F_NO_DWARF = 1 << 1,    /* PROC: no debug information */
 	CP_ST_F_IRREDUCIBLE = 1 << 2, /* PROC: has an irreducible region (see notes) */
-	CP_ST_F_SPLIT = 1 << 3        /* PROC: has split-off parts (.cold) */
+	CP_ST_F_SPLIT = 1 << 3,       /* PROC: has split-off parts (.cold) */
+	CP_ST_F_FROM_DWARF = 1 << 4,  /* PROC: known only from a DWARF subprogram */
+	CP_ST_F_FROM_FDE = 1 << 5     /* PROC: no symbol, found from its .eh_frame FDE */
 };
 
 struct cp_st_header {

@@ -281,6 +281,12 @@ static void json_kind_fields(struct tree *t, uint32_t s, FILE *out)
 		json_str(t, "name", str(t, sc->name), out);
 	if (sc->kind == CP_ST_PROC) {
 		json_str(t, "linkage", str(t, sc->aux), out);
+		json_str(t, "origin",
+			 sc->flags & CP_ST_F_PLT	  ? "plt"
+			 : sc->flags & CP_ST_F_FROM_DWARF ? "dwarf"
+			 : sc->flags & CP_ST_F_FROM_FDE   ? "fde"
+							  : "symbol",
+			 out);
 		fprintf(out, ",\"plt\":%s,\"debug_info\":%s,\"split\":%s",
 			sc->flags & CP_ST_F_PLT ? "true" : "false",
 			sc->flags & CP_ST_F_NO_DWARF ? "false" : "true",

@@ -48,6 +48,17 @@ static size_t oracle_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return cp_elf_read(&m->image, addr, buf, len);
 }
 
+static void add_seg(struct rc_proc *rp, uint64_t lo, uint64_t hi, int32_t loop)
+{
+	struct rc_seg *last = rp->nloop_segs ? &rp->loop_segs[rp->nloop_segs - 1] : NULL;
+	if (last && last->hi == lo && last->v == loop) {
+		last->hi = hi;
+		return;
+	}
+	XGROW(rp->loop_segs, rp->nloop_segs + 1, rp->loop_segs_alloc);
+	rp->loop_segs[rp->nloop_segs++] = (struct rc_seg){lo, hi, loop};
+}
+
 int rc_loops_find(struct rc_loops *l, struct rc_proc *rp)
 {
 	rp->nloop_segs = 0;
@@ -58,15 +69,21 @@ int rc_loops_find(struct rc_loops *l, struct rc_proc *rp)
 	if (rc)
 		return rc;
 	cp_loops_find(&l->nest, &l->cfg);
+	uint64_t prev_hi = 0;
+	int32_t prev_loop = -1;
 	for (size_t b = 0; b < l->cfg.nblocks; b++) {
 		int32_t loop = l->nest.block_loop[b];
 		const struct cp_cfg_block *bl = &l->cfg.blocks[b];
-		if (loop < 0 || bl->hi <= bl->lo)
-			continue;
-		if (rp->nloop_segs && rp->loop_segs[rp->nloop_segs - 1].hi > bl->lo)
-			continue; /* overlapping blocks (jump into an instruction) */
-		XGROW(rp->loop_segs, rp->nloop_segs + 1, rp->loop_segs_alloc);
-		rp->loop_segs[rp->nloop_segs++] = (struct rc_seg){bl->lo, bl->hi, loop};
+		if (bl->hi <= bl->lo || bl->lo < prev_hi)
+			continue; /* empty, or overlapping (a jump into an instruction) */
+		/* Undecoded bytes between two blocks of one loop (alignment padding) belong
+		 * to that loop. */
+		if (loop >= 0 && loop == prev_loop && bl->lo > prev_hi)
+			add_seg(rp, prev_hi, bl->lo, loop);
+		if (loop >= 0)
+			add_seg(rp, bl->lo, bl->hi, loop);
+		prev_hi = bl->hi;
+		prev_loop = loop;
 	}
 	return 0;
 }

@@ -187,6 +187,31 @@ static void add_loop_points(struct assembler *as, const struct cp_loop *lp, uint
 	}
 }
 
+static int in_loop(const struct cp_loop_nest *nest, const struct cp_loop *lp, uint64_t addr)
+{
+	for (uint32_t i = 0; i < lp->nranges; i++) {
+		const struct cp_loop_range *r = &nest->ranges[lp->first_range + i];
+		if (addr >= r->lo && addr < r->hi)
+			return 1;
+	}
+	return 0;
+}
+
+/* The line of the loop header; when the compiler gave it line 0 (clang does), the first
+ * real line that follows inside the loop. */
+static const struct rc_line *header_line(const struct rc_proc *rp,
+					 const struct cp_loop_nest *nest, const struct cp_loop *lp)
+{
+	const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, lp->header);
+	if (!ln || ln->line > 0)
+		return ln;
+	const struct rc_line *end = rp->lines + rp->nlines;
+	for (const struct rc_line *p = ln + 1; p < end && p < ln + 64; p++)
+		if (p->line > 0 && in_loop(nest, lp, p->lo))
+			return p;
+	return ln;
+}
+
 static void make_loops(struct assembler *as)
 {
 	const struct cp_loop_nest *nest = &as->loops->nest;
@@ -199,7 +224,7 @@ static void make_loops(struct assembler *as)
 		uint32_t base = lp->parent >= 0 ? as->loop_scope[lp->parent] : as->proc_scope;
 		int32_t base_home = lp->parent >= 0 ? as->loop_home[lp->parent] : -1;
 		uint32_t parent = attach(as, base, base_home, home);
-		const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, lp->header);
+		const struct rc_line *ln = header_line(rp, nest, lp);
 		struct cp_st_scope s = {.parent = parent, .kind = CP_ST_LOOP, .addr = lp->header};
 		if (ln && ln->line > 0) {
 			s.file = file_id(as, ln->file);
@@ -284,6 +309,10 @@ static uint32_t make_proc_scope(struct assembler *as)
 	s.aux = cp_structure_builder_string(as->b, p->linkage);
 	if (p->flags & CP_PROC_PLT)
 		s.flags |= CP_ST_F_PLT;
+	if (p->flags & CP_PROC_DWARF)
+		s.flags |= CP_ST_F_FROM_DWARF;
+	if (p->flags & CP_PROC_FDE)
+		s.flags |= CP_ST_F_FROM_FDE;
 	if (!rp->has_dwarf)
 		s.flags |= CP_ST_F_NO_DWARF;
 	if (rp->nparts > 1)
