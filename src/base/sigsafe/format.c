@@ -57,13 +57,31 @@ void cp_ss_buf_puti(struct cp_ss_buf *b, int64_t v)
 	}
 }
 
-/* Reads one conversion's length modifier and emits the argument. */
+/* Emits a converted number with printf's width rules: zero padding goes after the sign,
+ * space padding before it. */
+static void put_padded(struct cp_ss_buf *b, const char *num, unsigned width, int zero)
+{
+	size_t len = cp_ss_strlen(num);
+	int neg = num[0] == '-';
+	if (neg && zero)
+		cp_ss_buf_putc(b, *num++);
+	for (; len < width; len++)
+		cp_ss_buf_putc(b, zero ? '0' : ' ');
+	cp_ss_buf_puts(b, num);
+}
+
+/* Reads one conversion (after '%') and emits its argument; returns what follows it. */
 static const char *format_conv(struct cp_ss_buf *b, const char *f, va_list *ap)
 {
 	unsigned width = 0;
-	int longs = 0, size_t_arg = 0;
-	if (*f == '0')
+	int longs = 0, size_t_arg = 0, zero = 0;
+	char tmp[32];
+	struct cp_ss_buf nb;
+	cp_ss_buf_init(&nb, tmp, sizeof tmp);
+	if (*f == '0') {
+		zero = 1;
 		f++;
+	}
 	while (*f >= '0' && *f <= '9')
 		width = width * 10 + (unsigned)(*f++ - '0');
 	for (; *f == 'l'; f++)
@@ -74,21 +92,21 @@ static const char *format_conv(struct cp_ss_buf *b, const char *f, va_list *ap)
 	}
 	switch (*f) {
 	case 'd':
-	case 'i': {
-		int64_t v = size_t_arg ? (int64_t)va_arg(*ap, ssize_t)
-			    : longs	 ? (int64_t)va_arg(*ap, long)
-				       : (int64_t)va_arg(*ap, int);
-		cp_ss_buf_puti(b, v);
+	case 'i':
+		cp_ss_buf_puti(&nb, size_t_arg ? (int64_t)va_arg(*ap, ssize_t)
+				    : longs    ? (int64_t)va_arg(*ap, long)
+					       : (int64_t)va_arg(*ap, int));
+		put_padded(b, tmp, width, zero);
 		break;
-	}
 	case 'u':
-	case 'x': {
-		uint64_t v = size_t_arg ? (uint64_t)va_arg(*ap, size_t)
-			     : longs	  ? (uint64_t)va_arg(*ap, unsigned long)
-					  : (uint64_t)va_arg(*ap, unsigned);
-		cp_ss_buf_putu(b, v, *f == 'x' ? 16 : 10, width);
+	case 'x':
+		cp_ss_buf_putu(&nb,
+			       size_t_arg ? (uint64_t)va_arg(*ap, size_t)
+			       : longs	  ? (uint64_t)va_arg(*ap, unsigned long)
+					  : (uint64_t)va_arg(*ap, unsigned),
+			       *f == 'x' ? 16 : 10, 0);
+		put_padded(b, tmp, width, zero);
 		break;
-	}
 	case 'p':
 		cp_ss_buf_puts(b, "0x");
 		cp_ss_buf_putu(b, (uint64_t)(uintptr_t)va_arg(*ap, void *), 16, 0);
@@ -104,10 +122,9 @@ static const char *format_conv(struct cp_ss_buf *b, const char *f, va_list *ap)
 		break;
 	default: /* unknown conversion: show it verbatim, consume nothing */
 		cp_ss_buf_putc(b, '%');
-		if (*f)
-			cp_ss_buf_putc(b, *f);
-		else
+		if (!*f)
 			return f;
+		cp_ss_buf_putc(b, *f);
 	}
 	return f + 1;
 }

@@ -26,7 +26,7 @@ void cp_ss_buf_putu(struct cp_ss_buf *b, uint64_t v, unsigned base, unsigned min
 void cp_ss_buf_puti(struct cp_ss_buf *b, int64_t v);
 
 /* printf-like subset: %s %c %d %i %u %x %p %%, with the l/ll/z length modifiers and a
- * numeric minimum width (zero-padded when written %0Nd). Returns the length written;
+ * minimum width for numbers (space-padded, or zero-padded when written %0N). Returns the length written;
  * always NUL-terminates (when cap > 0). */
 size_t cp_ss_format(char *out, size_t cap, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

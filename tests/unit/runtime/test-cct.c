@@ -1,0 +1,180 @@
+/* Thread-file arenas and calling-context-tree insertion: paths share prefixes, repeated
+ * samples create no nodes (memory grows with contexts, not samples), the hash table
+ * survives growth, the file is a valid published arena at every step. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "runtime/cct/cct.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/cp-test-cct.XXXXXX";
+
+static void make_path(char *out, size_t cap, const char *name)
+{
+	snprintf(out, cap, "%s/%s", dir, name);
+}
+
+static void cct_open(struct cp_cct *c, const char *name, uint32_t nmetrics, size_t reserve)
+{
+	char path[256];
+	struct cp_cct_info info = {.pid = 1, .tid = 2, .gen = 0, .tidx = 3,
+				   .nmetrics = nmetrics, .start_ns = 5, .reserve = reserve};
+	make_path(path, sizeof path, name);
+	assert_int_equal(cp_cct_create(c, path, &info), 0);
+}
+
+static uint32_t insert_path(struct cp_cct *c, const uint64_t *pcs, int n)
+{
+	uint32_t node = 0;
+	for (int i = 0; i < n; i++)
+		node = cp_cct_child(c, node, i == n - 1 ? CP_MF_NODE_PC : CP_MF_NODE_CALL, 7,
+				    pcs[i]);
+	return node;
+}
+
+static uint64_t file_size(const char *name)
+{
+	char path[256];
+	struct stat st;
+	make_path(path, sizeof path, name);
+	assert_int_equal(stat(path, &st), 0);
+	return (uint64_t)st.st_size;
+}
+
+static void test_header_and_root(void **state)
+{
+	struct cp_cct c;
+	cct_open(&c, "a.thr", 2, 1 << 20);
+	struct cp_mf_thread *h = c.hdr;
+	assert_memory_equal(h->h.magic, CP_MF_MAGIC, 8);
+	assert_int_equal(h->h.kind, CP_MF_KIND_THREAD);
+	assert_int_equal(h->node_size, 24 + 16);
+	assert_int_equal(h->h.used, h->h.header_size + h->node_size);
+	assert_int_equal(h->h.header_size % 8, 0);
+	struct cp_mf_node *root = cp_cct_node(&c, 0);
+	assert_int_equal(root->parent, 0xffffffffu);
+	assert_int_equal(root->kind, CP_MF_NODE_ROOT);
+	cp_cct_close(&c, 1);
+	assert_int_equal(file_size("a.thr"), 64 * 0 + sizeof(struct cp_mf_thread) + 40);
+}
+
+static void test_shared_prefix_and_repeat(void **state)
+{
+	struct cp_cct c;
+	cct_open(&c, "b.thr", 1, 1 << 20);
+	uint64_t p1[] = {0x100, 0x200, 0x300}, p2[] = {0x100, 0x200, 0x400};
+	uint32_t l1 = insert_path(&c, p1, 3), l2 = insert_path(&c, p2, 3);
+	assert_int_not_equal(l1, l2);
+	assert_int_equal(c.nnodes, 1 + 4); /* root, 0x100, 0x200, two leaves */
+	assert_int_equal(cp_cct_node(&c, l1)->parent, cp_cct_node(&c, l2)->parent);
+	uint64_t used = c.hdr->h.used;
+	for (int i = 0; i < 100000; i++) {
+		uint32_t l = insert_path(&c, i & 1 ? p1 : p2, 3);
+		cp_cct_node(&c, l)->metrics[0] += 1;
+	}
+	assert_int_equal(c.nnodes, 5);
+	assert_int_equal(c.hdr->h.used, used); /* samples add values, not memory */
+	assert_int_equal(cp_cct_node(&c, l1)->metrics[0] + cp_cct_node(&c, l2)->metrics[0],
+			 100000);
+	/* Same address, different kind or module: different nodes. */
+	assert_int_not_equal(cp_cct_child(&c, 0, CP_MF_NODE_PC, 7, 0x100),
+			     cp_cct_child(&c, 0, CP_MF_NODE_CALL, 7, 0x100));
+	assert_int_not_equal(cp_cct_child(&c, 0, CP_MF_NODE_CALL, 8, 0x100),
+			     cp_cct_child(&c, 0, CP_MF_NODE_CALL, 7, 0x100));
+	cp_cct_close(&c, 1);
+}
+
+/* Many distinct contexts: the table grows several times, the arena grows past its first
+ * mapping, every node is found again, and memory is proportional to contexts. */
+static void test_growth(void **state)
+{
+	struct cp_cct c;
+	const uint32_t n = 200000;
+	cct_open(&c, "c.thr", 1, 64 << 20);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t mid = cp_cct_child(&c, 0, CP_MF_NODE_CALL, 1, i % 1000);
+		assert_int_not_equal(cp_cct_child(&c, mid, CP_MF_NODE_PC, 1, i), CP_CCT_NONE);
+	}
+	assert_int_equal(c.nnodes, 1 + 1000 + n);
+	for (uint32_t i = 0; i < n; i += 997) {
+		uint32_t mid = cp_cct_child(&c, 0, CP_MF_NODE_CALL, 1, i % 1000);
+		uint32_t leaf = cp_cct_child(&c, mid, CP_MF_NODE_PC, 1, i);
+		assert_int_equal(cp_cct_node(&c, leaf)->offset, i);
+		assert_int_equal(cp_cct_node(&c, leaf)->parent, mid);
+	}
+	assert_int_equal(c.nnodes, 1 + 1000 + n);
+	uint64_t used = c.hdr->h.used;
+	assert_int_equal(used, c.hdr->h.header_size + (uint64_t)c.nnodes * 32);
+	/* The table holds at most 4 bytes x 4 per node (load <= 1/2, doubling). */
+	assert_true(c.table_bytes <= (size_t)c.nnodes * 16);
+	assert_true(c.arena.mapped < used + (16u << 20));
+	cp_cct_close(&c, 1);
+	assert_int_equal(file_size("c.thr"), used);
+}
+
+/* A full arena fails cleanly (CP_CCT_NONE), never crashes, and keeps what it had. */
+static void test_full(void **state)
+{
+	struct cp_cct c;
+	cct_open(&c, "d.thr", 1, 256 << 10);
+	uint32_t last = 0, i;
+	for (i = 0; i < 100000; i++) {
+		uint32_t r = cp_cct_child(&c, 0, CP_MF_NODE_PC, 1, i);
+		if (r == CP_CCT_NONE)
+			break;
+		last = r;
+	}
+	assert_true(i < 100000);
+	assert_true(last > 1000);
+	assert_true(c.hdr->h.used <= (256 << 10));
+	assert_int_equal(cp_cct_child(&c, 0, CP_MF_NODE_PC, 1, 5), 6); /* existing: found */
+	cp_cct_close(&c, 0);
+}
+
+static void test_exclusive_create(void **state)
+{
+	struct cp_arena a;
+	char path[256];
+	make_path(path, sizeof path, "e.proc");
+	assert_int_equal(cp_arena_create(&a, path, 1 << 20, 4096), 0);
+	struct cp_arena b;
+	assert_int_equal(cp_arena_create(&b, path, 1 << 20, 4096), -EEXIST);
+	assert_true(a.fd >= 3);
+	assert_int_equal(cp_arena_ensure(&a, 2 << 20), -ENOSPC);
+	assert_int_equal(cp_arena_ensure(&a, 300000), 0);
+	memset(a.base, 1, 300000);
+	cp_arena_release(&a, 123);
+	assert_int_equal(file_size("e.proc"), 123);
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_and_root),
+		cmocka_unit_test(test_shared_prefix_and_repeat),
+		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_exclusive_create),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
