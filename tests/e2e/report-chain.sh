@@ -1,0 +1,39 @@
+#!/bin/bash
+# chain.O2: run -> heavy3 (3 units) and light1 (1 unit): the report must show the path
+# main -> run -> {heavy3, light1} with heavy3:light1 about 3:1.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report-helpers/record.sh"
+
+report_record "$WORK/m" "$CP_WORKLOADS/chain.O2" 2000
+report_json "$WORK/td.json" "$WORK/m" --view top-down
+python3 - "$WORK/td.json" <<'PY' || fail "chain profile has the wrong shape"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodes = {n["id"]: n for n in d["nodes"]}
+def path(n):
+    p = []
+    while n["parent"] is not None:
+        if n["kind"] == "procedure":
+            p.append(n["name"])
+        n = nodes[n["parent"]]
+    return p[::-1]
+incl = {"heavy3": 0, "light1": 0}
+for n in d["nodes"]:
+    if n["kind"] == "procedure" and n["name"] in incl:
+        p = path(n)
+        assert p[-3:-1] == ["main", "run"], f"{n['name']} reached by {p}"
+        incl[n["name"]] += n["inclusive"][0]
+total = d["nodes"][0]["inclusive"][0]
+ratio = incl["heavy3"] / max(incl["light1"], 1)
+share = (incl["heavy3"] + incl["light1"]) / total
+print(f"heavy3 {incl['heavy3']} light1 {incl['light1']} ratio {ratio:.2f} share {share:.3f}")
+assert 2.4 <= ratio <= 3.6, f"ratio {ratio:.2f} outside 2.4..3.6"
+assert share > 0.95, f"heavy3+light1 hold only {share:.3f} of the total"
+s = d["summary"]
+assert s["unwind"]["complete_pct"] > 99, s["unwind"]
+PY
+# The text view shows the same tree.
+run "$CALLPATH" report "$WORK/m"
+grep -q "heavy3  chain.c:" "$WORK/run.out" || fail "text view lacks heavy3 with its call site"
+grep -q "delivered" "$WORK/run.out" || fail "summary lacks the delivered rate"
+note "ok"
