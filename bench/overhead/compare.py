@@ -29,7 +29,12 @@ def norm(name):
     """Procedure names as the tools print them differ only in decorations."""
     name = re.sub(r"\s*\(inlined\)$", "", name)
     name = re.sub(r"(\.(constprop|isra|part|cold)(\.\d+)?)+$", "", name)  # gcc clones
-    return re.sub(r"^__GI_", "", name)
+    name = re.sub(r"^__GI_", "", name)
+    # glibc 2.36 exports __libc_start_main as an alias of __libc_start_main_impl; tools
+    # pick either name for the same address
+    name = "__libc_start_main" if name == "__libc_start_main_impl" else name
+    # the same symbol is also exported with or without leading underscores (__clone3/clone3)
+    return name.lstrip("_") or name
 
 
 def gperf_shares(prog, args, tmp):
@@ -75,9 +80,8 @@ def callpath_shares(exe, prog, args, tmp, rt=None):
     doc = json.loads(run([exe, "report", mdir, "--view", "bottom-up", "--format", "json",
                           "--threshold", "0"]))
     nodes = doc["nodes"]
-    roots = [n for n in nodes if n.get("parent") is None]
-    if len(roots) == 1 and not roots[0].get("name"):  # a synthetic root: use its children
-        roots = [n for n in nodes if n.get("parent") == roots[0]["id"]]
+    root_ids = {n["id"] for n in nodes if n.get("parent") is None}  # the <total> node
+    roots = [n for n in nodes if n.get("parent") in root_ids and n.get("kind") == "procedure"]
     incl, excl = {}, {}
     for n in roots:
         name = norm(n.get("name") or "?")

@@ -7,11 +7,10 @@
 # usage: bench/overhead/run.sh [-r RUNS] [-o OUTDIR] [-t "TOOLS"] [-w "WORKLOADS"]
 #   WORKLOADS  calls, loops, threads (defaults of each program), and startup (calls 1: the
 #              fixed start/stop cost of each tool, subtracted in the "net" column)
-#   TOOLS      default: base gperf perf_dw perf_fp, plus cp_rt_1k cp_rt_250 when the runtime
-#              $CALLPATH_RT records, and cp_1k when `$CALLPATH record` works (wrap.sh)
+#   TOOLS      default: base gperf perf_dw perf_fp, plus cp_1k cp_250 cp_1k_report when
+#              `$CALLPATH record` works (see wrap.sh)
 #   CALLPATH   the callpath executable to measure (default <repo>/build/callpath)
-#   CALLPATH_RT  its runtime (default: libcallpath-rt.so beside $CALLPATH)
-#   CP_RECORD_OPTS  extra options for callpath record (cp_1k)
+#   CALLPATH_RT  its runtime, for the handler timing (default: libcallpath-rt.so beside it)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -26,31 +25,25 @@ while getopts r:o:t:w: opt; do
 	esac
 done
 export CALLPATH=${CALLPATH:-$repo/build/callpath}
-export CP_RECORD_OPTS=${CP_RECORD_OPTS:-}
 export CALLPATH_RT=${CALLPATH_RT:-$(dirname "$CALLPATH")/libcallpath-rt.so}
 bin=$out/bin
 "$here/build.sh" "$bin" >/dev/null
 
-callpath_works() { # $1: cp_1k or cp_rt_1k
+callpath_works() {
 	local d rc=0
 	d=$(mktemp -d)
-	sh "$here/wrap.sh" "$1" "$d" "$bin/calls" 25 >/dev/null 2>&1 &&
-		compgen -G "$d/$1.*.cp/*.thr" >/dev/null || rc=1
+	sh "$here/wrap.sh" cp_1k "$d" "$bin/calls" 25 >/dev/null 2>&1 &&
+		compgen -G "$d/cp_1k.*.cp/*.thr" >/dev/null || rc=1
 	rm -rf "$d"
 	return $rc
 }
 
 if [ -z "$tools" ]; then
 	tools="base gperf perf_dw perf_fp"
-	if [ -f "$CALLPATH_RT" ] && callpath_works cp_rt_1k; then
-		tools="$tools cp_rt_1k cp_rt_250"
+	if [ -x "$CALLPATH" ] && callpath_works; then
+		tools="$tools cp_1k cp_250 cp_1k_report"
 	else
-		echo "run.sh: $CALLPATH_RT does not record; no callpath runtime rows" >&2
-	fi
-	if [ -x "$CALLPATH" ] && callpath_works cp_1k; then
-		tools="$tools cp_1k"
-	else
-		echo "run.sh: $CALLPATH record does not work; no callpath record row" >&2
+		echo "run.sh: $CALLPATH record does not work; measuring the peers only" >&2
 	fi
 fi
 
@@ -67,6 +60,7 @@ count_samples() { # $1 workload, $2 tool, $3 dir of that tool's outputs
 	done
 }
 
+rm -rf "$out/res" # results of an earlier run would mix with this one's
 mkdir -p "$out/res"
 : >"$out/res/samples.txt"
 {
@@ -108,7 +102,7 @@ done
 # runs are not timed as a whole.
 export HT_SO=$bin/handler-time.so CP_SIGNAL=${CP_SIGNAL:-40}
 ht_tools=gperf_ht
-[[ " $tools " == *" cp_rt_1k "* ]] && ht_tools="$ht_tools cp_rt_1k_ht"
+[[ " $tools " == *" cp_1k "* ]] && ht_tools="$ht_tools cp_rt_1k_ht"
 : >"$out/res/handler.txt"
 for w in $workloads; do
 	[ "$w" = startup ] && continue
@@ -121,5 +115,14 @@ for w in $workloads; do
 		rm -rf "$out/raw/ht"/*
 	done
 done
+# Correctness side by side: top procedures by inclusive share per tool.
+for w in calls threads; do
+	[[ " $workloads " == *" $w "* ]] || continue
+	cp_args=()
+	[[ " $tools " == *" cp_1k "* ]] && cp_args=(--callpath "$CALLPATH")
+	python3 "$here/compare.py" --bin "$bin" "${cp_args[@]}" "$w" >"$out/res/compare-$w.md" ||
+		echo "run.sh: compare.py $w failed" >&2
+done
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/res/meta.txt"
 python3 "$here/summarize.py" "$out/res"

@@ -27,10 +27,9 @@ LABELS = {
     "gperf": "gperftools 2.10, `CPUPROFILE_FREQUENCY=1000`",
     "perf_dw": "`perf record -q --no-bpf-event -e cpu-clock -F 1000 --call-graph dwarf`",
     "perf_fp": "the same with `--call-graph fp`, on the -fno-omit-frame-pointer build",
-    "cp_rt_1k": "libcallpath-rt.so preloaded as `callpath record` does, "
-                "`CALLPATH_EVENTS=cputime@1000000` (1 ms of CPU time), no end-of-run report",
-    "cp_rt_250": "the same at `cputime@4000000` (4 ms ≈ gperftools' delivered rate)",
-    "cp_1k": "`callpath record -e cputime@1000000` as a user runs it, end-of-run report included",
+    "cp_1k": "`callpath record -q -e cputime@1000000` (1 ms of CPU time; -q: no end summary)",
+    "cp_250": "`callpath record -q -e cputime@4000000` (4 ms ≈ gperftools' delivered rate)",
+    "cp_1k_report": "`callpath record -e cputime@1000000`, end-of-run summary included",
 }
 
 
@@ -136,11 +135,11 @@ def handler_table(resdir):
     return "\n".join(lines), means
 
 
-def verdict(all_rows):
+def verdict(all_rows, ht):
     lines = []
     for w, rows in all_rows.items():
         by = {r["tool"]: r for r in rows}
-        cp, gp = by.get("cp_rt_1k"), by.get("gperf")
+        cp, gp = by.get("cp_1k"), by.get("gperf")
         if not cp or not gp:
             continue
         ratio = cp["us"] / gp["us"] if gp["us"] and gp["us"] > 0 else None
@@ -153,6 +152,15 @@ def verdict(all_rows):
             f"{fmt(gp['us'], '.0f')} / {fmt(gp['cpu_us'], '.0f')} µs (ratio "
             f"{fmt(ratio, '.2f', 'n/a')} wall, {fmt(ratio_cpu, '.2f', 'n/a')} CPU; ≤ 0.5: "
             f"{'met' if ratio is not None and ratio <= 0.5 else 'NOT met'})")
+        h_cp, h_gp = ht.get((w, "cp_rt_1k_ht")), ht.get((w, "gperf_ht"))
+        if h_cp and h_gp:
+            lines.append(f"  - signal handler alone: callpath {h_cp:.2f} µs vs gperftools "
+                         f"{h_gp:.2f} µs per sample (ratio {h_cp / h_gp:.2f}; ≤ 0.5: "
+                         f"{'met' if h_cp / h_gp <= 0.5 else 'NOT met'})")
+        rep = by.get("cp_1k_report")
+        if rep:
+            lines.append(f"  - end-of-run summary of `callpath record` (cp_1k_report − cp_1k, "
+                         f"medians): {(rep['t'] - cp['t']) * 1e3:+.0f} ms")
     return lines
 
 
@@ -175,10 +183,15 @@ def main():
             used |= set(runs)
             print(text + "\n")
     print("Tools: " + "; ".join(f"`{t}` = {LABELS[t]}" for t in LABELS if t in used) + ".\n")
-    text, _means = handler_table(resdir)
+    text, ht = handler_table(resdir)
     if text:
         print(text + "\n")
-    v = verdict(all_rows)
+    for w in WORKLOADS:
+        path = os.path.join(resdir, f"compare-{w}.md")
+        if os.path.exists(path):
+            print(f"**Top procedures of `{w}` by inclusive share** (compare.py: one run per tool,"
+                  f" 1 kHz; gperftools delivers ~250/s)\n\n" + open(path).read())
+    v = verdict(all_rows, ht)
     if v:
         print("Targets of issue 2 (< 2 % median overhead at 1000 delivered samples/s; at most"
               " half of gperftools' overhead per sample):\n" + "\n".join(v))
