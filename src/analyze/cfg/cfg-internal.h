@@ -18,6 +18,7 @@ enum {
 	MARK_INSIDE = 1 << 3,  /* covered by an instruction starting earlier */
 	MARK_OVERLAP = 1 << 4, /* a run started inside another instruction */
 	MARK_QUEUED = 1 << 5,
+	MARK_PTRJUMP = 1 << 6, /* jmp * through a code pointer: an indirect tail call */
 };
 
 struct cp_cfg_flat_part {
@@ -45,6 +46,8 @@ struct cp_cfg_scratch {
 	size_t njt_targets, jt_targets_alloc;
 	uint32_t *jt_first;   /* per cfg->jtables[i]: first index into jt_targets */
 	size_t jt_first_alloc;
+	struct cp_cfg_pending *pending;
+	size_t npending, pending_alloc;
 	uint32_t *dsts;       /* edge building: distinct destination blocks */
 	size_t dsts_alloc;
 	uint64_t entry;
@@ -59,10 +62,22 @@ struct cp_cfg_jt_pattern {
 	uint64_t table;
 	uint32_t entries;
 	uint8_t entry_size; /* 4: int32 relative to table; 8: absolute */
+	bool need_base;     /* table unknown: it is the one `lea T(%rip), base_reg` */
+	uint8_t base_reg;
+};
+
+/* A jump table whose base register is set outside the run (resolved after decoding). */
+struct cp_cfg_pending {
+	uint64_t jump;
+	struct cp_cfg_jt_pattern p;
 };
 
 /* Recognises the jump-table idiom ending at the indirect jmp, which is the newest entry
  * of hist. Returns true and fills *p when the idiom and its bound are found. */
 bool cp_cfg_jt_match(const struct cp_cfg_history *hist, struct cp_cfg_jt_pattern *p);
+
+/* True when the indirect jmp (newest in hist) goes through a code pointer loaded from
+ * memory without an index: an indirect tail call, not a branch inside the procedure. */
+bool cp_cfg_jt_pointer_jump(const struct cp_cfg_history *hist);
 
 #endif

@@ -25,6 +25,7 @@ void cp_cfg_release(struct cp_cfg *cfg)
 		free(s->work);
 		free(s->jt_targets);
 		free(s->jt_first);
+		free(s->pending);
 		free(s->dsts);
 		free(s);
 	}
@@ -112,6 +113,7 @@ static void scratch_reset(struct cp_cfg *cfg)
 	memset(s->mark, 0, s->size);
 	s->nwork = 0;
 	s->njt_targets = 0;
+	s->npending = 0;
 	cfg->nblocks = cfg->nedges = cfg->nunresolved = cfg->njtables = 0;
 	cfg->ninsns = cfg->nbad = 0;
 	cfg->entry = CP_CFG_NONE;
@@ -190,7 +192,7 @@ static bool run_transfer(struct cp_cfg *cfg, uint32_t off, const struct cp_x86_i
 	struct cp_cfg_scratch *s = cfg->scratch;
 	uint32_t next = off + in->len;
 	bool next_inside = next < s->size && part_of(s, next) == part_of(s, off);
-	struct cp_cfg_jt_pattern p;
+	struct cp_cfg_jt_pattern p = {0};
 
 	switch (in->flow) {
 	case CP_X86_FLOW_NONE:
@@ -217,8 +219,14 @@ static bool run_transfer(struct cp_cfg *cfg, uint32_t off, const struct cp_x86_i
 		return false;
 	case CP_X86_FLOW_JMP_INDIRECT:
 		s->mark[off] |= MARK_ENDS;
-		if (cp_cfg_jt_match(&s->hist, &p))
+		if (cp_cfg_jt_match(&s->hist, &p) && p.need_base) {
+			XGROW(s->pending, s->npending + 1, s->pending_alloc);
+			s->pending[s->npending++] = (struct cp_cfg_pending){in->addr, p};
+		} else if (p.entries) {
 			read_jtable(cfg, in->addr, &p);
+		}
+		else if (cp_cfg_jt_pointer_jump(&s->hist))
+			s->mark[off] |= MARK_PTRJUMP;
 		return false;
 	default: /* RET, TRAP */
 		s->mark[off] |= MARK_ENDS;
@@ -260,14 +268,72 @@ static void decode_run(struct cp_cfg *cfg, uint32_t off)
 		s->mark[off] |= MARK_LEADER; /* joined code decoded earlier */
 }
 
-static void decode_all(struct cp_cfg *cfg)
+static void drain(struct cp_cfg *cfg)
 {
 	struct cp_cfg_scratch *s = cfg->scratch;
-	push_leader(s, cp_cfg_flat_offset(s, s->entry));
 	while (s->nwork) {
 		uint32_t off = s->work[--s->nwork];
 		decode_run(cfg, off);
 	}
+}
+
+/* For each register, the address T of the `lea T(%rip), reg` instructions in the code
+ * decoded so far, when they all agree (unique[r]). */
+static void lea_targets(struct cp_cfg *cfg, uint64_t *target, bool *unique)
+{
+	struct cp_cfg_scratch *s = cfg->scratch;
+	uint8_t seen[CP_X86_RIP] = {0}; /* 0 none, 1 one address, 2 several */
+	for (uint32_t off = 0; off < s->size; off++) {
+		if (!s->ilen[off] || s->ilen[off] < 7)
+			continue; /* lea disp32(%rip), reg is 7 bytes (+ prefixes) */
+		const struct cp_cfg_flat_part *p = part_of(s, off);
+		struct cp_x86_insn in;
+		cp_x86_decode(p->bytes + (off - p->base), s->ilen[off], p->lo + (off - p->base), &in);
+		if (in.opkind != CP_X86_OP_LEA || !in.rip_relative || in.op[0].reg >= CP_X86_RIP)
+			continue;
+		uint8_t r = in.op[0].reg;
+		if (seen[r] == 0)
+			seen[r] = 1, target[r] = in.mem_addr;
+		else if (target[r] != in.mem_addr)
+			seen[r] = 2;
+	}
+	for (unsigned r = 0; r < CP_X86_RIP; r++)
+		unique[r] = seen[r] == 1;
+}
+
+/* Tables whose base register is set elsewhere (hoisted out of a loop): resolved once the
+ * code is decoded, when one lea gives that register its value. New targets may reveal
+ * more code, hence the rounds. */
+static void resolve_pending(struct cp_cfg *cfg)
+{
+	struct cp_cfg_scratch *s = cfg->scratch;
+	for (int round = 0; round < 8 && s->npending; round++) {
+		uint64_t target[CP_X86_RIP];
+		bool unique[CP_X86_RIP];
+		size_t keep = 0, before = cfg->njtables;
+		lea_targets(cfg, target, unique);
+		for (size_t i = 0; i < s->npending; i++) {
+			struct cp_cfg_pending *pd = &s->pending[i];
+			if (!unique[pd->p.base_reg]) {
+				s->pending[keep++] = *pd;
+				continue;
+			}
+			pd->p.table = target[pd->p.base_reg];
+			read_jtable(cfg, pd->jump, &pd->p);
+		}
+		s->npending = keep;
+		if (cfg->njtables == before)
+			break;
+		drain(cfg);
+	}
+}
+
+static void decode_all(struct cp_cfg *cfg)
+{
+	struct cp_cfg_scratch *s = cfg->scratch;
+	push_leader(s, cp_cfg_flat_offset(s, s->entry));
+	drain(cfg);
+	resolve_pending(cfg);
 }
 
 /* Phase 2a: blocks from leaders, walking instruction lengths. */
@@ -373,7 +439,8 @@ static int u32_cmp(const void *a, const void *b)
 }
 
 /* jmp *: one INDIRECT edge per distinct table target, or UNRESOLVED. A jmp through a
- * RIP-relative slot with no index (jmp *foo@GOTPCREL(%rip)) is a tail call. */
+ * RIP-relative slot with no index (jmp *foo@GOTPCREL(%rip)) or through a code pointer
+ * loaded from a struct (cp_cfg_jt_pointer_jump) is a tail call with unknown target. */
 static void indirect_edges(struct cp_cfg *cfg, uint32_t src, const struct cp_x86_insn *in)
 {
 	struct cp_cfg_scratch *s = cfg->scratch;
@@ -395,7 +462,8 @@ static void indirect_edges(struct cp_cfg *cfg, uint32_t src, const struct cp_x86
 					 CP_CFG_INDIRECT);
 		return;
 	}
-	if (in->rip_relative && in->mem.index == CP_X86_REG_NONE) {
+	uint32_t off = cp_cfg_flat_offset(s, in->addr);
+	if ((s->mark[off] & MARK_PTRJUMP) || (in->rip_relative && in->mem.index == CP_X86_REG_NONE)) {
 		add_edge(cfg, src, CP_CFG_NONE, 0, CP_CFG_TAILCALL);
 		return;
 	}

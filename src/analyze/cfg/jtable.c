@@ -93,34 +93,43 @@ static bool match_abs8(const struct cp_cfg_history *h, unsigned at,
 	return p->entries > 0;
 }
 
-/* R = movslq (B,X,4) and L = lea T(%rip), B. */
+/* R = movslq (B,X,4) and L = lea T(%rip), B. lea NULL: B is set before the run (a
+ * table address hoisted out of a loop); the caller looks for the lea of B itself. */
 static bool match_rel4(const struct cp_cfg_history *h, const struct cp_x86_insn *ld,
-		       unsigned ld_at, const struct cp_x86_insn *lea, struct cp_cfg_jt_pattern *p)
+		       unsigned ld_at, const struct cp_x86_insn *lea, uint8_t other,
+		       struct cp_cfg_jt_pattern *p)
 {
 	if (ld->opkind != CP_X86_OP_MOVSXD || !ld->has_mem || ld->mem.scale != 4 ||
-	    ld->mem.index >= CP_X86_RIP || ld->mem.disp != 0)
+	    ld->mem.index >= CP_X86_RIP || ld->mem.base >= CP_X86_RIP || ld->mem.disp != 0)
 		return false;
-	if (lea->opkind != CP_X86_OP_LEA || !lea->rip_relative ||
-	    lea->op[0].reg != ld->mem.base)
+	if (!lea) {
+		if (ld->mem.base != other)
+			return false;
+		p->need_base = true;
+		p->base_reg = ld->mem.base;
+		p->table = 0;
+	} else if (lea->opkind != CP_X86_OP_LEA || !lea->rip_relative ||
+		   lea->op[0].reg != ld->mem.base) {
 		return false;
-	p->table = lea->mem_addr;
+	} else {
+		p->table = lea->mem_addr;
+	}
 	p->entry_size = 4;
 	p->entries = find_bound(h, ld_at, ld->mem.index);
 	return p->entries > 0;
 }
 
-/* jmp *%R with R = R + S (add): one operand from the movslq, the other from the lea. */
-static bool match_add(const struct cp_cfg_history *h, unsigned add_at,
-		      const struct cp_x86_insn *add, struct cp_cfg_jt_pattern *p)
+/* jmp *%R with R = A + B (add R,S or lea (A,B),R): one operand comes from the movslq,
+ * the other from the lea of the table. */
+static bool match_sum(const struct cp_cfg_history *h, unsigned at, uint8_t ra, uint8_t rb,
+		      struct cp_cfg_jt_pattern *p)
 {
-	if (add->op[1].kind != CP_X86_OPND_REG)
-		return false;
 	unsigned a_at = 0, b_at = 0;
-	const struct cp_x86_insn *a = find_def(h, add_at, add->op[0].reg, &a_at);
-	const struct cp_x86_insn *b = find_def(h, add_at, add->op[1].reg, &b_at);
-	if (!a || !b)
-		return false;
-	return match_rel4(h, a, a_at, b, p) || match_rel4(h, b, b_at, a, p);
+	const struct cp_x86_insn *a = find_def(h, at, ra, &a_at);
+	const struct cp_x86_insn *b = find_def(h, at, rb, &b_at);
+	if (a && match_rel4(h, a, a_at, b, rb, p))
+		return true;
+	return b && match_rel4(h, b, b_at, a, ra, p);
 }
 
 bool cp_cfg_jt_match(const struct cp_cfg_history *hist, struct cp_cfg_jt_pattern *p)
@@ -128,6 +137,7 @@ bool cp_cfg_jt_match(const struct cp_cfg_history *hist, struct cp_cfg_jt_pattern
 	const struct cp_x86_insn *jmp = hist_at(hist, 0);
 	if (!jmp || jmp->flow != CP_X86_FLOW_JMP_INDIRECT)
 		return false;
+	p->need_base = false;
 	if (abs8_mem(jmp))
 		return match_abs8(hist, 0, jmp, p);
 	if (jmp->op[0].kind != CP_X86_OPND_REG || jmp->op[0].reg >= CP_X86_RIP)
@@ -136,9 +146,33 @@ bool cp_cfg_jt_match(const struct cp_cfg_history *hist, struct cp_cfg_jt_pattern
 	const struct cp_x86_insn *def = find_def(hist, 0, jmp->op[0].reg, &at);
 	if (!def)
 		return false;
-	if (def->opkind == CP_X86_OP_ADD)
-		return match_add(hist, at, def, p);
+	if (def->opkind == CP_X86_OP_ADD && def->op[1].kind == CP_X86_OPND_REG)
+		return match_sum(hist, at, def->op[0].reg, def->op[1].reg, p);
+	if (def->opkind == CP_X86_OP_LEA && def->mem.scale == 1 && def->mem.disp == 0 &&
+	    def->mem.base < CP_X86_RIP && def->mem.index < CP_X86_RIP)
+		return match_sum(hist, at, def->mem.base, def->mem.index, p);
 	if (def->opkind == CP_X86_OP_MOV && abs8_mem(def))
 		return match_abs8(hist, at, def, p);
 	return false;
+}
+
+/* A jump through a code pointer loaded from memory without an index (a member of a
+ * struct, a vtable slot) or copied from another register (a callback argument):
+ * jmp *8(%rax); mov 0x48(%rbx),%rax ; jmp *%rax; mov %rbp,%rax ; jmp *%rax. */
+bool cp_cfg_jt_pointer_jump(const struct cp_cfg_history *hist)
+{
+	const struct cp_x86_insn *jmp = hist_at(hist, 0);
+	if (!jmp || jmp->flow != CP_X86_FLOW_JMP_INDIRECT)
+		return false;
+	if (jmp->has_mem)
+		return jmp->mem.scale == 0;
+	if (jmp->op[0].kind != CP_X86_OPND_REG || jmp->op[0].reg >= CP_X86_RIP)
+		return false;
+	unsigned at = 0;
+	const struct cp_x86_insn *def = find_def(hist, 0, jmp->op[0].reg, &at);
+	if (!def || def->opkind != CP_X86_OP_MOV)
+		return false;
+	if (def->op[1].kind == CP_X86_OPND_REG) /* a pointer passed in a register */
+		return def->op[1].reg < CP_X86_RIP;
+	return def->op[1].kind == CP_X86_OPND_MEM && def->mem.scale == 0;
 }

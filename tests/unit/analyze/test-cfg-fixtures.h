@@ -23,6 +23,9 @@ FX(fx_switch_c1); FX(fx_switch_c2); FX(fx_switch_default); FX(fx_switch_latch);
 FX(fx_switch_exit); FX(fx_switch_jmp); FX(fx_switch_end); FX(fx_switch_table);
 FX(fx_switch_table_end);
 FX(fx_unres); FX(fx_unres_jmp); FX(fx_unres_end);
+FX(fx_ptrtail); FX(fx_ptrtail_1); FX(fx_ptrtail_end);
+FX(fx_hoist); FX(fx_hoist_head); FX(fx_hoist_c0); FX(fx_hoist_c1); FX(fx_hoist_out);
+FX(fx_hoist_end); FX(fx_hoist_table); FX(fx_hoist_table_end);
 FX(fx_tail); FX(fx_tail_1); FX(fx_tail_2); FX(fx_tail_end);
 FX(fx_noret); FX(fx_noret_die); FX(fx_noret_pad); FX(fx_noret_ok); FX(fx_noret_after);
 FX(fx_noret_end); FX(fx_die); FX(fx_die_end); FX(fx_helper);
@@ -36,7 +39,7 @@ static inline bool fx_is_entry(void *ctx, uint64_t addr)
 {
 	(void)ctx;
 	const char *entries[] = {fx_nest3, fx_twoback, fx_irred, fx_switch, fx_unres, fx_tail,
-				 fx_noret, fx_die, fx_helper, fx_split};
+				 fx_ptrtail, fx_hoist, fx_noret, fx_die, fx_helper, fx_split};
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
 		if (addr == A(entries[i]))
 			return true;
@@ -52,7 +55,9 @@ static inline bool fx_is_noreturn(void *ctx, uint64_t addr)
 static inline size_t fx_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	(void)ctx;
-	if (addr < A(fx_switch_table) || addr + len > A(fx_switch_table_end))
+	bool in1 = addr >= A(fx_switch_table) && addr + len <= A(fx_switch_table_end);
+	bool in2 = addr >= A(fx_hoist_table) && addr + len <= A(fx_hoist_table_end);
+	if (!in1 && !in2)
 		return 0;
 	memcpy(buf, (const void *)(uintptr_t)addr, len);
 	return len;

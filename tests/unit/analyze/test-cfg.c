@@ -107,6 +107,25 @@ static void test_jump_table_pic(void **state)
 	cp_cfg_release(&cfg);
 }
 
+static void test_jump_table_hoisted_base(void **state)
+{
+	(void)state;
+	struct cp_cfg cfg;
+	cp_cfg_init(&cfg);
+	fx_build(&cfg, fx_hoist, fx_hoist_end, NULL, NULL);
+	assert_int_equal(cfg.njtables, 1);
+	assert_int_equal(cfg.jtables[0].table, A(fx_hoist_table));
+	assert_int_equal(cfg.jtables[0].entries, 2);
+	assert_int_equal(cfg.nunresolved, 0);
+	uint32_t e = fx_edge(&cfg, fx_hoist_c0, fx_hoist_head, CP_CFG_JUMP);
+	uint32_t d = cfg.edges[e].src - 1; /* the dispatch block precedes case 0 */
+	assert_int_equal(cfg.blocks[d].nedges, 2);
+	for (uint32_t k = 0; k < 2; k++)
+		assert_int_equal(cfg.edges[cfg.blocks[d].first_edge + k].kind, CP_CFG_INDIRECT);
+	fx_block(&cfg, fx_hoist_c1);
+	cp_cfg_release(&cfg);
+}
+
 static void test_unresolved_indirect(void **state)
 {
 	(void)state;
@@ -114,10 +133,19 @@ static void test_unresolved_indirect(void **state)
 	cp_cfg_init(&cfg);
 	fx_build(&cfg, fx_unres, fx_unres_end, NULL, NULL);
 	assert_int_equal(cfg.nblocks, 1);
-	assert_int_equal(cfg.nunresolved, 1);
+	assert_int_equal(cfg.nunresolved, 1); /* a computed jump: base + 16 * index */
 	assert_int_equal(cfg.unresolved[0], A(fx_unres_jmp));
 	fx_edge(&cfg, fx_unres, NULL, CP_CFG_UNRESOLVED);
 	assert_int_equal(cfg.nedges, 1);
+
+	/* jumps through code pointers (struct member, register) are tail calls */
+	fx_build(&cfg, fx_ptrtail, fx_ptrtail_end, NULL, NULL);
+	assert_int_equal(cfg.nblocks, 3);
+	assert_int_equal(cfg.nunresolved, 0);
+	assert_int_equal(cfg.nedges, 4);
+	uint32_t e = fx_edge(&cfg, fx_ptrtail_1, NULL, CP_CFG_TAILCALL);
+	assert_int_equal(cfg.edges[e].target, 0);
+	assert_int_equal(cfg.edges[cfg.blocks[1].first_edge].kind, CP_CFG_TAILCALL);
 	cp_cfg_release(&cfg);
 }
 
@@ -375,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_twoback_edges),
 		cmocka_unit_test(test_irreducible_edges),
 		cmocka_unit_test(test_jump_table_pic),
+		cmocka_unit_test(test_jump_table_hoisted_base),
 		cmocka_unit_test(test_unresolved_indirect),
 		cmocka_unit_test(test_tail_calls),
 		cmocka_unit_test(test_noreturn_call),

@@ -1,0 +1,111 @@
+/* CFG glue over a cp_module: see cfg-module.h. */
+#include "analyze/cfg/cfg-module.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool noreturn_spelling(const char *name)
+{
+	if (!name)
+		return false;
+	if (!strncmp(name, "__GI_", 5))
+		name += 5;
+	if (cp_cfg_noreturn_name(name))
+		return true;
+	/* __stack_chk_fail_local and similar local aliases */
+	size_t len = strcspn(name, "@");
+	if (len > 6 && !strncmp(name + len - 6, "_local", 6)) {
+		char buf[128];
+		if (len - 6 >= sizeof(buf))
+			return false;
+		memcpy(buf, name, len - 6);
+		buf[len - 6] = '\0';
+		return cp_cfg_noreturn_name(buf);
+	}
+	return false;
+}
+
+void cp_cfg_module_init(struct cp_cfg_module *cm, const struct cp_module *m)
+{
+	memset(cm, 0, sizeof(*cm));
+	cm->m = m;
+	size_t n = m->procs.nprocs;
+	cm->noreturn = xcalloc(n ? n : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_proc *p = &m->procs.procs[i];
+		bool nr = noreturn_spelling(p->linkage) || noreturn_spelling(p->name);
+		for (size_t a = 0; a < p->naliases && !nr; a++)
+			nr = noreturn_spelling(p->aliases[a]);
+		cm->noreturn[i] = nr;
+	}
+}
+
+void cp_cfg_module_release(struct cp_cfg_module *cm)
+{
+	free(cm->noreturn);
+	free(cm->parts);
+	memset(cm, 0, sizeof(*cm));
+}
+
+/* The procedure whose entry is addr, or -1. */
+static long proc_at(const struct cp_cfg_module *cm, uint64_t addr)
+{
+	const struct cp_proc_range *r = cp_proc_table_find(&cm->m->procs, addr);
+	if (!r || r->is_part || cm->m->procs.procs[r->proc].lo != addr)
+		return -1;
+	return (long)r->proc;
+}
+
+static bool module_is_entry(void *ctx, uint64_t addr)
+{
+	return proc_at(ctx, addr) >= 0;
+}
+
+static bool module_is_noreturn(void *ctx, uint64_t addr)
+{
+	const struct cp_cfg_module *cm = ctx;
+	long p = proc_at(cm, addr);
+	return p >= 0 && cm->noreturn[p];
+}
+
+static size_t module_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct cp_cfg_module *cm = ctx;
+	return cp_elf_read(&cm->m->image, addr, buf, len);
+}
+
+struct cp_cfg_oracle cp_cfg_module_oracle(struct cp_cfg_module *cm)
+{
+	return (struct cp_cfg_oracle){cm, module_is_entry, module_is_noreturn, module_read};
+}
+
+/* [lo, hi) clipped to the executable section holding lo; false when there is none. */
+static bool part_bytes(const struct cp_elf_image *im, uint64_t lo, uint64_t hi,
+		       struct cp_cfg_part *part)
+{
+	const struct cp_elf_section *s = cp_elf_code_at(im, lo);
+	if (!s || !s->data || hi <= lo)
+		return false;
+	if (hi > s->addr + s->size)
+		hi = s->addr + s->size;
+	*part = (struct cp_cfg_part){lo, hi, s->data + (lo - s->addr)};
+	return true;
+}
+
+int cp_cfg_module_build(struct cp_cfg_module *cm, struct cp_cfg *cfg, size_t proc,
+			const struct cp_cfg_oracle *oracle)
+{
+	const struct cp_proc *p = &cm->m->procs.procs[proc];
+	XGROW(cm->parts, p->nparts + 1, cm->parts_alloc);
+	size_t n = 0;
+	if (!part_bytes(&cm->m->image, p->lo, p->hi, &cm->parts[n++]))
+		return cp_error(CP_ENOENT, "%s: procedure %s at 0x%llx is not in an executable "
+				"section with contents", cm->m->image.path, p->name,
+				(unsigned long long)p->lo);
+	for (size_t i = 0; i < p->nparts; i++)
+		if (part_bytes(&cm->m->image, p->parts[i].lo, p->parts[i].hi, &cm->parts[n]))
+			n++;
+	return cp_cfg_build(cfg, cm->parts, n, oracle);
+}

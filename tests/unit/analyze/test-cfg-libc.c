@@ -1,0 +1,268 @@
+/* The decoder and the CFG/loop builders on real code no one here wrote: the C library.
+ *  - instruction boundaries of every symbol's linear decode agree with `objdump -d`;
+ *  - every procedure gets a CFG and a loop nest without errors, with sane invariants.
+ * Also a benchmark mode (not a test): `unit-analyze-test-cfg-libc --bench FILE...` prints
+ * the time to decode, and to build CFG + loops for, every procedure (bench/struct/run.sh). */
+#include "analyze/cfg/cfg-module.h"
+#include "analyze/loops/loops.h"
+#include "arch/x86_64/decode.h"
+#include "base/error.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static const char *libc_path(void)
+{
+	const char *p = getenv("CP_CFG_LIBC");
+	return p ? p : "/lib/x86_64-linux-gnu/libc.so.6";
+}
+
+static bool comparable(const struct cp_proc *p)
+{
+	return !(p->flags & (CP_PROC_PLT | CP_PROC_DWARF | CP_PROC_NOSIZE)) &&
+	       strncmp(p->name, "sub_", 4) != 0;
+}
+
+struct addrs {
+	uint64_t *a;
+	size_t n, alloc;
+};
+
+/* Instruction addresses objdump prints for the file (one line per instruction with -w). */
+static bool objdump_addrs(const char *path, struct addrs *out)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "objdump -d -w --no-show-raw-insn '%s' 2>/dev/null", path);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return false;
+	char line[1024];
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		unsigned long long a = strtoull(line, &end, 16);
+		if (end == line || *end != ':' || end[1] != '\t' || line[0] != ' ')
+			continue;
+		if (out->n == out->alloc) {
+			out->alloc = out->alloc ? out->alloc * 2 : 1 << 16;
+			out->a = realloc(out->a, out->alloc * sizeof(*out->a));
+		}
+		out->a[out->n++] = a;
+	}
+	return pclose(f) == 0 && out->n > 0;
+}
+
+static size_t lower_bound(const struct addrs *x, uint64_t v)
+{
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Linear decode of [lo, hi) compared with objdump's boundaries there. */
+static bool proc_agrees(const struct cp_module *m, const struct cp_proc *p,
+			const struct addrs *ref, size_t *ninsns)
+{
+	const struct cp_elf_section *s = cp_elf_code_at(&m->image, p->lo);
+	if (!s || !s->data || p->hi > s->addr + s->size)
+		return true; /* nothing to compare */
+	size_t k = lower_bound(ref, p->lo);
+	uint64_t a = p->lo;
+	while (a < p->hi) {
+		struct cp_x86_insn in;
+		unsigned n = cp_x86_decode(s->data + (a - s->addr), p->hi - a, a, &in);
+		if (k >= ref->n || ref->a[k] != a)
+			return false;
+		k++;
+		(*ninsns)++;
+		a += n ? n : 1; /* objdump also steps one byte over "(bad)" */
+	}
+	return k >= ref->n || ref->a[k] >= p->hi;
+}
+
+static void test_boundaries_match_objdump(void **state)
+{
+	(void)state;
+	const char *path = libc_path();
+	if (access(path, R_OK) != 0 || system("objdump --version >/dev/null 2>&1") != 0)
+		skip();
+	struct cp_module m;
+	assert_int_equal(cp_module_open(&m, path, 0), 0);
+	struct addrs ref = {0};
+	assert_true(objdump_addrs(path, &ref));
+	size_t compared = 0, differ = 0, ninsns = 0;
+	for (size_t i = 0; i < m.procs.nprocs; i++) {
+		const struct cp_proc *p = &m.procs.procs[i];
+		if (!comparable(p))
+			continue;
+		compared++;
+		if (!proc_agrees(&m, p, &ref, &ninsns)) {
+			if (differ++ < 5)
+				printf("# boundaries differ from objdump in %s at 0x%llx\n", p->name,
+				       (unsigned long long)p->lo);
+		}
+	}
+	printf("# %zu procedures, %zu instructions compared with objdump; %zu differ\n",
+	       compared, ninsns, differ);
+	assert_true(compared > 1000);
+	assert_true(differ * 1000 <= compared); /* at most 0.1% (data in text) */
+	free(ref.a);
+	cp_module_release(&m);
+}
+
+struct totals {
+	size_t procs, failed, blocks, edges, insns, bad, loops, irreducible, jtables,
+		unresolved, maxdepth;
+};
+
+static void check_nest(const struct cp_cfg *cfg, const struct cp_loop_nest *n)
+{
+	for (size_t i = 0; i < n->nloops; i++) {
+		const struct cp_loop *L = &n->loops[i];
+		assert_true(L->nblocks > 0 && L->nheaders > 0 && L->nranges > 0);
+		assert_true(L->header_block < cfg->nblocks);
+		assert_true(L->parent < (int32_t)i);
+		if (L->parent >= 0)
+			assert_int_equal(L->depth, n->loops[L->parent].depth + 1);
+		for (uint32_t k = 0; k < L->nbacks; k++)
+			assert_true(n->edges[L->first_back + k] < cfg->nedges);
+	}
+}
+
+static void run_all(const struct cp_module *m, struct totals *t, bool check)
+{
+	struct cp_cfg_module cm;
+	struct cp_cfg cfg;
+	struct cp_loop_nest nest;
+	cp_cfg_module_init(&cm, m);
+	struct cp_cfg_oracle o = cp_cfg_module_oracle(&cm);
+	cp_cfg_init(&cfg);
+	cp_loop_nest_init(&nest);
+	for (size_t i = 0; i < m->procs.nprocs; i++) {
+		t->procs++;
+		if (cp_cfg_module_build(&cm, &cfg, i, &o) < 0) {
+			t->failed++;
+			continue;
+		}
+		cp_loops_find(&nest, &cfg);
+		if (check)
+			check_nest(&cfg, &nest);
+		t->blocks += cfg.nblocks, t->edges += cfg.nedges, t->insns += cfg.ninsns;
+		t->bad += cfg.nbad, t->jtables += cfg.njtables, t->unresolved += cfg.nunresolved;
+		t->loops += nest.nloops, t->irreducible += nest.nirreducible;
+		for (size_t l = 0; l < nest.nloops; l++)
+			if (nest.loops[l].depth > t->maxdepth)
+				t->maxdepth = nest.loops[l].depth;
+	}
+	cp_loop_nest_release(&nest);
+	cp_cfg_release(&cfg);
+	cp_cfg_module_release(&cm);
+}
+
+static void print_totals(const char *path, const struct totals *t)
+{
+	printf("# %s: %zu procedures (%zu without code), %zu instructions, %zu blocks, "
+	       "%zu edges, %zu undecodable, %zu jump tables, %zu unresolved indirect jumps, "
+	       "%zu loops (%zu irreducible, max depth %zu)\n",
+	       path, t->procs, t->failed, t->insns, t->blocks, t->edges, t->bad, t->jtables,
+	       t->unresolved, t->loops, t->irreducible, t->maxdepth);
+}
+
+static void test_every_procedure(void **state)
+{
+	(void)state;
+	const char *path = libc_path();
+	if (access(path, R_OK) != 0)
+		skip();
+	struct cp_module m;
+	assert_int_equal(cp_module_open(&m, path, 0), 0);
+	struct totals t = {0};
+	run_all(&m, &t, true);
+	print_totals(path, &t);
+	assert_true(t.procs > 1000);
+	assert_true(t.failed * 100 < t.procs);
+	assert_true(t.bad * 1000 < t.insns);
+	assert_true(t.loops > 500);     /* libc is full of loops (string functions, printf) */
+	assert_true(t.jtables > 20);    /* and of switches (vfprintf, strtod, ...) */
+	/* hand-written string functions (bsf-indexed tables), computed jumps */
+	assert_true(t.unresolved * 20 < t.procs);
+	cp_module_release(&m);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t decode_all(const struct cp_module *m, size_t *bytes)
+{
+	size_t ninsns = 0;
+	for (size_t i = 0; i < m->procs.nprocs; i++) {
+		const struct cp_proc *p = &m->procs.procs[i];
+		const struct cp_elf_section *s = cp_elf_code_at(&m->image, p->lo);
+		if (!s || !s->data || p->hi > s->addr + s->size)
+			continue;
+		*bytes += p->hi - p->lo;
+		for (uint64_t a = p->lo; a < p->hi; ninsns++) {
+			struct cp_x86_insn in;
+			unsigned n = cp_x86_decode(s->data + (a - s->addr), p->hi - a, a, &in);
+			a += n ? n : 1;
+		}
+	}
+	return ninsns;
+}
+
+static int bench(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		struct cp_module m;
+		double t0 = now();
+		if (cp_module_open(&m, argv[i], 0) < 0) {
+			fprintf(stderr, "%s\n", cp_error_message());
+			return 1;
+		}
+		double t1 = now();
+		size_t bytes = 0, ninsns = decode_all(&m, &bytes);
+		double t2 = now();
+		struct totals t = {0};
+		run_all(&m, &t, false);
+		double t3 = now();
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		print_totals(argv[i], &t);
+		printf("open+symbols %.3f s; linear decode %.3f s (%zu insns, %.1f MB/s, %.1f ns/insn); "
+		       "CFG+loops %.3f s (%.1f ns/insn); peak RSS %ld MB; code %.1f MB\n",
+		       t1 - t0, t2 - t1, ninsns, (double)bytes / 1e6 / (t2 - t1),
+		       (t2 - t1) * 1e9 / (double)ninsns, t3 - t2,
+		       (t3 - t2) * 1e9 / (double)(t.insns ? t.insns : 1), ru.ru_maxrss / 1024,
+		       (double)bytes / 1e6);
+		cp_module_release(&m);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--bench"))
+		return bench(argc - 2, argv + 2);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_boundaries_match_objdump),
+		cmocka_unit_test(test_every_procedure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
