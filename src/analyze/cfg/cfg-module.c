@@ -109,3 +109,45 @@ int cp_cfg_module_build(struct cp_cfg_module *cm, struct cp_cfg *cfg, size_t pro
 			n++;
 	return cp_cfg_build(cfg, cm->parts, n, oracle);
 }
+
+/* True when some path of the CFG leaves the procedure in a way that may return to its
+ * caller: a ret, a tail call to a procedure that may return, an unresolved or outside
+ * jump, undecodable code. No-return calls and traps do not return. */
+static bool may_return(const struct cp_cfg_module *cm, const struct cp_cfg *cfg)
+{
+	for (size_t i = 0; i < cfg->nblocks; i++)
+		if (cfg->blocks[i].flags & CP_CFG_BLOCK_BAD)
+			return true;
+	for (size_t e = 0; e < cfg->nedges; e++) {
+		const struct cp_cfg_edge *E = &cfg->edges[e];
+		if (E->dst != CP_CFG_NONE || E->kind == CP_CFG_NORETURN)
+			continue;
+		if (E->kind == CP_CFG_TAILCALL && E->target) {
+			long p = proc_at(cm, E->target);
+			if (p >= 0 && cm->noreturn[p])
+				continue;
+		}
+		return true;
+	}
+	return false;
+}
+
+size_t cp_cfg_module_infer_noreturn(struct cp_cfg_module *cm, struct cp_cfg *cfg)
+{
+	struct cp_cfg_oracle o = cp_cfg_module_oracle(cm);
+	size_t found = 0;
+	for (int round = 0; round < 8; round++) {
+		size_t before = found;
+		for (size_t i = 0; i < cm->m->procs.nprocs; i++) {
+			if (cm->noreturn[i] || (cm->m->procs.procs[i].flags & CP_PROC_PLT))
+				continue;
+			if (cp_cfg_module_build(cm, cfg, i, &o) < 0 || !cfg->nblocks)
+				continue;
+			if (!may_return(cm, cfg))
+				cm->noreturn[i] = 1, found++;
+		}
+		if (found == before)
+			break;
+	}
+	return found;
+}

@@ -24,4 +24,12 @@ struct cp_cfg_oracle cp_cfg_module_oracle(struct cp_cfg_module *cm);
 int cp_cfg_module_build(struct cp_cfg_module *cm, struct cp_cfg *cfg, size_t proc,
 			const struct cp_cfg_oracle *oracle);
 
+/* Marks as no-return every procedure none of whose paths can return (all end in traps,
+ * no-return calls or tail calls to no-return procedures), e.g. glibc's static
+ * malloc_printerr, repeating until nothing changes (at most 8 rounds over the module).
+ * Without this, a call to such a function looks like it falls through into whatever
+ * follows, which invents edges (and irreducible loops). cfg is scratch. Returns how many
+ * procedures were added. */
+size_t cp_cfg_module_infer_noreturn(struct cp_cfg_module *cm, struct cp_cfg *cfg);
+
 #endif

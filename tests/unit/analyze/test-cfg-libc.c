@@ -125,7 +125,7 @@ static void test_boundaries_match_objdump(void **state)
 
 struct totals {
 	size_t procs, failed, blocks, edges, insns, bad, loops, irreducible, jtables,
-		unresolved, maxdepth;
+		unresolved, maxdepth, inferred;
 };
 
 static void check_nest(const struct cp_cfg *cfg, const struct cp_loop_nest *n)
@@ -151,6 +151,7 @@ static void run_all(const struct cp_module *m, struct totals *t, bool check)
 	struct cp_cfg_oracle o = cp_cfg_module_oracle(&cm);
 	cp_cfg_init(&cfg);
 	cp_loop_nest_init(&nest);
+	t->inferred = cp_cfg_module_infer_noreturn(&cm, &cfg);
 	for (size_t i = 0; i < m->procs.nprocs; i++) {
 		t->procs++;
 		if (cp_cfg_module_build(&cm, &cfg, i, &o) < 0) {
@@ -174,11 +175,11 @@ static void run_all(const struct cp_module *m, struct totals *t, bool check)
 
 static void print_totals(const char *path, const struct totals *t)
 {
-	printf("# %s: %zu procedures (%zu without code), %zu instructions, %zu blocks, "
-	       "%zu edges, %zu undecodable, %zu jump tables, %zu unresolved indirect jumps, "
-	       "%zu loops (%zu irreducible, max depth %zu)\n",
-	       path, t->procs, t->failed, t->insns, t->blocks, t->edges, t->bad, t->jtables,
-	       t->unresolved, t->loops, t->irreducible, t->maxdepth);
+	printf("# %s: %zu procedures (%zu without code, %zu found not to return), "
+	       "%zu instructions, %zu blocks, %zu edges, %zu undecodable, %zu jump tables, "
+	       "%zu unresolved indirect jumps, %zu loops (%zu irreducible, max depth %zu)\n",
+	       path, t->procs, t->failed, t->inferred, t->insns, t->blocks, t->edges, t->bad,
+	       t->jtables, t->unresolved, t->loops, t->irreducible, t->maxdepth);
 }
 
 static void test_every_procedure(void **state)
@@ -195,10 +196,71 @@ static void test_every_procedure(void **state)
 	assert_true(t.procs > 1000);
 	assert_true(t.failed * 100 < t.procs);
 	assert_true(t.bad * 1000 < t.insns);
+	assert_true(t.inferred > 0); /* static helpers such as malloc_printerr */
 	assert_true(t.loops > 500);     /* libc is full of loops (string functions, printf) */
 	assert_true(t.jtables > 20);    /* and of switches (vfprintf, strtod, ...) */
 	/* hand-written string functions (bsf-indexed tables), computed jumps */
 	assert_true(t.unresolved * 20 < t.procs);
+	cp_module_release(&m);
+}
+
+/* The glue on a real ELF file with known contents: the assembly fixtures as a shared
+ * library, read through the module's procedure table and image. */
+static const struct cp_proc *proc_named(const struct cp_module *m, const char *name, size_t *i)
+{
+	for (*i = 0; *i < m->procs.nprocs; (*i)++)
+		if (!strcmp(m->procs.procs[*i].linkage, name))
+			return &m->procs.procs[*i];
+	fail_msg("no procedure %s", name);
+	return NULL;
+}
+
+static void test_module_fixtures(void **state)
+{
+	(void)state;
+	const char *build = getenv("CP_BUILD_DIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/asm/libcp-asm-fixtures.so",
+		 build ? build : ".");
+	if (access(path, R_OK) != 0)
+		fail_msg("%s missing (built with the test)", path);
+	struct cp_module m;
+	assert_int_equal(cp_module_open(&m, path, 0), 0);
+	struct cp_cfg_module cm;
+	struct cp_cfg cfg;
+	cp_cfg_module_init(&cm, &m);
+	cp_cfg_init(&cfg);
+	size_t die, noret, sw, split;
+	proc_named(&m, "fx_die", &die);
+	proc_named(&m, "fx_noret", &noret);
+	proc_named(&m, "fx_switch", &sw);
+	const struct cp_proc *ps = proc_named(&m, "fx_split", &split);
+	assert_false(cm.noreturn[die]); /* no name says so ... */
+	assert_true(cp_cfg_module_infer_noreturn(&cm, &cfg) >= 1);
+	assert_true(cm.noreturn[die]); /* ... but it only traps */
+	assert_false(cm.noreturn[noret]);
+	struct cp_cfg_oracle o = cp_cfg_module_oracle(&cm);
+
+	assert_int_equal(cp_cfg_module_build(&cm, &cfg, noret, &o), 0);
+	assert_int_equal(cfg.nblocks, 4);
+	assert_int_equal(cfg.nbad, 0);
+	size_t nr = 0;
+	for (size_t e = 0; e < cfg.nedges; e++)
+		nr += cfg.edges[e].kind == CP_CFG_NORETURN;
+	assert_int_equal(nr, 1);
+
+	assert_int_equal(cp_cfg_module_build(&cm, &cfg, sw, &o), 0); /* table read from .rodata */
+	assert_int_equal(cfg.njtables, 1);
+	assert_int_equal(cfg.jtables[0].entries, 4);
+	assert_int_equal(cfg.nblocks, 9);
+
+	/* fx_split.cold is a part of fx_split: the cold block joins the CFG */
+	assert_int_equal(ps->nparts, 1);
+	assert_int_equal(cp_cfg_module_build(&cm, &cfg, split, &o), 0);
+	assert_int_equal(cfg.nblocks, 4);
+	assert_int_equal(cfg.blocks[cfg.entry].lo, ps->lo);
+	cp_cfg_release(&cfg);
+	cp_cfg_module_release(&cm);
 	cp_module_release(&m);
 }
 
@@ -263,6 +325,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boundaries_match_objdump),
 		cmocka_unit_test(test_every_procedure),
+		cmocka_unit_test(test_module_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
