@@ -15,4 +15,13 @@ rc=$?
 grep -q "no-such-program" out || fail "missing program not named: $(cat out)"
 "$CALLPATH" record -q -o m -- sh -c 'exit 3'
 [ $? = 3 ] || fail "exit status of the program not returned"
+# Exit status recorded in the process file, whether main returns it or exit() is called.
+printf 'int main(void) { return 5; }\n' >ret.c
+cc -o ret ret.c || fail "cannot compile helper"
+"$CALLPATH" record -q -o r -- ./ret
+[ $? = 5 ] || fail "status of main's return not passed through"
+python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" r >r.json || fail "invalid files"
+json_assert r.json 'd["procs"][0]["exit_status"] == 5 and d["procs"][0]["flags"] & 1' "exit status 5 recorded"
+python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" m >m.json || fail "invalid files"
+json_assert m.json 'd["procs"][0]["exit_status"] == 3' "exit(3) recorded"
 exit 0

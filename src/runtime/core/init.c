@@ -5,7 +5,9 @@
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,10 +94,62 @@ void cp_rt_init(void)
 	cp_thread_begin(0);
 }
 
-/* Summarises fallbacks whose delivered rate the user should know, at exit. */
+/* For metrics on the tick-based fallback: the rate actually delivered, over the threads
+ * still registered (their headers are final by now). */
+static void note_fallback_rates(void)
+{
+	for (uint32_t m = 0; m < cp_rt.nmetrics; m++) {
+		const struct cp_metric *met = &cp_rt.metrics[m];
+		if (met->mechanism != CP_MF_MECH_POSIX_TIMER || met->src->source != CP_MF_SRC_CPUTIME)
+			continue;
+		uint64_t samples = 0, cpu = 0;
+		for (uint32_t i = 0; i < CP_MAX_THREADS; i++) {
+			struct cp_thread *t = cp_rt.threads[i];
+			if (t && t->cct.hdr) {
+				samples += t->cct.hdr->samples[m];
+				cpu += t->cct.hdr->cpu_ns;
+			}
+		}
+		if (cpu)
+			cp_rt_note("%s: delivered %.0f samples per CPU second (asked %.0f) with "
+				   "the POSIX-timer fallback",
+				   met->src->name, (double)samples * 1e9 / (double)cpu,
+				   1e9 / (double)met->period);
+	}
+}
+
+/* Threads alive now that the runtime never saw start (created by raw clone or inside
+ * libc without pthread_create's PLT entry): counted, since they were not measured. */
+static void note_unseen_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return;
+	unsigned unseen = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		int tid = atoi(e->d_name);
+		if (tid <= 0)
+			continue;
+		int seen = 0;
+		for (uint32_t i = 0; i < CP_MAX_THREADS && !seen; i++) {
+			struct cp_thread *t = cp_rt.threads[i];
+			seen = t && t->tid == tid;
+		}
+		unseen += !seen;
+	}
+	closedir(d);
+	if (unseen)
+		cp_rt_note("%u thread(s) alive at exit were never measured (not started "
+			   "through pthread_create)",
+			   unseen);
+}
+
+/* What the user should know, at exit: failures, fallbacks, what was not measured. */
 static void notes_at_exit(void)
 {
 	cp_proc_flush_pending_note();
+	note_fallback_rates();
+	note_unseen_threads();
 	if (cp_rt.dropped_nothread)
 		cp_rt_note("%llu samples arrived on threads without measurement state and were "
 			   "dropped",
@@ -110,9 +164,9 @@ void cp_rt_fini(int crashed_sig)
 	int was_enabled = __atomic_exchange_n(&cp_rt.enabled, 0, __ATOMIC_ACQ_REL);
 	if (!was_enabled && cp_rt.failure)
 		cp_rt.enabled = 0;
+	cp_thread_finish_all();
 	if (!crashed_sig)
 		notes_at_exit();
-	cp_thread_finish_all();
 	if (!was_enabled && cp_rt.failure)
 		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_DISABLED, __ATOMIC_RELEASE);
 	cp_proc_finish(crashed_sig);

@@ -137,6 +137,8 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 			if (t)
 				t->foreign_signals++;
 			chain_to_program(sig, si, ucv);
+		} else if (!t) {
+			__atomic_add_fetch(&cp_rt.dropped_nothread, 1, __ATOMIC_RELAXED);
 		}
 		errno = saved_errno;
 		return;

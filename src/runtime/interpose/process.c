@@ -13,6 +13,13 @@
 
 extern char **environ;
 
+/* A vfork child (or a raw clone child) shares our memory: it must not touch the
+ * parent's measurement state, only exec or exit. */
+static int in_foreign_child(void)
+{
+	return cp_rt.active && (int32_t)getpid() != cp_rt.pid;
+}
+
 CP_EXPORT pid_t fork(void)
 {
 	typeof(cp_real.fork) real = CP_REAL(fork);
@@ -73,6 +80,8 @@ CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	if (!cp_rt.active)
 		return real(path, argv, envp);
 	char *const *env = exec_env(envp, env_buffer(), CP_ENV_MAX);
+	if (in_foreign_child())
+		return real(path, argv, env);
 	cp_rt_before_exec();
 	int rc = real(path, argv, env);
 	int err = errno;
@@ -87,6 +96,8 @@ CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	if (!cp_rt.active)
 		return real(file, argv, envp);
 	char *const *env = exec_env(envp, env_buffer(), CP_ENV_MAX);
+	if (in_foreign_child())
+		return real(file, argv, env);
 	cp_rt_before_exec();
 	int rc = real(file, argv, env);
 	int err = errno;
@@ -173,7 +184,7 @@ CP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 
 CP_EXPORT void exit(int status)
 {
-	if (!cp_rt.exit_status_known) {
+	if (!cp_rt.exit_status_known && !in_foreign_child()) {
 		cp_rt.exit_status = status & 0xff;
 		cp_rt.exit_status_known = 1;
 	}
@@ -182,6 +193,8 @@ CP_EXPORT void exit(int status)
 
 CP_EXPORT void _exit(int status)
 {
+	if (in_foreign_child())
+		CP_REAL(_exit)(status);
 	cp_rt.exit_status = status & 0xff;
 	cp_rt.exit_status_known = 1;
 	cp_rt_fini(0);
@@ -190,6 +203,8 @@ CP_EXPORT void _exit(int status)
 
 CP_EXPORT void _Exit(int status)
 {
+	if (in_foreign_child())
+		CP_REAL(_Exit)(status);
 	cp_rt.exit_status = status & 0xff;
 	cp_rt.exit_status_known = 1;
 	cp_rt_fini(0);

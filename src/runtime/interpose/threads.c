@@ -44,6 +44,7 @@ CP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	if (!cp_rt.active)
 		return real(thread, attr, fn, arg);
 	pthread_once(&thread_key_once, thread_key_create);
+	cp_proc_flush_pending_note();
 	cp_trampolines[1] = (uintptr_t)thread_trampoline;
 	struct cp_start *start = malloc(sizeof *start);
 	if (!start)
