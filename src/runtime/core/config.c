@@ -4,6 +4,7 @@
  *   CALLPATH_EVENTS=SPEC[,SPEC]  NAME[@PERIOD] (catalog.h); default "cputime"
  *   CALLPATH_FOLLOW_EXEC=0|1     keep profiling images started by exec (default 1)
  *   CALLPATH_SIGNAL=N            the sampling signal (default SIGRTMIN+6)
+ *   CALLPATH_NO_PERF=1           do not use perf_event (take the POSIX-timer fallback)
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "runtime/core/runtime.h"
 #include "runtime/sample/catalog.h"
@@ -79,6 +80,8 @@ int cp_config_load(void)
 		return -1;
 	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");
 	cp_rt.follow_exec = !follow || strcmp(follow, "0") != 0;
+	const char *no_perf = getenv("CALLPATH_NO_PERF");
+	cp_rt.no_perf = no_perf && !strcmp(no_perf, "1");
 	const char *sig = getenv("CALLPATH_SIGNAL");
 	cp_rt.signo = SIGRTMIN + CP_DEFAULT_SIGNAL_OFFSET;
 	if (sig && *sig) {

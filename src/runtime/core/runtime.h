@@ -48,6 +48,7 @@ struct cp_runtime {
 	volatile int enabled;  /* sampling (cleared on failure, at exit, by callpath_stop) */
 	int signo;
 	int follow_exec;
+	int no_perf;            /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
 	int32_t pid;
 	uint32_t gen;
 	char outdir[PATH_MAX];

@@ -60,7 +60,7 @@ static int perf_route_to_self(int fd)
 
 static int cputime_process_init(struct cp_metric *m)
 {
-	int fd = perf_open_self(m->period);
+	int fd = cp_rt.no_perf ? -ENOSYS : perf_open_self(m->period);
 	if (fd == -EACCES || fd == -EPERM) {
 		count_kernel = 0;
 		fd = perf_open_self(m->period);
@@ -78,7 +78,7 @@ static int cputime_process_init(struct cp_metric *m)
 	cp_rt_note("cputime: perf_event_open(task-clock) failed (%s)%s; falling back to POSIX "
 		   "CPU-time timers, which fire only on the kernel tick: fewer samples than "
 		   "asked (see the delivered rate)",
-		   strerror(-fd),
+		   cp_rt.no_perf ? "CALLPATH_NO_PERF=1" : strerror(-fd),
 		   fd == -EACCES || fd == -EPERM
 			   ? " - check /proc/sys/kernel/perf_event_paranoid (<= 2 needed)"
 			   : "");
