@@ -23,9 +23,10 @@ struct uw_thread {
 	int inited;
 };
 
-/* The readable window for the current stack segment: [lo, hi). */
+/* The readable window for the current stack segment: [lo, hi), hi - lo >= 8;
+ * span = hi - lo - 8, so that one unsigned compare checks a whole 8-byte read. */
 struct uw_window {
-	uintptr_t lo, hi;
+	uintptr_t lo, hi, span;
 	struct uw_thread *t;
 };
 
@@ -37,7 +38,7 @@ int uw_window_for(struct uw_window *w, uintptr_t sp);
 
 static inline int uw_read(const struct uw_window *w, uintptr_t addr, uintptr_t *out)
 {
-	if (addr < w->lo || addr >= w->hi || w->hi - addr < sizeof(uintptr_t) || (addr & 7))
+	if (addr - w->lo > w->span)
 		return -1;
 	*out = *(const uintptr_t *)addr;
 	return 0;

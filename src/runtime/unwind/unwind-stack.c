@@ -109,6 +109,16 @@ void cp_unwind_thread_init_signal_safe(uintptr_t sp)
 	t->inited = 1;
 }
 
+static int window_set(struct uw_window *w, uintptr_t lo, uintptr_t hi)
+{
+	if (hi <= lo || hi - lo < sizeof(uintptr_t))
+		return -1;
+	w->lo = lo;
+	w->hi = hi;
+	w->span = hi - lo - sizeof(uintptr_t);
+	return 0;
+}
+
 int uw_window_for(struct uw_window *w, uintptr_t sp)
 {
 	struct uw_thread *t = &uw_tls;
@@ -116,23 +126,16 @@ int uw_window_for(struct uw_window *w, uintptr_t sp)
 	w->t = t;
 	if (!t->inited)
 		cp_unwind_thread_init_signal_safe(sp);
-	w->lo = sp;
-	if (sp >= t->stack_lo && sp < t->stack_hi) {
-		w->hi = t->stack_hi;
-		return 0;
-	}
-	if (sp >= t->alt_lo && sp < t->alt_hi) {
-		w->hi = t->alt_hi;
-		return 0;
-	}
+	if (sp >= t->stack_lo && sp < t->stack_hi)
+		return window_set(w, sp, t->stack_hi);
+	if (sp >= t->alt_lo && sp < t->alt_hi)
+		return window_set(w, sp, t->alt_hi);
 	if (!(sp >= t->other_lo && sp < t->other_hi)) {
 		int saved = errno;
 		query_altstack(t); /* the program may have set one since */
 		errno = saved;
-		if (sp >= t->alt_lo && sp < t->alt_hi) {
-			w->hi = t->alt_hi;
-			return 0;
-		}
+		if (sp >= t->alt_lo && sp < t->alt_hi)
+			return window_set(w, sp, t->alt_hi);
 		t->other_lo = sp & ~(UW_PAGE - 1);
 		t->other_hi = probe_mapping_end(sp);
 		if (!t->other_hi) {
@@ -140,8 +143,7 @@ int uw_window_for(struct uw_window *w, uintptr_t sp)
 			return -1;
 		}
 	}
-	w->hi = t->other_hi;
-	return 0;
+	return window_set(w, sp, t->other_hi);
 }
 
 /* Does a call instruction end right before ra? (e8 rel32; ff /2 in its common forms) */

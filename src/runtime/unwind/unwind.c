@@ -21,8 +21,8 @@
 #define CACHE_BITS 16
 #define CACHE_SIZE (1u << CACHE_BITS)
 
-struct cache_slot {
-	uint64_t check, w1, w2;
+struct cache_slot { /* 32 bytes: two per cache line, indexed by a shift */
+	uint64_t check, w1, w2, pad;
 };
 
 struct recipe {
@@ -31,11 +31,23 @@ struct recipe {
 
 static struct cache_slot *cache;
 
-/* Packed recipe layout. w1 (bit 3 marks a valid recipe):
- *  0-2 kind | 4-5 cfa_how | 6-10 cfa_reg | 11-15 plt_thr | 16-47 cfa_off | 48-55 ra_off/8
+/* Packed recipe layout. w1, hot fields first so that they decode in one instruction:
+ *  0-31 cfa_off (s32) | 32-39 ra_off/8 (s8) | 40-42 kind | 43 valid | 44-45 cfa_how
+ *  46 CFA is rsp + off | 47 fast: normal row, CFA = reg + off, no rbp-relative saves
+ *  48-52 cfa_reg | 53-57 plt_thr
  * w2: 10 bits per tracked callee-saved register i (cp_saved_regs[i]) at bit 10*i:
  *  how (0 same, 1 at CFA+off, 2 unknown, 3 at rbp+off) | off/8 (s8) */
-#define R_VALID 8ull
+#define W1_CFA_OFF(v) ((int32_t)(uint32_t)(v))
+#define W1_RA_OFF8(v) ((int8_t)((v) >> 32))
+#define W1_KIND(v) (((v) >> 40) & 7)
+#define R_VALID (1ull << 43)
+#define W1_CFA_HOW(v) (((v) >> 44) & 3)
+#define R_FAST_RSP (1ull << 46)
+#define R_FAST (1ull << 47)
+#define W1_CFA_REG(v) (((v) >> 48) & 31)
+#define W1_PLT_THR(v) (((v) >> 53) & 31)
+/* Bit 0 of each 10-bit field of w2. */
+#define SAVED_FIELD_LOW_BITS 0x4010040100401ull
 
 static int fits_s8x8(int32_t v)
 {
@@ -72,10 +84,12 @@ static int recipe_pack(const struct cp_cfi_row *r, struct recipe *rc)
 		return -1;
 	if (saved_pack(r, &rc->w2) < 0)
 		return -1;
-	rc->w1 = (uint64_t)r->kind | R_VALID | (uint64_t)r->cfa_how << 4 |
-		 (uint64_t)r->cfa_reg << 6 | (uint64_t)r->plt_thr << 11 |
-		 (uint64_t)(uint32_t)r->cfa_off << 16 |
-		 (uint64_t)(uint8_t)(int8_t)(r->ra_off / 8) << 48;
+	rc->w1 = (uint64_t)(uint32_t)r->cfa_off | (uint64_t)(uint8_t)(int8_t)(r->ra_off / 8) << 32 |
+		 (uint64_t)r->kind << 40 | R_VALID | (uint64_t)r->cfa_how << 44 |
+		 (uint64_t)r->cfa_reg << 48 | (uint64_t)r->plt_thr << 53;
+	if (r->kind == CP_ROW_NORMAL && r->cfa_how == CP_CFA_REG && r->cfa_reg < CP_DW_NREGS &&
+	    !(rc->w2 & (rc->w2 >> 1) & SAVED_FIELD_LOW_BITS))
+		rc->w1 |= r->cfa_reg == CP_DW_RSP ? R_FAST | R_FAST_RSP : R_FAST;
 	return 0;
 }
 
@@ -84,13 +98,13 @@ static void recipe_unpack(const struct recipe *rc, struct cp_cfi_row *r)
 	static const uint8_t how_of[4] = {CP_REG_SAME, CP_REG_CFA, CP_REG_OTHER, CP_REG_AT_REG};
 	uint64_t v = rc->w1;
 
-	r->kind = v & 7;
-	r->cfa_how = (v >> 4) & 3;
-	r->cfa_reg = (v >> 6) & 31;
-	r->plt_thr = (v >> 11) & 31;
-	r->cfa_off = (int32_t)(uint32_t)(v >> 16);
+	r->kind = W1_KIND(v);
+	r->cfa_how = W1_CFA_HOW(v);
+	r->cfa_reg = W1_CFA_REG(v);
+	r->plt_thr = W1_PLT_THR(v);
+	r->cfa_off = W1_CFA_OFF(v);
 	r->ra_how = CP_REG_CFA;
-	r->ra_off = (int8_t)(v >> 48) * 8;
+	r->ra_off = W1_RA_OFF8(v) * 8;
 	for (int i = 0; i < CP_NSAVED; i++) {
 		uint64_t f = rc->w2 >> (10 * i);
 		r->saved_how[i] = how_of[f & 3];
@@ -99,9 +113,11 @@ static void recipe_unpack(const struct recipe *rc, struct cp_cfi_row *r)
 	}
 }
 
+/* Keys are 2*pc (+/-1): mixing a few higher bits into the low ones spreads nearby
+ * return addresses and distinct modules (a multiply would add latency on the hot path). */
 static inline uint32_t cache_index(uint64_t key)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+	return (uint32_t)((key ^ (key >> 17)) & (CACHE_SIZE - 1));
 }
 
 static inline uint64_t mix(uint64_t key, const struct recipe *rc)
@@ -153,21 +169,20 @@ void cp_unwind_cache_flush(void)
 	}
 }
 
-/* The row for a frame: exact pcs (frame 0, signal frames) are looked up as they are,
- * return addresses at ra - 1 (inside the call), so that a call at the end of a function
- * finds that function's row. */
-static void row_lookup(uintptr_t pc, int exact, struct cp_cfi_row *row)
+static inline uint64_t lookup_key(uintptr_t pc, int exact)
+{
+	return ((uint64_t)(exact ? pc : pc - 1) << 1) | (uint64_t)!exact;
+}
+
+/* The row for a frame, from the CFI (a cache miss). Exact pcs (frame 0, signal frames)
+ * are looked up as they are, return addresses at ra - 1 (inside the call), so that a
+ * call at the end of a function finds that function's row. */
+static void row_compute(uintptr_t pc, int exact, struct cp_cfi_row *row)
 {
 	uintptr_t at = exact ? pc : pc - 1;
-	uint64_t key = ((uint64_t)at << 1) | (uint64_t)!exact;
-	const struct cp_module *m;
+	const struct cp_module *m = cp_modules_find(at);
 	struct recipe rc;
 
-	if (cache && cache_get(key, &rc)) {
-		recipe_unpack(&rc, row);
-		return;
-	}
-	m = cp_modules_find(at);
 	if (!m) {
 		memset(row, 0, sizeof(*row));
 		row->kind = CP_ROW_NONE;
@@ -180,7 +195,7 @@ static void row_lookup(uintptr_t pc, int exact, struct cp_cfi_row *row)
 	else if (row->kind == CP_ROW_SIGNAL)
 		row->kind = CP_ROW_UNSUPPORTED; /* an 'S' frame that is not __restore_rt */
 	if (cache && recipe_pack(row, &rc) == 0)
-		cache_put(key, &rc);
+		cache_put(lookup_key(pc, exact), &rc);
 }
 
 static int reg_value(const struct uw_regs *rg, unsigned reg, uintptr_t *out)
@@ -312,42 +327,131 @@ static uint32_t step(struct uw_window *w, struct uw_regs *rg, const struct cp_cf
 	}
 }
 
+/* Output of one unwind. */
+struct uw_out {
+	struct cp_frame *f;
+	int n, max;
+};
+
+static inline void emit(struct uw_out *o, uintptr_t pc, uint32_t kind)
+{
+	o->f[o->n].pc = pc;
+	o->f[o->n].kind = kind;
+	o->f[o->n].how = CP_HOW_NONE;
+	o->n++;
+}
+
+/* The hot path: consecutive frames whose cached recipe has R_FAST, applied from the
+ * packed form with pc/sp kept in registers. Returns when a frame needs the general path
+ * (state left at that frame), 1 if the walk must stop. */
+static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_out *o,
+		      uint32_t *kind)
+{
+	uintptr_t pc = rg->r[CP_DW_RIP], sp = rg->r[CP_DW_RSP];
+	uint32_t known = rg->known;
+	uint64_t key = (pc << 1) - (*kind == CP_FRAME_RETURN);
+	struct cp_frame *f = o->f + o->n, *end = o->f + o->max;
+	int stop = 0;
+	struct recipe rc;
+
+	while (f < end && cache_get(key, &rc)) {
+		uint64_t w1 = rc.w1, rest = rc.w2;
+		uintptr_t cfa = sp, ra;
+
+		if (!(w1 & R_FAST))
+			break;
+		if (!(w1 & R_FAST_RSP)) {
+			unsigned reg = W1_CFA_REG(w1);
+			if (!((known >> reg) & 1))
+				break;
+			cfa = rg->r[reg];
+		}
+		cfa += W1_CFA_OFF(w1);
+		if (cfa <= sp || uw_read(w, cfa + W1_RA_OFF8(w1) * 8, &ra) < 0)
+			break;
+		while (rest) { /* only registers with a rule other than "same value" */
+			unsigned i = (unsigned)__builtin_ctzll(rest) / 10, reg = cp_saved_regs[i];
+			uint64_t fld = (rest >> (10 * i)) & 0x3ff;
+			uintptr_t at = cfa + (int8_t)(fld >> 2) * 8;
+			rest &= ~(0x3ffull << (10 * i));
+			if ((fld & 3) == 2 || (at >= sp && uw_read(w, at, &rg->r[reg]) < 0))
+				known &= ~(1u << reg);
+		}
+		f[-1].how = CP_HOW_CFI;
+		f->pc = ra;
+		f->kind = CP_FRAME_RETURN;
+		f->how = CP_HOW_NONE;
+		f++;
+		pc = ra;
+		sp = cfa;
+		key = (pc << 1) - 1;
+		*kind = CP_FRAME_RETURN;
+		if (pc < 4096) {
+			stop = 1;
+			break;
+		}
+	}
+	o->n = (int)(f - o->f);
+	rg->r[CP_DW_RIP] = pc;
+	rg->r[CP_DW_RSP] = sp;
+	rg->known = known | (1u << CP_DW_RIP) | (1u << CP_DW_RSP);
+	return stop;
+}
+
+/* The general path for the current frame (the last one emitted). Returns 1 when the
+ * walk is over (status set), 0 after a step to the caller (emitted). */
+static int step_general(struct uw_window *w, struct uw_regs *rg, struct uw_out *o,
+			uint32_t *kind, enum cp_unwind_status *status)
+{
+	uintptr_t pc = rg->r[CP_DW_RIP];
+	int exact = *kind != CP_FRAME_RETURN;
+	struct cp_cfi_row row;
+	struct recipe rc;
+	uint32_t how;
+
+	if (cache && cache_get(lookup_key(pc, exact), &rc))
+		recipe_unpack(&rc, &row);
+	else
+		row_compute(pc, exact, &row);
+	if (row.kind == CP_ROW_OUTERMOST) {
+		*status = CP_UNWIND_COMPLETE;
+		return 1;
+	}
+	if (o->n >= o->max) {
+		*status = CP_UNWIND_PARTIAL;
+		return 1;
+	}
+	how = step(w, rg, &row, kind);
+	if (how == CP_HOW_NONE || rg->r[CP_DW_RIP] < 4096) {
+		*status = o->n > 1 ? CP_UNWIND_PARTIAL : CP_UNWIND_FAILED;
+		return 1;
+	}
+	o->f[o->n - 1].how = how;
+	emit(o, rg->r[CP_DW_RIP], *kind);
+	return 0;
+}
+
 static int unwind_loop(struct uw_regs *rg, uint32_t kind, struct cp_frame *out, int max,
 		       enum cp_unwind_status *status)
 {
 	struct uw_window w;
-	struct cp_cfi_row row;
-	int n = 0;
+	struct uw_out o = {out, 0, max};
 
 	*status = CP_UNWIND_FAILED;
 	if (max <= 0 || !UW_KNOWN(rg, CP_DW_RIP))
 		return 0;
+	emit(&o, rg->r[CP_DW_RIP], kind);
 	if (uw_window_for(&w, rg->r[CP_DW_RSP]) < 0)
-		w.lo = w.hi = 0; /* nothing readable: frame 0 only */
+		return 1; /* nothing readable: frame 0 only */
 	for (;;) {
-		uintptr_t pc = rg->r[CP_DW_RIP];
-		uint32_t how;
-
-		out[n].pc = pc;
-		out[n].kind = kind;
-		out[n].how = CP_HOW_NONE;
-		n++;
-		row_lookup(pc, kind != CP_FRAME_RETURN, &row);
-		if (row.kind == CP_ROW_OUTERMOST) {
-			*status = CP_UNWIND_COMPLETE;
-			return n;
-		}
-		if (n >= max) {
+		if (cache && run_packed(&w, rg, &o, &kind)) {
 			*status = CP_UNWIND_PARTIAL;
-			return n;
-		}
-		how = step(&w, rg, &row, &kind);
-		if (how == CP_HOW_NONE || rg->r[CP_DW_RIP] < 4096)
 			break;
-		out[n - 1].how = how;
+		}
+		if (step_general(&w, rg, &o, &kind, status))
+			break;
 	}
-	*status = n > 1 ? CP_UNWIND_PARTIAL : CP_UNWIND_FAILED;
-	return n;
+	return o.n;
 }
 
 int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
@@ -363,9 +467,8 @@ __attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
 					     enum cp_unwind_status *status)
 {
 	struct uw_regs rg;
-	struct uw_window w;
-	struct cp_cfi_row row;
 	uintptr_t rip, rsp, rbp;
+	int n;
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(rip), "=r"(rsp), "=r"(rbp));
@@ -374,10 +477,15 @@ __attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
 	rg.r[CP_DW_RBP] = rbp;
 	rg.known = (1u << CP_DW_RIP) | (1u << CP_DW_RSP) | (1u << CP_DW_RBP);
 	*status = CP_UNWIND_FAILED;
-	if (uw_window_for(&w, rsp) < 0)
+	if (max <= 0)
 		return 0;
-	row_lookup(rip, 1, &row);
-	if (row.kind != CP_ROW_NORMAL || step_cfi(&w, &rg, &row) < 0)
+	/* Frame 0 is this function (exact pc): walked, then dropped. */
+	n = unwind_loop(&rg, CP_FRAME_PC, out, max, status);
+	if (n <= 1) {
+		*status = CP_UNWIND_FAILED;
 		return 0;
-	return unwind_loop(&rg, CP_FRAME_RETURN, out, max, status);
+	}
+	memmove(out, out + 1, (size_t)(n - 1) * sizeof(*out));
+	out[0].kind = CP_FRAME_RETURN;
+	return n - 1;
 }

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Unwind cost benchmark: callpath's unwinder vs libunwind's unw_backtrace vs a frame-pointer
+# walk, at depth 10 and 50; median of RUNS runs. Builds from the unwinder sources only
+# (no other runtime part), into $OUT (default /tmp/cp-bench-unwind).
+#   bench/unwind/run.sh [RUNS] [ITERS]
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-/tmp/cp-bench-unwind}
+RUNS=${1:-7}
+ITERS=${2:-200000}
+mkdir -p "$OUT"
+CF="-std=gnu11 -D_GNU_SOURCE -O2 -g -I$ROOT/src"
+SRC="$ROOT/src/runtime/unwind/cfi.c $ROOT/src/runtime/unwind/modules.c \
+     $ROOT/src/runtime/unwind/unwind.c $ROOT/src/runtime/unwind/unwind-stack.c $ROOT/src/base/error.c"
+# The unwinder as the runtime builds it (hidden visibility, initial-exec TLS, no frame pointers).
+gcc $CF -fomit-frame-pointer -fvisibility=hidden -ftls-model=initial-exec \
+    "$ROOT/bench/unwind/bench-unwind.c" $SRC -o "$OUT/bench-unwind" -lunwind -lpthread
+gcc $CF -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+    "$ROOT/bench/unwind/bench-unwind.c" $SRC -o "$OUT/bench-unwind-fp" -lunwind -lpthread
+
+median() { sort -n | awk '{a[NR]=$1} END {m=a[int((NR+1)/2)]; printf "%s (%s-%s)", m, a[1], a[NR]}'; }
+
+printf "| method | depth | frames | ns/unwind median (min-max) | ns/frame |\n|---|---|---|---|---|\n"
+for depth in 10 50; do
+	for m in cp cpcold unw fp; do
+		bin="$OUT/bench-unwind"
+		[ "$m" = fp ] && bin="$OUT/bench-unwind-fp"
+		it=$ITERS
+		[ "$m" = cpcold ] && it=$((ITERS / 100))
+		res=""
+		for r in $(seq "$RUNS"); do
+			res="$res$("$bin" "$m" "$depth" "$it")
+"
+		done
+		frames=$(printf "%s" "$res" | head -1 | awk '{print $3}')
+		ns=$(printf "%s" "$res" | awk 'NF {print $4}' | median)
+		nsf=$(printf "%s" "$res" | awk 'NF {print $5}' | median)
+		printf "| %s | %s | %s | %s | %s |\n" "$m" "$depth" "$frames" "$ns" "$nsf"
+	done
+done
