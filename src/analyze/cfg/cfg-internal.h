@@ -41,7 +41,8 @@ struct cp_cfg_scratch {
 	size_t size, size_alloc;
 	uint32_t *work;
 	size_t nwork, work_alloc;
-	struct cp_cfg_history hist;
+	uint32_t hist_off[CP_CFG_HISTORY]; /* offsets of the last instructions of the run */
+	unsigned hist_n, hist_head;
 	uint64_t *jt_targets; /* targets of all resolved tables, in table order */
 	size_t njt_targets, jt_targets_alloc;
 	uint32_t *jt_first;   /* per cfg->jtables[i]: first index into jt_targets */

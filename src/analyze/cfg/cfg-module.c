@@ -132,22 +132,83 @@ static bool may_return(const struct cp_cfg_module *cm, const struct cp_cfg *cfg)
 	return false;
 }
 
+struct call_pair {
+	uint32_t callee, caller;
+};
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct call_pair *x = a, *y = b;
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	return x->caller < y->caller ? -1 : x->caller > y->caller;
+}
+
+/* Appends (callee, caller) for the direct calls and tail calls of the CFG. */
+static void collect_calls(const struct cp_cfg_module *cm, const struct cp_cfg *cfg,
+			  uint32_t caller, struct call_pair **pairs, size_t *n, size_t *alloc)
+{
+	for (size_t e = 0; e < cfg->nedges; e++) {
+		const struct cp_cfg_edge *E = &cfg->edges[e];
+		if (!E->target || (E->kind != CP_CFG_CALL_FALLTHROUGH && E->kind != CP_CFG_TAILCALL))
+			continue;
+		long p = proc_at(cm, E->target);
+		if (p < 0 || (uint32_t)p == caller)
+			continue;
+		XGROW(*pairs, *n + 1, *alloc);
+		(*pairs)[(*n)++] = (struct call_pair){(uint32_t)p, caller};
+	}
+}
+
+/* Does procedure i return (by its CFG under what is known now)? */
+static bool proc_may_return(struct cp_cfg_module *cm, struct cp_cfg *cfg, size_t i,
+			    const struct cp_cfg_oracle *o)
+{
+	if (cp_cfg_module_build(cm, cfg, i, o) < 0 || !cfg->nblocks)
+		return true;
+	return may_return(cm, cfg);
+}
+
 size_t cp_cfg_module_infer_noreturn(struct cp_cfg_module *cm, struct cp_cfg *cfg)
 {
 	struct cp_cfg_oracle o = cp_cfg_module_oracle(cm);
-	size_t found = 0;
-	for (int round = 0; round < 8; round++) {
-		size_t before = found;
-		for (size_t i = 0; i < cm->m->procs.nprocs; i++) {
-			if (cm->noreturn[i] || (cm->m->procs.procs[i].flags & CP_PROC_PLT))
-				continue;
-			if (cp_cfg_module_build(cm, cfg, i, &o) < 0 || !cfg->nblocks)
-				continue;
-			if (!may_return(cm, cfg))
-				cm->noreturn[i] = 1, found++;
+	size_t nprocs = cm->m->procs.nprocs, found = 0, npairs = 0, pairs_alloc = 0;
+	size_t nwork = 0, work_alloc = 0;
+	struct call_pair *pairs = NULL;
+	uint32_t *work = NULL;
+	/* one pass over every procedure, remembering who calls whom */
+	for (size_t i = 0; i < nprocs; i++) {
+		if (cm->noreturn[i] || (cm->m->procs.procs[i].flags & CP_PROC_PLT))
+			continue;
+		if (!proc_may_return(cm, cfg, i, &o)) {
+			cm->noreturn[i] = 1, found++;
+			XGROW(work, nwork + 1, work_alloc);
+			work[nwork++] = (uint32_t)i;
 		}
-		if (found == before)
-			break;
+		collect_calls(cm, cfg, (uint32_t)i, &pairs, &npairs, &pairs_alloc);
 	}
+	qsort(pairs, npairs, sizeof(*pairs), pair_cmp);
+	/* then only the callers of procedures newly found not to return */
+	while (nwork) {
+		uint32_t callee = work[--nwork];
+		size_t lo = 0, hi = npairs;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (pairs[mid].callee < callee)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < npairs && pairs[lo].callee == callee; lo++) {
+			uint32_t c = pairs[lo].caller;
+			if (cm->noreturn[c] || proc_may_return(cm, cfg, c, &o))
+				continue;
+			cm->noreturn[c] = 1, found++;
+			XGROW(work, nwork + 1, work_alloc);
+			work[nwork++] = c;
+		}
+	}
+	free(pairs);
+	free(work);
 	return found;
 }

@@ -26,7 +26,8 @@ int cp_cfg_module_build(struct cp_cfg_module *cm, struct cp_cfg *cfg, size_t pro
 
 /* Marks as no-return every procedure none of whose paths can return (all end in traps,
  * no-return calls or tail calls to no-return procedures), e.g. glibc's static
- * malloc_printerr, repeating until nothing changes (at most 8 rounds over the module).
+ * malloc_printerr: one pass over the module, then again over the callers of each
+ * procedure found, until nothing changes.
  * Without this, a call to such a function looks like it falls through into whatever
  * follows, which invents edges (and irreducible loops). cfg is scratch. Returns how many
  * procedures were added. */

@@ -185,6 +185,37 @@ static void read_jtable(struct cp_cfg *cfg, uint64_t jump, const struct cp_cfg_j
 		add_target(s, s->jt_targets[i]);
 }
 
+/* The run's last instructions, decoded with operands (only at indirect jumps). */
+static void full_history(const struct cp_cfg_scratch *s, struct cp_cfg_history *h)
+{
+	h->n = 0;
+	for (unsigned k = s->hist_n; k > 0; k--) {
+		uint32_t off = s->hist_off[(s->hist_head + CP_CFG_HISTORY - k) % CP_CFG_HISTORY];
+		const struct cp_cfg_flat_part *p = part_of(s, off);
+		cp_x86_decode(p->bytes + (off - p->base), s->ilen[off], p->lo + (off - p->base),
+			      &h->insn[h->n++]);
+	}
+	h->head = h->n % CP_CFG_HISTORY;
+}
+
+/* jmp *: a jump table (now, or once the code setting its base is known), a jump through
+ * a code pointer, or unresolved. */
+static void indirect_jump(struct cp_cfg *cfg, uint32_t off, uint64_t addr)
+{
+	struct cp_cfg_scratch *s = cfg->scratch;
+	struct cp_cfg_history h;
+	struct cp_cfg_jt_pattern p = {0};
+	full_history(s, &h);
+	if (cp_cfg_jt_match(&h, &p) && p.need_base) {
+		XGROW(s->pending, s->npending + 1, s->pending_alloc);
+		s->pending[s->npending++] = (struct cp_cfg_pending){addr, p};
+	} else if (p.entries) {
+		read_jtable(cfg, addr, &p);
+	} else if (cp_cfg_jt_pointer_jump(&h)) {
+		s->mark[off] |= MARK_PTRJUMP;
+	}
+}
+
 /* Handles the control transfer of the instruction just decoded at off. Returns true when
  * the linear run continues with the next instruction. */
 static bool run_transfer(struct cp_cfg *cfg, uint32_t off, const struct cp_x86_insn *in)
@@ -192,7 +223,6 @@ static bool run_transfer(struct cp_cfg *cfg, uint32_t off, const struct cp_x86_i
 	struct cp_cfg_scratch *s = cfg->scratch;
 	uint32_t next = off + in->len;
 	bool next_inside = next < s->size && part_of(s, next) == part_of(s, off);
-	struct cp_cfg_jt_pattern p = {0};
 
 	switch (in->flow) {
 	case CP_X86_FLOW_NONE:
@@ -201,7 +231,7 @@ static bool run_transfer(struct cp_cfg *cfg, uint32_t off, const struct cp_x86_i
 	case CP_X86_FLOW_CALL:
 	case CP_X86_FLOW_CALL_INDIRECT:
 		s->mark[off] |= MARK_ENDS;
-		s->hist.n = 0; /* a call clobbers registers: no slice across it */
+		s->hist_n = 0; /* a call clobbers registers: no slice across it */
 		if (in->flow == CP_X86_FLOW_CALL && oracle_noreturn(s, in->target))
 			return false;
 		if (next_inside)
@@ -219,14 +249,7 @@ static bool run_transfer(struct cp_cfg *cfg, uint32_t off, const struct cp_x86_i
 		return false;
 	case CP_X86_FLOW_JMP_INDIRECT:
 		s->mark[off] |= MARK_ENDS;
-		if (cp_cfg_jt_match(&s->hist, &p) && p.need_base) {
-			XGROW(s->pending, s->npending + 1, s->pending_alloc);
-			s->pending[s->npending++] = (struct cp_cfg_pending){in->addr, p};
-		} else if (p.entries) {
-			read_jtable(cfg, in->addr, &p);
-		}
-		else if (cp_cfg_jt_pointer_jump(&s->hist))
-			s->mark[off] |= MARK_PTRJUMP;
+		indirect_jump(cfg, off, in->addr);
 		return false;
 	default: /* RET, TRAP */
 		s->mark[off] |= MARK_ENDS;
@@ -243,24 +266,25 @@ static void decode_run(struct cp_cfg *cfg, uint32_t off)
 
 	if (s->mark[off] & MARK_INSIDE)
 		s->mark[off] |= MARK_OVERLAP;
-	s->hist.n = s->hist.head = 0;
+	s->hist_n = s->hist_head = 0;
 	while (off < end && !s->ilen[off] && !(s->mark[off] & MARK_BAD)) {
-		struct cp_x86_insn *in = &s->hist.insn[s->hist.head];
+		struct cp_x86_insn in;
 		uint64_t addr = p->lo + (off - p->base);
-		unsigned n = cp_x86_decode(p->bytes + (off - p->base), end - off, addr, in);
+		unsigned n = cp_x86_decode_flow(p->bytes + (off - p->base), end - off, addr, &in);
 		if (!n) {
 			s->mark[off] |= MARK_BAD;
 			cfg->nbad++;
 			return;
 		}
-		s->hist.head = (s->hist.head + 1) % CP_CFG_HISTORY;
-		if (s->hist.n < CP_CFG_HISTORY)
-			s->hist.n++;
+		s->hist_off[s->hist_head] = off;
+		s->hist_head = (s->hist_head + 1) % CP_CFG_HISTORY;
+		if (s->hist_n < CP_CFG_HISTORY)
+			s->hist_n++;
 		s->ilen[off] = (uint8_t)n;
 		for (unsigned i = 1; i < n; i++)
 			s->mark[off + i] |= MARK_INSIDE;
 		cfg->ninsns++;
-		if (!run_transfer(cfg, off, in))
+		if (!run_transfer(cfg, off, &in))
 			return;
 		off += n;
 	}
@@ -288,8 +312,13 @@ static void lea_targets(struct cp_cfg *cfg, uint64_t *target, bool *unique)
 			continue; /* lea disp32(%rip), reg is 7 bytes (+ prefixes) */
 		const struct cp_cfg_flat_part *p = part_of(s, off);
 		struct cp_x86_insn in;
-		cp_x86_decode(p->bytes + (off - p->base), s->ilen[off], p->lo + (off - p->base), &in);
-		if (in.opkind != CP_X86_OP_LEA || !in.rip_relative || in.op[0].reg >= CP_X86_RIP)
+		const uint8_t *b = p->bytes + (off - p->base);
+		uint64_t addr = p->lo + (off - p->base);
+		cp_x86_decode_flow(b, s->ilen[off], addr, &in);
+		if (in.opkind != CP_X86_OP_LEA || !in.rip_relative)
+			continue;
+		cp_x86_decode(b, s->ilen[off], addr, &in);
+		if (in.op[0].reg >= CP_X86_RIP)
 			continue;
 		uint8_t r = in.op[0].reg;
 		if (seen[r] == 0)
@@ -463,7 +492,8 @@ static void indirect_edges(struct cp_cfg *cfg, uint32_t src, const struct cp_x86
 		return;
 	}
 	uint32_t off = cp_cfg_flat_offset(s, in->addr);
-	if ((s->mark[off] & MARK_PTRJUMP) || (in->rip_relative && in->mem.index == CP_X86_REG_NONE)) {
+	/* rip_relative from cp_x86_decode_flow implies no index */
+	if ((s->mark[off] & MARK_PTRJUMP) || in->rip_relative) {
 		add_edge(cfg, src, CP_CFG_NONE, 0, CP_CFG_TAILCALL);
 		return;
 	}
@@ -483,7 +513,7 @@ static void block_edges(struct cp_cfg *cfg, uint32_t i)
 	uint32_t off = cp_cfg_flat_offset(s, b->last);
 	const struct cp_cfg_flat_part *p = part_of(s, off);
 	struct cp_x86_insn in;
-	cp_x86_decode(p->bytes + (off - p->base), s->ilen[off], b->last, &in);
+	cp_x86_decode_flow(p->bytes + (off - p->base), s->ilen[off], b->last, &in);
 	switch (in.flow) {
 	case CP_X86_FLOW_NONE:
 	case CP_X86_FLOW_SYSCALL:

@@ -149,7 +149,19 @@ static void set_operands(struct cp_x86_insn *insn, const ZydisDecodedInstruction
 	}
 }
 
-unsigned cp_x86_decode(const uint8_t *bytes, size_t len, uint64_t addr, struct cp_x86_insn *insn)
+/* RIP-relative memory operand from the raw ModRM alone (mod 00, rm 101, no SIB). */
+static void raw_rip_relative(struct cp_x86_insn *insn, const ZydisDecodedInstruction *zi)
+{
+	if (!(zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) || (zi->attributes & ZYDIS_ATTRIB_HAS_SIB))
+		return;
+	if (zi->raw.modrm.mod != 0 || zi->raw.modrm.rm != 5 || zi->raw.disp.size != 32)
+		return;
+	insn->rip_relative = true;
+	insn->mem_addr = insn->addr + zi->length + (uint64_t)zi->raw.disp.value;
+}
+
+static unsigned decode(const uint8_t *bytes, size_t len, uint64_t addr, struct cp_x86_insn *insn,
+		       bool operands)
 {
 	ZydisDecoder dec;
 	ZydisDecoderContext ctx;
@@ -162,14 +174,18 @@ unsigned cp_x86_decode(const uint8_t *bytes, size_t len, uint64_t addr, struct c
 	decoder_init(&dec);
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx, bytes, len, &zi)))
 		return 0;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&dec, &ctx, &zi, ops,
-						     ZYDIS_MAX_OPERAND_COUNT_VISIBLE)))
-		return 0;
+	if (operands) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&dec, &ctx, &zi, ops,
+							     ZYDIS_MAX_OPERAND_COUNT_VISIBLE)))
+			return 0;
+		set_operands(insn, &zi, ops);
+	} else {
+		raw_rip_relative(insn, &zi);
+	}
 	insn->len = zi.length;
 	insn->mnemonic = (uint16_t)zi.mnemonic;
 	insn->nops = zi.operand_count_visible;
 	insn->opkind = op_class(zi.mnemonic);
-	set_operands(insn, &zi, ops);
 
 	bool relative = (zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && !insn->rip_relative &&
 			zi.raw.imm[0].is_relative;
@@ -186,6 +202,17 @@ unsigned cp_x86_decode(const uint8_t *bytes, size_t len, uint64_t addr, struct c
 		insn->disp_size = zi.raw.disp.size / 8;
 	}
 	return zi.length;
+}
+
+unsigned cp_x86_decode(const uint8_t *bytes, size_t len, uint64_t addr, struct cp_x86_insn *insn)
+{
+	return decode(bytes, len, addr, insn, true);
+}
+
+unsigned cp_x86_decode_flow(const uint8_t *bytes, size_t len, uint64_t addr,
+			    struct cp_x86_insn *insn)
+{
+	return decode(bytes, len, addr, insn, false);
 }
 
 const char *cp_x86_mnemonic_name(unsigned mnemonic)

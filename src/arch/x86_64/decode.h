@@ -117,6 +117,12 @@ struct cp_x86_insn {
  * (or are truncated by len). Allocation-free. */
 unsigned cp_x86_decode(const uint8_t *bytes, size_t len, uint64_t addr, struct cp_x86_insn *insn);
 
+/* The same without operand decoding (about 1.6x faster): op[], mem and has_mem are not
+ * set (op kinds NONE); len, nops, flow, cond, opkind, mnemonic, target, rel_*, disp_*,
+ * rip_relative and mem_addr are. For scanning code where operands rarely matter. */
+unsigned cp_x86_decode_flow(const uint8_t *bytes, size_t len, uint64_t addr,
+			    struct cp_x86_insn *insn);
+
 /* The mnemonic in lower case ("jmp", "movsxd"); "?" for an unknown id. */
 const char *cp_x86_mnemonic_name(unsigned mnemonic);
 /* The whole instruction in AT&T syntax into buf (NUL-terminated, truncated to size).

@@ -271,7 +271,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static size_t decode_all(const struct cp_module *m, size_t *bytes)
+static size_t decode_all(const struct cp_module *m, size_t *bytes, bool operands)
 {
 	size_t ninsns = 0;
 	for (size_t i = 0; i < m->procs.nprocs; i++) {
@@ -282,7 +282,9 @@ static size_t decode_all(const struct cp_module *m, size_t *bytes)
 		*bytes += p->hi - p->lo;
 		for (uint64_t a = p->lo; a < p->hi; ninsns++) {
 			struct cp_x86_insn in;
-			unsigned n = cp_x86_decode(s->data + (a - s->addr), p->hi - a, a, &in);
+			const uint8_t *b = s->data + (a - s->addr);
+			unsigned n = operands ? cp_x86_decode(b, p->hi - a, a, &in)
+					      : cp_x86_decode_flow(b, p->hi - a, a, &in);
 			a += n ? n : 1;
 		}
 	}
@@ -299,7 +301,10 @@ static int bench(int argc, char **argv)
 			return 1;
 		}
 		double t1 = now();
-		size_t bytes = 0, ninsns = decode_all(&m, &bytes);
+		size_t bytes = 0, ninsns = decode_all(&m, &bytes, false);
+		double tf = now();
+		ninsns = decode_all(&m, &bytes, true);
+		bytes /= 2;
 		double t2 = now();
 		struct totals t = {0};
 		run_all(&m, &t, false);
@@ -307,10 +312,12 @@ static int bench(int argc, char **argv)
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
 		print_totals(argv[i], &t);
-		printf("open+symbols %.3f s; linear decode %.3f s (%zu insns, %.1f MB/s, %.1f ns/insn); "
-		       "CFG+loops %.3f s (%.1f ns/insn); peak RSS %ld MB; code %.1f MB\n",
-		       t1 - t0, t2 - t1, ninsns, (double)bytes / 1e6 / (t2 - t1),
-		       (t2 - t1) * 1e9 / (double)ninsns, t3 - t2,
+		printf("open+symbols %.3f s; linear decode without operands %.3f s, with operands "
+		       "%.3f s (%zu insns, %.1f MB/s, %.1f ns/insn); "
+		       "no-return inference + CFG + loops %.3f s (%.1f ns/insn); peak RSS %ld MB; "
+		       "code %.1f MB\n",
+		       t1 - t0, tf - t1, t2 - tf, ninsns, (double)bytes / 1e6 / (t2 - tf),
+		       (t2 - tf) * 1e9 / (double)ninsns, t3 - t2,
 		       (t3 - t2) * 1e9 / (double)(t.insns ? t.insns : 1), ru.ru_maxrss / 1024,
 		       (double)bytes / 1e6);
 		cp_module_release(&m);

@@ -103,6 +103,15 @@ static void test_encodings(void **state)
 				 (unsigned long long)in.mem_addr);
 		assert_int_equal(in.len, len);
 		assert_int_equal(in.addr, AT);
+		/* the operand-less decode agrees on everything it sets */
+		struct cp_x86_insn fl;
+		assert_int_equal(cp_x86_decode_flow(e->bytes, e->n, AT, &fl), len);
+		if (fl.flow != in.flow || fl.cond != in.cond || fl.target != in.target ||
+		    fl.opkind != in.opkind || fl.mnemonic != in.mnemonic ||
+		    fl.rip_relative != in.rip_relative || fl.mem_addr != in.mem_addr ||
+		    fl.disp_offset != in.disp_offset || fl.rel_offset != in.rel_offset ||
+		    fl.nops != in.nops)
+			fail_msg("%s: cp_x86_decode_flow differs", e->what);
 	}
 }
 
