@@ -13,7 +13,26 @@ struct dwarf_cands {
 	size_t n, alloc;
 };
 
-static void add_subprogram(struct dwarf_cands *c, Dwarf_Die *die)
+/* Source names for procedures whose symbol is not a C++ mangled name: gfortran's MAIN__
+ * is the program `nest`, __mod_MOD_f is f, a C alias becomes the name in the source. */
+static void use_source_name(struct cp_proc_table *t, Dwarf_Die *die, Dwarf_Addr entry)
+{
+	const struct cp_proc_range *r = cp_proc_table_find(t, entry);
+	Dwarf_Attribute attr;
+	const char *name;
+	if (!r || r->is_part)
+		return;
+	struct cp_proc *p = &t->procs[r->proc];
+	if (p->lo != entry || (p->flags & CP_PROC_PLT) || !strncmp(p->linkage, "_Z", 2))
+		return;
+	name = dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
+	if (!name || !*name || !strcmp(name, p->name))
+		return;
+	free(p->name);
+	p->name = xstrdup(name);
+}
+
+static void add_subprogram(struct dwarf_cands *c, struct cp_proc_table *t, Dwarf_Die *die)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
@@ -25,6 +44,7 @@ static void add_subprogram(struct dwarf_cands *c, Dwarf_Die *die)
 	Dwarf_Addr entry;
 	if (dwarf_entrypc(die, &entry))
 		return;
+	use_source_name(t, die, entry);
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (start <= entry && entry < end) {
 			XGROW(c->v, c->n + 1, c->alloc);
@@ -35,7 +55,8 @@ static void add_subprogram(struct dwarf_cands *c, Dwarf_Die *die)
 	}
 }
 
-static void collect_subprograms(struct dwarf_cands *c, Dwarf_Die *parent, int depth)
+static void collect_subprograms(struct dwarf_cands *c, struct cp_proc_table *t, Dwarf_Die *parent,
+				int depth)
 {
 	Dwarf_Die child;
 	if (depth > 16 || dwarf_child(parent, &child) != 0)
@@ -43,10 +64,10 @@ static void collect_subprograms(struct dwarf_cands *c, Dwarf_Die *parent, int de
 	do {
 		int tag = dwarf_tag(&child);
 		if (tag == DW_TAG_subprogram)
-			add_subprogram(c, &child);
+			add_subprogram(c, t, &child);
 		else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 			 tag == DW_TAG_structure_type || tag == DW_TAG_module)
-			collect_subprograms(c, &child, depth + 1);
+			collect_subprograms(c, t, &child, depth + 1);
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -60,7 +81,7 @@ static void add_dwarf_procs(struct cp_module *m)
 		if (dwarf_dieoffset(cu) == last)
 			continue;
 		last = dwarf_dieoffset(cu);
-		collect_subprograms(&c, cu, 0);
+		collect_subprograms(&c, &m->procs, cu, 0);
 	}
 	if (c.n)
 		cp_proc_table_add_uncovered(&m->procs, c.v, c.n);

@@ -118,9 +118,30 @@ for cc in gcc clang; do
 		check "$FX/loops.$cc.$opt" "$SRC/loops.c"
 		n=$((n + 1))
 	done
-	check "$FX/nest.gfortran.O0" "$SRC/nest.f90"
 done
 for opt in O0 O2 O3; do check "$FX/nest.gfortran.$opt" "$SRC/nest.f90"; done
 check "$FX/loops.gcc.O2.nopie" "$SRC/loops.c"
 check "$FX/libloops.gcc.O2.so" "$SRC/loops.c"
+# Stripped: procedures from .dynsym/FDEs, the same loops by address, no lines.
+if [ -e "$FX/loops.gcc.O2.stripped" ]; then
+	run "$CALLPATH" struct --no-cache --dump --format json "$FX/loops.gcc.O2"
+	cp "$WORK/run.out" "$WORK/full.json"
+	run "$CALLPATH" struct --no-cache --dump --format json "$FX/loops.gcc.O2.stripped"
+	python3 - "$WORK/full.json" "$WORK/run.out" <<'PY' || fail "stripped fixture differs"
+import json, sys
+def loops(doc):
+    out = []
+    def walk(s):
+        if s["kind"] == "loop": out.append(s["addr"])
+        for c in s["children"]: walk(c)
+    for p in doc["procedures"]: walk(p)
+    return sorted(out)
+full, stripped = (json.load(open(f)) for f in sys.argv[1:3])
+if loops(full) != loops(stripped):
+    sys.exit("loop headers differ: %s vs %s" % (loops(full), loops(stripped)))
+if any(p["debug_info"] for p in stripped["procedures"]):
+    sys.exit("stripped binary claims debug info")
+print("stripped: %d loops, same headers as unstripped" % len(loops(stripped)))
+PY
+fi
 note "all fixtures pass"

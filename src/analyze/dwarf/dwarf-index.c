@@ -221,8 +221,12 @@ int cp_dwarf_line_at(Dwarf_Die *cu, uint64_t addr, const char **file, int *line,
 	*line = *column = 0;
 	if (!l)
 		return 0;
-	*file = dwarf_linesrc(l, NULL, NULL);
 	dwarf_lineno(l, line);
+	if (*line <= 0) { /* line 0: code with no source line (compiler-generated) */
+		*line = 0;
+		return 0;
+	}
+	*file = dwarf_linesrc(l, NULL, NULL);
 	dwarf_linecol(l, column);
 	return 1;
 }

@@ -65,8 +65,10 @@ struct rc_nested {
 	int32_t v;
 	uint32_t depth;
 };
-void rc_flatten(struct rc_nested *r, size_t n, struct rc_seg **out, size_t *nout,
-		size_t *alloc);
+/* parent[v] (may be NULL): a node counts only where its parent is active too, as a DWARF
+ * reader descending the DIE tree sees it. nvalues bounds v. */
+void rc_flatten(struct rc_nested *r, size_t n, const int32_t *parent, size_t nvalues,
+		struct rc_seg **out, size_t *nout, size_t *alloc);
 
 /* CFG + loop nest of the procedure (cfg/nest reused across procedures). */
 struct rc_loops {

@@ -90,12 +90,24 @@ static void seg_emit(struct rc_seg **out, size_t *nout, size_t *alloc, uint64_t 
 	(*out)[(*nout)++] = (struct rc_seg){lo, hi, v};
 }
 
-void rc_flatten(struct rc_nested *r, size_t n, struct rc_seg **out, size_t *nout, size_t *alloc)
+static int chain_active(const int32_t *parent, const uint32_t *count, int32_t v)
+{
+	if (!parent)
+		return 1;
+	for (int32_t p = parent[v]; p >= 0; p = parent[p])
+		if (!count[p])
+			return 0;
+	return 1;
+}
+
+void rc_flatten(struct rc_nested *r, size_t n, const int32_t *parent, size_t nvalues,
+		struct rc_seg **out, size_t *nout, size_t *alloc)
 {
 	*nout = 0;
 	if (!n)
 		return;
 	qsort(r, n, sizeof(*r), nested_cmp);
+	uint32_t *count = xcalloc(nvalues + 1, sizeof(*count));
 	uint64_t *pts = xmalloc(2 * n * sizeof(*pts));
 	size_t *active = xmalloc(n * sizeof(*active)), nactive = 0, npts = 0, next = 0;
 	for (size_t i = 0; i < n; i++)
@@ -106,21 +118,27 @@ void rc_flatten(struct rc_nested *r, size_t n, struct rc_seg **out, size_t *nout
 		if (a == b)
 			continue;
 		size_t keep = 0;
-		for (size_t j = 0; j < nactive; j++)
+		for (size_t j = 0; j < nactive; j++) {
 			if (r[active[j]].hi > a)
 				active[keep++] = active[j];
+			else
+				count[r[active[j]].v]--;
+		}
 		nactive = keep;
 		for (; next < n && r[next].lo <= a; next++)
-			if (r[next].hi > a)
+			if (r[next].hi > a) {
 				active[nactive++] = next;
-		if (!nactive)
-			continue;
-		size_t best = active[0];
-		for (size_t j = 1; j < nactive; j++)
-			if (r[active[j]].depth >= r[best].depth)
+				count[r[next].v]++;
+			}
+		size_t best = n;
+		for (size_t j = 0; j < nactive; j++)
+			if ((best == n || r[active[j]].depth >= r[best].depth) &&
+			    chain_active(parent, count, r[active[j]].v))
 				best = active[j];
-		seg_emit(out, nout, alloc, a, b, r[best].v);
+		if (best < n)
+			seg_emit(out, nout, alloc, a, b, r[best].v);
 	}
+	free(count);
 	free(pts);
 	free(active);
 }
@@ -229,8 +247,6 @@ static void add_line(struct rc_proc *rp, uint64_t lo, uint64_t hi, const char *f
 			last->hi = hi;
 			return;
 		}
-		if (lo < last->hi)
-			return; /* overlapping sequences: first wins */
 	}
 	XGROW(rp->lines, rp->nlines + 1, rp->lines_alloc);
 	rp->lines[rp->nlines++] = (struct rc_line){lo, hi, file, line};
@@ -286,6 +302,17 @@ static int collect_lines(struct rc_proc *rp)
 	for (size_t i = 0; i < rp->nparts; i++)
 		lines_for_part(rp, lines, n, rp->parts[i].lo, rp->parts[i].hi);
 	qsort(rp->lines, rp->nlines, sizeof(*rp->lines), line_cmp);
+	size_t out = 0; /* overlapping sequences: the first piece wins */
+	for (size_t i = 0; i < rp->nlines; i++) {
+		struct rc_line l = rp->lines[i];
+		if (out && l.lo < rp->lines[out - 1].hi) {
+			if (l.hi <= rp->lines[out - 1].hi)
+				continue;
+			l.lo = rp->lines[out - 1].hi;
+		}
+		rp->lines[out++] = l;
+	}
+	rp->nlines = out;
 	return 0;
 }
 
@@ -293,9 +320,11 @@ static int collect_dwarf(struct rc_proc *rp)
 {
 	Dwarf_Die chain[2];
 	struct cp_dwarf *d = &rp->m->dwarf;
-	if (!d->dbg || !cp_dwarf_cu_at(d, rp->p->lo, &rp->cu) ||
-	    cp_dwarf_inline_chain(&rp->cu, rp->p->lo, chain, 1) < 1)
+	if (!d->dbg || !cp_dwarf_cu_at(d, rp->p->lo, &rp->cu))
 		return 0;
+	/* Lines even without a subprogram DIE (assembly, empty functions). */
+	if (cp_dwarf_inline_chain(&rp->cu, rp->p->lo, chain, 1) < 1)
+		return collect_lines(rp);
 	rp->has_dwarf = 1;
 	rp->sub = chain[0];
 	if (rp->nparts)
@@ -305,8 +334,12 @@ static int collect_dwarf(struct rc_proc *rp)
 	if (!rc)
 		rc = collect_lines(rp);
 	if (!rc) {
-		/* Inline ranges outside the procedure's parts belong to other code. */
-		rc_flatten(nv.v, nv.n, &rp->inl_segs, &rp->ninl_segs, &rp->inl_segs_alloc);
+		int32_t *parent = xmalloc((rp->ninl + 1) * sizeof(*parent));
+		for (size_t i = 0; i < rp->ninl; i++)
+			parent[i] = rp->inl[i].parent;
+		rc_flatten(nv.v, nv.n, parent, rp->ninl, &rp->inl_segs, &rp->ninl_segs,
+			   &rp->inl_segs_alloc);
+		free(parent);
 	}
 	free(nv.v);
 	return rc;

@@ -212,6 +212,48 @@ static const struct rc_line *header_line(const struct rc_proc *rp,
 	return ln;
 }
 
+static int32_t inline_lca(const struct rc_proc *rp, int32_t a, int32_t b)
+{
+	while (a != b) {
+		if (a < 0 || b < 0)
+			return -1;
+		if (rp->inl[a].depth >= rp->inl[b].depth)
+			a = rp->inl[a].parent;
+		else
+			b = rp->inl[b].parent;
+	}
+	return a;
+}
+
+/* The inlined frame a loop lives in: the deepest frame that holds all of its code (for a
+ * loop wholly inside an inlined call, the frame of its header). A loop whose code mixes
+ * an inlined callee with its caller goes to the caller, so that no address is ever shown
+ * inside a frame it is not in. */
+static int32_t loop_home(const struct rc_proc *rp, const struct cp_loop_nest *nest,
+			 const struct cp_loop *lp)
+{
+	int32_t home = rc_seg_find(rp->inl_segs, rp->ninl_segs, lp->header);
+	for (uint32_t i = 0; i < lp->nranges && home >= 0; i++) {
+		const struct cp_loop_range *r = &nest->ranges[lp->first_range + i];
+		uint64_t at = r->lo;
+		while (at < r->hi && home >= 0) {
+			size_t lo = 0, hi = rp->ninl_segs; /* first segment ending after at */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (rp->inl_segs[mid].hi <= at)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo == rp->ninl_segs || rp->inl_segs[lo].lo > at)
+				return -1; /* code of the procedure itself */
+			home = inline_lca(rp, home, rp->inl_segs[lo].v);
+			at = rp->inl_segs[lo].hi;
+		}
+	}
+	return home;
+}
+
 static void make_loops(struct assembler *as)
 {
 	const struct cp_loop_nest *nest = &as->loops->nest;
@@ -220,7 +262,7 @@ static void make_loops(struct assembler *as)
 	as->loop_home = xrealloc(as->loop_home, as->loop_alloc * sizeof(*as->loop_home));
 	for (size_t i = 0; i < nest->nloops; i++) {
 		const struct cp_loop *lp = &nest->loops[i];
-		int32_t home = rc_seg_find(rp->inl_segs, rp->ninl_segs, lp->header);
+		int32_t home = loop_home(rp, nest, lp);
 		uint32_t base = lp->parent >= 0 ? as->loop_scope[lp->parent] : as->proc_scope;
 		int32_t base_home = lp->parent >= 0 ? as->loop_home[lp->parent] : -1;
 		uint32_t parent = attach(as, base, base_home, home);
