@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,14 +12,26 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 char *cp_demangle(const char *name)
 {
-	if (name[0] == '_' && name[1] == 'Z') {
-		int status = 0;
-		char *d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0)
-			return d;
+	if (name[0] != '_' || name[1] != 'Z')
+		return xstrdup(name);
+	/* A suffix such as @plt or @GLIBCXX_3.4 is kept as is. */
+	const char *at = strchr(name, '@');
+	char *base = at ? xstrndup(name, (size_t)(at - name)) : NULL;
+	int status = 0;
+	char *d = __cxa_demangle(base ? base : name, NULL, NULL, &status);
+	free(base);
+	if (!d || status != 0) {
 		free(d);
+		return xstrdup(name);
 	}
-	return xstrdup(name);
+	if (at) {
+		size_t n = strlen(d) + strlen(at) + 1;
+		char *full = xmalloc(n);
+		snprintf(full, n, "%s%s", d, at);
+		free(d);
+		d = full;
+	}
+	return d;
 }
 
 void cp_proc_table_init(struct cp_proc_table *t)
