@@ -577,6 +577,57 @@ static void test_corrupt(void **state)
 	munmap(junk, 1 << 16);
 }
 
+/* ---- fallbacks: code without CFI (JIT-like, in an anonymous mapping) ---- */
+static struct ut_sample jit_sample;
+
+NOINLINE static void jit_callback(void)
+{
+	enum cp_unwind_status st;
+	jit_sample.n = cp_unwind_here(jit_sample.f, UT_MAX_FRAMES, &st);
+	jit_sample.status = st;
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE static void call_jit(void (*code)(void (*)(void)))
+{
+	code(jit_callback);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Runs code (no CFI, no module) and checks the unwind crosses it with `how`. */
+static void check_jit(const uint8_t *bytes, size_t len, uint32_t how)
+{
+	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int k;
+
+	memcpy(page, bytes, len);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	memset(&jit_sample, 0, sizeof(jit_sample));
+	call_jit((void (*)(void (*)(void)))page);
+	k = ut_find(&jit_sample, 0, "call_jit");
+	if (jit_sample.status != CP_UNWIND_COMPLETE || k != 2)
+		ut_print(&jit_sample);
+	assert_string_equal(ut_frame_sym(&jit_sample.f[0]), "jit_callback");
+	assert_true(jit_sample.f[1].pc >= (uintptr_t)page && jit_sample.f[1].pc < (uintptr_t)page + len);
+	assert_int_equal(jit_sample.f[1].how, how);
+	assert_int_equal(k, 2);
+	assert_int_equal(jit_sample.status, CP_UNWIND_COMPLETE);
+	munmap(page, 4096);
+}
+
+static void test_fallbacks(void **state)
+{
+	/* push %rbp; mov %rsp,%rbp; call *%rdi; pop %rbp; ret */
+	static const uint8_t with_fp[] = {0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3};
+	/* push %rbp; xor %ebp,%ebp; call *%rdi; pop %rbp; ret: no frame pointer to follow */
+	static const uint8_t without_fp[] = {0x55, 0x31, 0xed, 0xff, 0xd7, 0x5d, 0xc3};
+
+	(void)state;
+	setup_once();
+	check_jit(with_fp, sizeof(with_fp), CP_HOW_FP);
+	check_jit(without_fp, sizeof(without_fp), CP_HOW_SCAN);
+}
+
 static void test_no_malloc(void **state)
 {
 	(void)state;
@@ -598,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_through_signal),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_no_malloc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
