@@ -33,7 +33,12 @@ def norm(name):
     # glibc 2.36 exports __libc_start_main as an alias of __libc_start_main_impl; tools
     # pick either name for the same address
     name = "__libc_start_main" if name == "__libc_start_main_impl" else name
-    # the same symbol is also exported with or without leading underscores (__clone3/clone3)
+    return name
+
+
+def key(name):
+    """The same symbol is exported with and without leading underscores (__clone3, clone3):
+    match names on the rest."""
     return name.lstrip("_") or name
 
 
@@ -92,26 +97,36 @@ def callpath_shares(exe, prog, args, tmp, rt=None):
 
 def table(results, top, tol):
     tools = list(results)
+    shown, merged = {}, {}
+    for t, (incl, excl) in results.items():  # re-key every tool's shares by key()
+        mi, me = {}, {}
+        for n, v in incl.items():
+            k = key(n)
+            shown.setdefault(k, n)
+            mi[k] = max(mi.get(k, 0), v)
+            me[k] = me.get(k, 0) + excl.get(n, 0)
+        merged[t] = (mi, me)
     names = set()
-    for incl, _ in results.values():
+    for incl, _ in merged.values():
         names |= {n for n, v in sorted(incl.items(), key=lambda kv: -kv[1])[:top]}
-    order = sorted(names, key=lambda n: -max(r[0].get(n, 0) for r in results.values()))
+    order = sorted(names, key=lambda n: (-max(r[0].get(n, 0) for r in merged.values()), n))
     head = " | ".join(f"{t} incl % (self %)" for t in tools)
     lines = [f"| procedure | {head} | agree |", "|---|" + "---|" * (len(tools) + 1)]
     flags = 0
     for n in order:
         cells, vals = [], []
         for t in tools:
-            incl, excl = results[t]
+            incl, excl = merged[t]
             v = incl.get(n)
             vals.append(v or 0.0)
             cells.append("–" if v is None else f"{v:.1f} ({excl.get(n, 0):.1f})")
-        if any(results[t][0].get(n) is None for t in tools):
-            lines.append(f"| {n} | " + " | ".join(cells) + " | n/a (not named by every tool) |")
+        row = f"| {shown[n]} | " + " | ".join(cells)
+        if any(merged[t][0].get(n) is None for t in tools):
+            lines.append(row + " | n/a (not named by every tool) |")
             continue
         ok = max(vals) - min(vals) <= tol
         flags += not ok
-        lines.append(f"| {n} | " + " | ".join(cells) + f" | {'yes' if ok else '**NO**'} |")
+        lines.append(row + f" | {'yes' if ok else '**NO**'} |")
     return "\n".join(lines), flags
 
 

@@ -115,6 +115,24 @@ for w in $workloads; do
 		rm -rf "$out/raw/ht"/*
 	done
 done
+# Interruption cost per sample, kernel included (gaps.c): each tool spins 1 s at stack
+# depths 5 and 40, 3 runs each; one output directory per run so its samples can be counted.
+: >"$out/res/gaps.txt"
+for t in base gperf perf_dw cp_1k; do
+	[[ " $tools " == *" $t "* ]] || continue
+	for depth in 5 40; do
+		for i in 1 2 3; do
+			g=$out/raw/gaps
+			rm -rf "$g"
+			mkdir -p "$g"
+			line=$(sh "$here/wrap.sh" "$t" "$g" "$bin/gaps" "$depth" 1 2>/dev/null | grep '^gaps ')
+			n=$(count_samples gaps "$t" "$g" | awk '{print $4}')
+			echo "$t ${n:-0} $line" >>"$out/res/gaps.txt"
+		done
+	done
+done
+rm -rf "$out/raw/gaps"
+
 # Correctness side by side: top procedures by inclusive share per tool.
 for w in calls threads; do
 	[[ " $workloads " == *" $w "* ]] || continue
