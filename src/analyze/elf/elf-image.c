@@ -127,6 +127,17 @@ static int scan_sections(struct cp_elf_image *im)
 	return 0;
 }
 
+/* Before libelf: a file starting like ELF but shorter than its header is truncated. */
+static int precheck(const struct cp_elf_image *im, const unsigned char *head, size_t n)
+{
+	if (n < 4 || memcmp(head, ELFMAG, SELFMAG))
+		return cp_error(CP_EFORMAT, "%s: not an ELF file (bad magic at offset 0)", im->path);
+	if (im->file_size < sizeof(Elf64_Ehdr))
+		return cp_error(CP_EFORMAT, "%s: truncated ELF: %llu bytes, the ELF header needs %zu",
+				im->path, (unsigned long long)im->file_size, sizeof(Elf64_Ehdr));
+	return 0;
+}
+
 static int image_finish_open(struct cp_elf_image *im)
 {
 	int rc = check_header(im);
@@ -155,9 +166,16 @@ int cp_elf_image_open(struct cp_elf_image *im, const char *path)
 		return cp_error(CP_EINVAL, "%s: not a regular file", path);
 	}
 	im->file_size = (uint64_t)st.st_size;
+	unsigned char head[SELFMAG];
+	ssize_t got = pread(im->fd, head, sizeof head, 0);
+	int rc = precheck(im, head, got > 0 ? (size_t)got : 0);
+	if (rc) {
+		cp_elf_image_release(im);
+		return rc;
+	}
 	im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
 	if (!im->elf) {
-		int rc = cp_error(CP_EFORMAT, "%s: cannot read as ELF: %s", path, elf_errmsg(-1));
+		rc = cp_error(CP_EFORMAT, "%s: cannot read as ELF: %s", path, elf_errmsg(-1));
 		cp_elf_image_release(im);
 		return rc;
 	}
@@ -171,10 +189,14 @@ int cp_elf_image_open_memory(struct cp_elf_image *im, const void *buf, size_t le
 	elf_version(EV_CURRENT);
 	im->path = xstrdup(name ? name : "<memory>");
 	im->file_size = len;
+	int rc = precheck(im, buf, len);
+	if (rc) {
+		cp_elf_image_release(im);
+		return rc;
+	}
 	im->elf = elf_memory((char *)buf, len);
 	if (!im->elf) {
-		int rc = cp_error(CP_EFORMAT, "%s: cannot read as ELF: %s", im->path,
-				  elf_errmsg(-1));
+		rc = cp_error(CP_EFORMAT, "%s: cannot read as ELF: %s", im->path, elf_errmsg(-1));
 		cp_elf_image_release(im);
 		return rc;
 	}
