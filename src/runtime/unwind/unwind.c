@@ -25,6 +25,8 @@ struct cache_slot { /* 32 bytes: two per cache line, indexed by a shift */
 	uint64_t check, w1, w2, pad;
 };
 
+_Static_assert(sizeof(struct cache_slot) == 32, "cache_slot() computes offsets for 32-byte slots");
+
 struct recipe {
 	uint64_t w1, w2;
 };
@@ -33,7 +35,8 @@ static struct cache_slot *cache;
 
 /* Packed recipe layout. w1, hot fields first so that they decode in one instruction:
  *  0-31 cfa_off (s32) | 32-39 ra_off/8 (s8) | 40-42 kind | 43 valid | 44-45 cfa_how
- *  46 CFA is rsp + off | 47 fast: normal row, CFA = reg + off, no rbp-relative saves
+ *  46 CFA is rsp + off with off >= 8 (moves up) | 47 fast: normal row, CFA = reg + off,
+ *  no rbp-relative saves
  *  48-52 cfa_reg | 53-57 plt_thr
  * w2: 10 bits per tracked callee-saved register i (cp_saved_regs[i]) at bit 10*i:
  *  how (0 same, 1 at CFA+off, 2 unknown, 3 at rbp+off) | off/8 (s8) */
@@ -89,7 +92,7 @@ static int recipe_pack(const struct cp_cfi_row *r, struct recipe *rc)
 		 (uint64_t)r->cfa_reg << 48 | (uint64_t)r->plt_thr << 53;
 	if (r->kind == CP_ROW_NORMAL && r->cfa_how == CP_CFA_REG && r->cfa_reg < CP_DW_NREGS &&
 	    !(rc->w2 & (rc->w2 >> 1) & SAVED_FIELD_LOW_BITS))
-		rc->w1 |= r->cfa_reg == CP_DW_RSP ? R_FAST | R_FAST_RSP : R_FAST;
+		rc->w1 |= r->cfa_reg == CP_DW_RSP && r->cfa_off >= 8 ? R_FAST | R_FAST_RSP : R_FAST;
 	return 0;
 }
 
@@ -113,11 +116,17 @@ static void recipe_unpack(const struct recipe *rc, struct cp_cfi_row *r)
 	}
 }
 
-/* Keys are 2*pc (+/-1): mixing a few higher bits into the low ones spreads nearby
- * return addresses and distinct modules (a multiply would add latency on the hot path). */
-static inline uint32_t cache_index(uint64_t key)
+/* The slot of a key (2*pc, or 2*pc - 1 for return addresses): the low key bits, mixed
+ * with higher ones to spread modules, computed directly as a byte offset. Cheap on
+ * purpose: it sits on the critical path (load RA -> slot -> load next RA). */
+static inline uintptr_t cache_offset(uint64_t key)
 {
-	return (uint32_t)((key ^ (key >> 17)) & (CACHE_SIZE - 1));
+	return ((key << 5) ^ (key >> 12)) & ((uintptr_t)(CACHE_SIZE - 1) << 5);
+}
+
+static inline struct cache_slot *cache_slot(uint64_t key)
+{
+	return (struct cache_slot *)((char *)cache + cache_offset(key));
 }
 
 static inline uint64_t mix(uint64_t key, const struct recipe *rc)
@@ -127,7 +136,7 @@ static inline uint64_t mix(uint64_t key, const struct recipe *rc)
 
 static inline int cache_get(uint64_t key, struct recipe *rc)
 {
-	struct cache_slot *s = &cache[cache_index(key)];
+	struct cache_slot *s = cache_slot(key);
 	uint64_t c = __atomic_load_n(&s->check, __ATOMIC_RELAXED);
 
 	rc->w1 = __atomic_load_n(&s->w1, __ATOMIC_RELAXED);
@@ -137,7 +146,7 @@ static inline int cache_get(uint64_t key, struct recipe *rc)
 
 static inline void cache_put(uint64_t key, const struct recipe *rc)
 {
-	struct cache_slot *s = &cache[cache_index(key)];
+	struct cache_slot *s = cache_slot(key);
 
 	__atomic_store_n(&s->check, mix(key, rc), __ATOMIC_RELAXED);
 	__atomic_store_n(&s->w1, rc->w1, __ATOMIC_RELAXED);
@@ -347,35 +356,48 @@ static inline void emit(struct uw_out *o, uintptr_t pc, uint32_t kind)
 static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_out *o,
 		      uint32_t *kind)
 {
+	/* Locals, so that the frame stores below cannot force reloads (they may alias). */
+	const uintptr_t lo = w->lo, span = w->span;
+	struct cache_slot *const table = cache;
 	uintptr_t pc = rg->r[CP_DW_RIP], sp = rg->r[CP_DW_RSP];
 	uint32_t known = rg->known;
 	uint64_t key = (pc << 1) - (*kind == CP_FRAME_RETURN);
 	struct cp_frame *f = o->f + o->n, *end = o->f + o->max;
 	int stop = 0;
-	struct recipe rc;
 
-	while (f < end && cache_get(key, &rc)) {
-		uint64_t w1 = rc.w1, rest = rc.w2;
-		uintptr_t cfa = sp, ra;
+	while (f < end) {
+		struct cache_slot *s = (struct cache_slot *)((char *)table + cache_offset(key));
+		uint64_t c = __atomic_load_n(&s->check, __ATOMIC_RELAXED);
+		uint64_t w1 = __atomic_load_n(&s->w1, __ATOMIC_RELAXED);
+		uint64_t rest = __atomic_load_n(&s->w2, __ATOMIC_RELAXED);
+		uintptr_t cfa, ra;
 
-		if (!(w1 & R_FAST))
+		if (!(w1 & R_FAST) || (key ^ w1 ^ ((rest << 29) | (rest >> 35))) != c)
 			break;
-		if (!(w1 & R_FAST_RSP)) {
+		if (w1 & R_FAST_RSP) {
+			cfa = sp + W1_CFA_OFF(w1);
+		} else {
 			unsigned reg = W1_CFA_REG(w1);
 			if (!((known >> reg) & 1))
 				break;
-			cfa = rg->r[reg];
+			cfa = rg->r[reg] + W1_CFA_OFF(w1);
+			if (cfa <= sp)
+				break;
 		}
-		cfa += W1_CFA_OFF(w1);
-		if (cfa <= sp || uw_read(w, cfa + W1_RA_OFF8(w1) * 8, &ra) < 0)
+		if (cfa + W1_RA_OFF8(w1) * 8 - lo > span)
 			break;
+		ra = *(const uintptr_t *)(cfa + W1_RA_OFF8(w1) * 8);
 		while (rest) { /* only registers with a rule other than "same value" */
 			unsigned i = (unsigned)__builtin_ctzll(rest) / 10, reg = cp_saved_regs[i];
 			uint64_t fld = (rest >> (10 * i)) & 0x3ff;
 			uintptr_t at = cfa + (int8_t)(fld >> 2) * 8;
 			rest &= ~(0x3ffull << (10 * i));
-			if ((fld & 3) == 2 || (at >= sp && uw_read(w, at, &rg->r[reg]) < 0))
+			if (at < sp) /* already popped: the register holds the value */
+				continue;
+			if ((fld & 3) == 2 || at - lo > span)
 				known &= ~(1u << reg);
+			else
+				rg->r[reg] = *(const uintptr_t *)at;
 		}
 		f[-1].how = CP_HOW_CFI;
 		f->pc = ra;
@@ -385,12 +407,13 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		pc = ra;
 		sp = cfa;
 		key = (pc << 1) - 1;
-		*kind = CP_FRAME_RETURN;
 		if (pc < 4096) {
 			stop = 1;
 			break;
 		}
 	}
+	if (f != o->f + o->n)
+		*kind = CP_FRAME_RETURN;
 	o->n = (int)(f - o->f);
 	rg->r[CP_DW_RIP] = pc;
 	rg->r[CP_DW_RSP] = sp;
