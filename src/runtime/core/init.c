@@ -78,6 +78,7 @@ void cp_rt_init(void)
 	if (done++)
 		return;
 	cp_real_init();
+	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	if (cp_config_load())
 		return;
 	if (image_start(0)) {
@@ -164,9 +165,14 @@ void cp_rt_fini(int crashed_sig)
 	int was_enabled = __atomic_exchange_n(&cp_rt.enabled, 0, __ATOMIC_ACQ_REL);
 	if (!was_enabled && cp_rt.failure)
 		cp_rt.enabled = 0;
+	/* The crash path cannot wait for a lock its own thread may hold. */
+	int locked = crashed_sig ? !pthread_mutex_trylock(&cp_rt.threads_lock)
+				 : !pthread_mutex_lock(&cp_rt.threads_lock);
 	cp_thread_finish_all();
 	if (!crashed_sig)
 		notes_at_exit();
+	if (locked)
+		pthread_mutex_unlock(&cp_rt.threads_lock);
 	if (!was_enabled && cp_rt.failure)
 		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_DISABLED, __ATOMIC_RELEASE);
 	cp_proc_finish(crashed_sig);
@@ -177,6 +183,7 @@ void cp_rt_after_fork_child(void)
 	if (!cp_rt.active)
 		return;
 	/* The inherited mappings are the parent's files: forget them unwritten. */
+	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_thread_forget_all_but_self();
 	cp_arena_abandon(&cp_rt.proc);
 	cp_rt.phdr = NULL;

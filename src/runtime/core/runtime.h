@@ -62,6 +62,9 @@ struct cp_runtime {
 	uint64_t dropped_nothread; /* samples on threads that have no state */
 	volatile int note_pending;  /* a failure in signal context awaits its NOTE */
 	const char *failure;        /* static text of that failure */
+	/* Registry of live threads. Entries are added lock-free (CAS, AS-safe); removing one
+	 * (thread end, which unmaps it) and walking them (exit) hold threads_lock. */
+	pthread_mutex_t threads_lock;
 	struct cp_thread *volatile threads[CP_MAX_THREADS];
 	int exit_status;
 	int exit_status_known;
@@ -92,6 +95,8 @@ void cp_proc_flush_pending_note(void) CP_HIDDEN;
 /* core/thread.c */
 struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN; /* AS-safe */
 void cp_thread_end(struct cp_thread *t, int finished) CP_HIDDEN;
+void cp_thread_sources_stop(struct cp_thread *t) CP_HIDDEN;
+void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns) CP_HIDDEN;
 void cp_thread_finish_all(void) CP_HIDDEN; /* process exit: every thread's header */
 void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
 
@@ -104,6 +109,11 @@ extern volatile int cp_app_action_set CP_HIDDEN;
 
 /* core/config.c */
 int cp_config_load(void) CP_HIDDEN;
+
+/* interpose/dl.c: fork() keeps the module registry's lock consistent. */
+void cp_dl_fork_prepare(void) CP_HIDDEN;
+void cp_dl_fork_parent(void) CP_HIDDEN;
+void cp_dl_fork_child(void) CP_HIDDEN;
 
 /* interpose/real.c: the next definitions of the functions we interpose. */
 void cp_real_init(void) CP_HIDDEN;

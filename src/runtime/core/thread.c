@@ -67,7 +67,7 @@ static void sources_start(struct cp_thread *t)
 	}
 }
 
-static void sources_stop(struct cp_thread *t)
+void cp_thread_sources_stop(struct cp_thread *t)
 {
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		cp_rt.metrics[i].src->thread_stop(&cp_rt.metrics[i], &t->src[i]);
@@ -105,7 +105,7 @@ struct cp_thread *cp_thread_begin(int lazy)
 }
 
 /* Writes the exit-time fields of a thread's header. */
-static void thread_header_finish(struct cp_thread *t, uint64_t cpu_ns)
+void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns)
 {
 	struct cp_mf_thread *h = t->cct.hdr;
 	if (!h)
@@ -113,64 +113,4 @@ static void thread_header_finish(struct cp_thread *t, uint64_t cpu_ns)
 	h->end_ns = cp_ss_now_ns(CLOCK_REALTIME);
 	if (cpu_ns > t->cpu_start_ns)
 		h->cpu_ns = cpu_ns - t->cpu_start_ns;
-}
-
-void cp_thread_end(struct cp_thread *t, int finished)
-{
-	if (!t)
-		return;
-	t->busy = 1;
-	t->stopped = 1;
-	sources_stop(t);
-	thread_header_finish(t, cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID));
-	if (cp_self == t)
-		cp_self = NULL;
-	__atomic_store_n(&cp_rt.threads[t->slot], NULL, __ATOMIC_RELEASE);
-	cp_cct_close(&t->cct, finished);
-	munmap(t, sizeof *t);
-}
-
-/* Thread CPU time of another thread, through its clock id (glibc's pthread_getcpuclockid
- * formula, computed by hand: a raw syscall on a tid clock). */
-static uint64_t thread_cpu_ns(pid_t tid)
-{
-	struct timespec ts;
-	clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6); /* CPUCLOCK_SCHED, per-thread */
-	if (syscall(SYS_clock_gettime, clk, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Process exit: stop every thread's sampling and finish its header; the mappings stay
- * (other threads may still run until the process is gone). */
-void cp_thread_finish_all(void)
-{
-	for (uint32_t i = 0; i < CP_MAX_THREADS; i++) {
-		struct cp_thread *t = __atomic_load_n(&cp_rt.threads[i], __ATOMIC_ACQUIRE);
-		if (!t)
-			continue;
-		t->stopped = 1;
-		sources_stop(t);
-		thread_header_finish(t, t == cp_self ? cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID)
-						     : thread_cpu_ns(t->tid));
-		__atomic_or_fetch(&t->cct.hdr->h.flags, CP_MF_FINISHED, __ATOMIC_RELEASE);
-	}
-}
-
-/* Fork child: every inherited thread file mapping is shared with the parent's file, so
- * drop them all without writing; the surviving thread starts afresh. */
-void cp_thread_forget_all_but_self(void)
-{
-	for (uint32_t i = 0; i < CP_MAX_THREADS; i++) {
-		struct cp_thread *t = cp_rt.threads[i];
-		if (!t)
-			continue;
-		cp_rt.threads[i] = NULL;
-		for (uint32_t m = 0; m < cp_rt.nmetrics; m++)
-			if (t->src[m].fd >= 0)
-				close(t->src[m].fd);
-		cp_cct_abandon(&t->cct);
-		munmap(t, sizeof *t);
-	}
-	cp_self = NULL;
 }

@@ -6,6 +6,26 @@
 
 #include <dlfcn.h>
 
+/* Held around every registry update, and by fork() around the real fork, so that a fork
+ * child never inherits the registry's lock taken by another thread. Not held across the
+ * real dlopen (its constructors may fork). */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void cp_dl_fork_prepare(void)
+{
+	pthread_mutex_lock(&sync_lock);
+}
+
+void cp_dl_fork_parent(void)
+{
+	pthread_mutex_unlock(&sync_lock);
+}
+
+void cp_dl_fork_child(void)
+{
+	pthread_mutex_init(&sync_lock, NULL);
+}
+
 static void modules_resync(void)
 {
 	if (!cp_rt.active)
@@ -14,9 +34,12 @@ static void modules_resync(void)
 	int was_busy = t ? t->busy : 0;
 	if (t)
 		t->busy = 1;
+	pthread_mutex_lock(&sync_lock);
 	cp_modules_sync();
+	pthread_mutex_unlock(&sync_lock);
 	if (t)
 		t->busy = was_busy;
+	cp_proc_flush_pending_note();
 }
 
 CP_EXPORT void *dlopen(const char *file, int mode)

@@ -26,11 +26,15 @@ CP_EXPORT pid_t fork(void)
 	struct cp_thread *t = cp_self;
 	if (t)
 		t->busy = 1;
+	cp_dl_fork_prepare();
 	pid_t pid = real();
 	if (pid == 0) {
+		cp_dl_fork_child();
 		cp_rt_after_fork_child();
-	} else if (t) {
-		t->busy = 0;
+	} else {
+		cp_dl_fork_parent();
+		if (t)
+			t->busy = 0;
 	}
 	return pid;
 }

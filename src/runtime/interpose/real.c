@@ -46,5 +46,8 @@ void cp_real_init(void)
 	CP_REAL(poll);
 	CP_REAL(select);
 	CP_REAL(epoll_wait);
+	CP_REAL(sem_wait);
+	CP_REAL(sem_timedwait);
+	CP_REAL(pause);
 	cp_signal_set_real_sigaction(cp_real.sigaction);
 }

@@ -5,6 +5,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/epoll.h>
@@ -34,6 +35,9 @@ struct cp_real {
 	int (*poll)(struct pollfd *, nfds_t, int);
 	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
 	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*sem_wait)(sem_t *);
+	int (*sem_timedwait)(sem_t *, const struct timespec *);
+	int (*pause)(void);
 	int (*libc_start_main)(int (*)(int, char **, char **), int, char **, void (*)(void),
 			       void (*)(void), void (*)(void), void *);
 };

@@ -158,3 +158,37 @@ CP_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *
 			*e = e0;
 	}
 }
+
+/* sem_wait and pause are never restarted by the kernel (SA_RESTART does not apply). */
+CP_EXPORT int sem_wait(sem_t *sem)
+{
+	typeof(cp_real.sem_wait) real = CP_REAL(sem_wait);
+	for (;;) {
+		struct sig_marks before = marks_now();
+		int rc = real(sem);
+		if (!interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
+	typeof(cp_real.sem_timedwait) real = CP_REAL(sem_timedwait);
+	for (;;) {
+		struct sig_marks before = marks_now();
+		int rc = real(sem, abstime); /* absolute deadline: retrying keeps it */
+		if (!interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int pause(void)
+{
+	typeof(cp_real.pause) real = CP_REAL(pause);
+	for (;;) {
+		struct sig_marks before = marks_now();
+		int rc = real();
+		if (!interrupted_by_us(rc, before))
+			return rc;
+	}
+}

@@ -107,10 +107,11 @@ static void cputime_thread_stop(struct cp_metric *m, struct cp_source_thread *st
 		cp_timer_thread_stop(m, st);
 		return;
 	}
-	if (st->fd >= 0) {
-		ioctl(st->fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(st->fd);
-		st->fd = -1;
+	/* Exit-time finish and a thread's own end may race: only one closes the fd. */
+	int fd = __atomic_exchange_n(&st->fd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0) {
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(fd);
 	}
 }
 

@@ -39,10 +39,9 @@ int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st)
 
 void cp_timer_thread_stop(struct cp_metric *m, struct cp_source_thread *st)
 {
-	if (!st->timer_valid)
+	if (!__atomic_exchange_n(&st->timer_valid, 0, __ATOMIC_ACQ_REL))
 		return;
 	syscall(SYS_timer_delete, (int)(intptr_t)st->timer);
-	st->timer_valid = 0;
 }
 
 int cp_timer_claims(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,
