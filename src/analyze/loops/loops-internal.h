@@ -45,5 +45,7 @@ void cp_loops_scratch_free(struct cp_loops_scratch *s);
 /* Predecessor lists, depth-first order from the virtual root (which reaches the entry,
  * then every block no other block reaches), and immediate dominators. */
 void cp_loops_dominators(struct cp_loops_scratch *s, const struct cp_cfg *cfg);
+/* Puts the loops found in pre-order and fills depths, children, block_loop, idom. */
+void cp_loops_order(struct cp_loop_nest *n, const struct cp_cfg *cfg);
 
 #endif

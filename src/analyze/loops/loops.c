@@ -254,8 +254,6 @@ static void decompose(struct cp_loop_nest *n, const struct cp_cfg *cfg, size_t r
 	}
 }
 
-void cp_loops_order(struct cp_loop_nest *n, const struct cp_cfg *cfg);
-
 int cp_loops_find(struct cp_loop_nest *n, const struct cp_cfg *cfg)
 {
 	if (!n->scratch)

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cp_loops_order(struct cp_loop_nest *n, const struct cp_cfg *cfg);
-
 static const struct cp_loop *sort_loops;
 
 static int child_cmp(const void *a, const void *b)

@@ -267,7 +267,7 @@ static void test_module_fixtures(void **state)
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the VM is shared */
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
