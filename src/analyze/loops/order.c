@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct cp_loop *sort_loops;
-
-static int child_cmp(const void *a, const void *b)
+/* qsort_r (not a global): structure recovery may run on several threads */
+static int child_cmp(const void *a, const void *b, void *loops)
 {
-	const struct cp_loop *x = &sort_loops[*(const uint32_t *)a];
-	const struct cp_loop *y = &sort_loops[*(const uint32_t *)b];
+	const struct cp_loop *x = &((const struct cp_loop *)loops)[*(const uint32_t *)a];
+	const struct cp_loop *y = &((const struct cp_loop *)loops)[*(const uint32_t *)b];
 	return x->header < y->header ? -1 : x->header > y->header;
 }
 
@@ -34,9 +33,9 @@ static void group_children(const struct cp_loop_nest *n, uint32_t *first, uint32
 	for (size_t p = L + 1; p > 0; p--) /* shift back: first[p] = start of group p */
 		first[p] = first[p - 1];
 	first[0] = 0;
-	sort_loops = n->loops;
 	for (size_t p = 0; p <= L; p++)
-		qsort(list + first[p], first[p + 1] - first[p], sizeof(*list), child_cmp);
+		qsort_r(list + first[p], first[p + 1] - first[p], sizeof(*list), child_cmp,
+			n->loops);
 }
 
 static void renumber(struct cp_loop_nest *n, const uint32_t *first, const uint32_t *list,

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -204,6 +205,41 @@ static void test_every_procedure(void **state)
 	cp_module_release(&m);
 }
 
+struct par {
+	const struct cp_module *m;
+	struct totals t;
+};
+
+static void *par_run(void *arg)
+{
+	struct par *p = arg;
+	run_all(p->m, &p->t, false);
+	return NULL;
+}
+
+/* No hidden shared state: two threads analysing the same module (each with its own
+ * cp_cfg_module, cp_cfg and cp_loop_nest) get exactly the serial result. */
+static void test_parallel_matches_serial(void **state)
+{
+	(void)state;
+	const char *path = libc_path();
+	if (access(path, R_OK) != 0)
+		skip();
+	struct cp_module m;
+	assert_int_equal(cp_module_open(&m, path, 0), 0);
+	struct totals serial = {0};
+	run_all(&m, &serial, false);
+	struct par p[2] = {{&m, {0}}, {&m, {0}}};
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, par_run, &p[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		assert_memory_equal(&p[i].t, &serial, sizeof(serial));
+	}
+	cp_module_release(&m);
+}
+
 /* The glue on a real ELF file with known contents: the assembly fixtures as a shared
  * library, read through the module's procedure table and image. */
 static const struct cp_proc *proc_named(const struct cp_module *m, const char *name, size_t *i)
@@ -333,6 +369,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_boundaries_match_objdump),
 		cmocka_unit_test(test_every_procedure),
 		cmocka_unit_test(test_module_fixtures),
+		cmocka_unit_test(test_parallel_matches_serial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
