@@ -28,8 +28,21 @@ extern uintptr_t cp_trampolines[2] CP_HIDDEN;
  * belong to programs and to other profilers). CALLPATH_SIGNAL=N overrides it. */
 #define CP_DEFAULT_SIGNAL_OFFSET 6 /* SIGRTMIN + 6 */
 
+/* The previous sample's path, outermost frame first: a new sample reuses the nodes of the
+ * common prefix without hashing or module lookups (consecutive samples share most of their
+ * stack). Invalid when the module registry changed (cp_rt.modules_gen). */
+struct cp_path_cache {
+	uint64_t modules_gen;
+	uint32_t n;    /* valid entries */
+	uint32_t root; /* 0, or the PARTIAL node the path hangs under */
+	uintptr_t pc[CP_MAX_FRAMES];
+	uint32_t node[CP_MAX_FRAMES]; /* node after this frame (a skipped frame repeats it) */
+	uint8_t kind[CP_MAX_FRAMES];
+};
+
 struct cp_thread {
 	struct cp_cct cct;
+	struct cp_path_cache path;
 	struct cp_source_thread src[CP_MF_MAX_METRICS];
 	volatile int busy;        /* inside the runtime: a sample landing now is dropped */
 	volatile int stopped;     /* sampling ended for this thread */
@@ -60,6 +73,7 @@ struct cp_runtime {
 	pthread_mutex_t proc_lock;
 	uint32_t next_tidx;
 	uint64_t dropped_nothread; /* samples on threads that have no state */
+	volatile uint64_t modules_gen; /* bumped after each registry change (path caches) */
 	volatile int note_pending;  /* a failure in signal context awaits its NOTE */
 	const char *failure;        /* static text of that failure */
 	/* Registry of live threads. Entries are added lock-free (CAS, AS-safe); removing one

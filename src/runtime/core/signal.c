@@ -41,23 +41,45 @@ static int is_trampoline(uintptr_t pc)
 	return 0;
 }
 
-/* Inserts the path root -> [PARTIAL] -> outermost ... leaf, returns the leaf node. */
+/* (module id, offset) node of one frame under parent. */
+static uint32_t frame_node(struct cp_thread *t, uint32_t parent, const struct cp_frame *f)
+{
+	uintptr_t pc = f->pc;
+	/* A return address may be one past the end of its function: look it up at pc - 1. */
+	const struct cp_module *m = cp_modules_find(f->kind == CP_FRAME_RETURN ? pc - 1 : pc);
+	uint32_t id = m ? m->id : CP_MF_MODULE_NONE;
+	uint64_t off = m ? pc - m->bias : pc;
+	return cp_cct_child(&t->cct, parent, frame_node_kind(f), id, off);
+}
+
+/* Inserts the path root -> [PARTIAL] -> outermost ... leaf, returns the leaf node. The
+ * prefix shared with the previous sample comes from the thread's path cache. */
 static uint32_t sample_insert(struct cp_thread *t, const struct cp_frame *frames, int n,
 			      enum cp_unwind_status status)
 {
+	struct cp_path_cache *pc = &t->path;
 	uint32_t node = 0;
 	if (status != CP_UNWIND_COMPLETE)
 		node = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
-	for (int i = n - 1; i >= 0 && node != CP_CCT_NONE; i--) {
-		uintptr_t pc = frames[i].pc;
-		if (frames[i].kind == CP_FRAME_RETURN && is_trampoline(pc))
+	uint32_t j = 0, reuse = 0;
+	if (pc->root == node && pc->modules_gen == cp_rt.modules_gen)
+		reuse = pc->n;
+	pc->root = node;
+	pc->modules_gen = cp_rt.modules_gen;
+	for (int i = n - 1; i >= 0 && node != CP_CCT_NONE; i--, j++) {
+		const struct cp_frame *f = &frames[i];
+		if (j < reuse && pc->pc[j] == f->pc && pc->kind[j] == f->kind) {
+			node = pc->node[j];
 			continue;
-		const struct cp_module *m = cp_modules_find(frames[i].kind == CP_FRAME_RETURN ? pc - 1
-											     : pc);
-		uint32_t id = m ? m->id : CP_MF_MODULE_NONE;
-		uint64_t off = m ? pc - m->bias : pc;
-		node = cp_cct_child(&t->cct, node, frame_node_kind(&frames[i]), id, off);
+		}
+		reuse = 0;
+		if (!(f->kind == CP_FRAME_RETURN && is_trampoline(f->pc)))
+			node = frame_node(t, node, f);
+		pc->pc[j] = f->pc;
+		pc->kind[j] = (uint8_t)f->kind;
+		pc->node[j] = node;
 	}
+	pc->n = node == CP_CCT_NONE ? 0 : j;
 	return node;
 }
 

@@ -36,6 +36,7 @@ static void modules_resync(void)
 		t->busy = 1;
 	pthread_mutex_lock(&sync_lock);
 	cp_modules_sync();
+	__atomic_add_fetch(&cp_rt.modules_gen, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&sync_lock);
 	if (t)
 		t->busy = was_busy;
