@@ -50,11 +50,37 @@ static bool is_reg_copy(const struct cp_x86_insn *in)
 	       in->op[1].kind == CP_X86_OPND_REG && in->op[1].reg < CP_X86_RIP;
 }
 
+static bool same_mem(const struct cp_x86_mem *a, const struct cp_x86_mem *b)
+{
+	return a->base == b->base && a->index == b->index && a->scale == b->scale &&
+	       a->disp == b->disp;
+}
+
+static bool is_mem_load(const struct cp_x86_insn *in)
+{
+	return (in->opkind == CP_X86_OP_MOV || in->opkind == CP_X86_OP_MOVZX ||
+		in->opkind == CP_X86_OP_MOVSXD) &&
+	       in->op[1].kind == CP_X86_OPND_MEM && in->mem.base != CP_X86_RIP;
+}
+
+/* cmp $N against the tracked index (a register, or the memory word it was loaded from:
+ * gcc's `cmpq $6,(%rcx,%rdx,8); ja; mov (%rcx,%rdx,8),%rax`). */
+static bool is_guard_cmp(const struct cp_x86_insn *in, uint8_t idx, const struct cp_x86_mem *m)
+{
+	if (in->opkind != CP_X86_OP_CMP || in->op[1].kind != CP_X86_OPND_IMM)
+		return false;
+	if (!m)
+		return in->op[0].kind == CP_X86_OPND_REG && in->op[0].reg == idx;
+	return in->op[0].kind == CP_X86_OPND_MEM && same_mem(&in->mem, m);
+}
+
 /* Walks back from the table load at position `from` for `cmp $N, idx` (following register
- * copies into idx) with an out-of-range ja/jae after it. Returns the entry count or 0. */
+ * copies into idx, and a load of idx from memory) with an out-of-range ja/jae after it.
+ * Returns the entry count or 0. */
 static uint32_t find_bound(const struct cp_cfg_history *h, unsigned from, uint8_t idx)
 {
 	uint8_t cond = CP_X86_CC_NONE;
+	const struct cp_x86_mem *m = NULL; /* the index was loaded from there */
 	for (unsigned b = from + 1; b < h->n; b++) {
 		const struct cp_x86_insn *in = hist_at(h, b);
 		if (in->flow == CP_X86_FLOW_CALL || in->flow == CP_X86_FLOW_CALL_INDIRECT)
@@ -62,18 +88,25 @@ static uint32_t find_bound(const struct cp_cfg_history *h, unsigned from, uint8_
 		if (in->flow == CP_X86_FLOW_JCC && cond == CP_X86_CC_NONE &&
 		    (in->cond == CP_X86_CC_A || in->cond == CP_X86_CC_AE))
 			cond = in->cond;
-		if (in->opkind == CP_X86_OP_CMP && in->op[0].kind == CP_X86_OPND_REG &&
-		    in->op[0].reg == idx && in->op[1].kind == CP_X86_OPND_IMM) {
+		if (is_guard_cmp(in, idx, m)) {
 			if (cond == CP_X86_CC_NONE || in->op[1].imm < 0 ||
 			    in->op[1].imm >= CP_CFG_MAX_JTABLE)
 				return 0;
 			return (uint32_t)in->op[1].imm + (cond == CP_X86_CC_A ? 1 : 0);
 		}
-		if (writes_reg(in, idx)) {
-			if (!is_reg_copy(in))
-				return 0;
-			idx = in->op[1].reg;
+		if (m) {
+			if (writes_reg(in, m->base) || writes_reg(in, m->index))
+				return 0; /* the address changed: not the same word */
+			continue;
 		}
+		if (!writes_reg(in, idx))
+			continue;
+		if (is_mem_load(in))
+			m = &in->mem;
+		else if (is_reg_copy(in))
+			idx = in->op[1].reg;
+		else
+			return 0;
 	}
 	return 0;
 }

@@ -205,6 +205,71 @@ static void test_every_procedure(void **state)
 	cp_module_release(&m);
 }
 
+/* Indirect jmps objdump shows inside functions named sw_* of path. */
+static int objdump_switch_jumps(const char *path)
+{
+	char cmd[4200], line[1024];
+	snprintf(cmd, sizeof(cmd), "objdump -d -w --no-show-raw-insn '%s'", path);
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	int n = 0;
+	bool in_sw = false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, ">:\n"))
+			in_sw = strstr(line, " <sw_") != NULL;
+		else if (in_sw && strstr(line, "\tjmp ") && strstr(line, "*"))
+			n++;
+	}
+	assert_int_equal(pclose(f), 0);
+	return n;
+}
+
+/* Jump tables as gcc and clang emit them, PIE and non-PIE: every indirect jmp of the
+ * switch functions is resolved, each to a table of at least 7 entries. */
+static void test_compiled_switches(void **state)
+{
+	(void)state;
+	const char *build = getenv("CP_BUILD_DIR");
+	const char *variants[] = {"gcc.pie", "gcc.nopie", "clang.pie", "clang.nopie"};
+	int checked = 0;
+	for (size_t v = 0; v < 4; v++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/tests/fixtures/asm/switch.%s", build ? build : ".",
+			 variants[v]);
+		if (access(path, R_OK) != 0)
+			continue; /* clang may be missing; gcc is required below */
+		struct cp_module m;
+		struct cp_cfg_module cm;
+		struct cp_cfg cfg;
+		assert_int_equal(cp_module_open(&m, path, 0), 0);
+		cp_cfg_module_init(&cm, &m);
+		cp_cfg_init(&cfg);
+		struct cp_cfg_oracle o = cp_cfg_module_oracle(&cm);
+		int tables = 0;
+		for (size_t i = 0; i < m.procs.nprocs; i++) {
+			if (strncmp(m.procs.procs[i].name, "sw_", 3))
+				continue;
+			assert_int_equal(cp_cfg_module_build(&cm, &cfg, i, &o), 0);
+			if (cfg.nunresolved)
+				fail_msg("%s: %s: unresolved jump at 0x%llx", path,
+					 m.procs.procs[i].name, (unsigned long long)cfg.unresolved[0]);
+			for (size_t k = 0; k < cfg.njtables; k++)
+				assert_true(cfg.jtables[k].entries >= 7);
+			tables += (int)cfg.njtables;
+		}
+		int expect = objdump_switch_jumps(path);
+		printf("# %s: %d jump tables (objdump: %d indirect jumps)\n", variants[v], tables,
+		       expect);
+		assert_true(expect >= 2);
+		assert_int_equal(tables, expect);
+		checked += v < 2;
+		cp_cfg_release(&cfg);
+		cp_cfg_module_release(&cm);
+		cp_module_release(&m);
+	}
+	assert_int_equal(checked, 2);
+}
+
 struct par {
 	const struct cp_module *m;
 	struct totals t;
@@ -369,6 +434,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_boundaries_match_objdump),
 		cmocka_unit_test(test_every_procedure),
 		cmocka_unit_test(test_module_fixtures),
+		cmocka_unit_test(test_compiled_switches),
 		cmocka_unit_test(test_parallel_matches_serial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
