@@ -358,7 +358,8 @@ static int edge_cmp(const void *a, const void *b)
 /* Sorts; drops overlaps (the first range wins); merges neighbours of one scope. */
 static void normalize_ranges(struct cp_structure_builder *b)
 {
-	qsort(b->ranges, b->nranges, sizeof(*b->ranges), range_cmp);
+	if (b->nranges)
+		qsort(b->ranges, b->nranges, sizeof(*b->ranges), range_cmp);
 	size_t out = 0;
 	for (size_t i = 0; i < b->nranges; i++) {
 		struct cp_st_range r = b->ranges[i];
@@ -385,7 +386,8 @@ static void normalize_ranges(struct cp_structure_builder *b)
 int cp_structure_builder_finish(struct cp_structure_builder *b, void **bufp, size_t *lenp)
 {
 	normalize_ranges(b);
-	qsort(b->edges, b->nedges, sizeof(*b->edges), edge_cmp);
+	if (b->nedges)
+		qsort(b->edges, b->nedges, sizeof(*b->edges), edge_cmp);
 	struct cp_st_header h = b->hdr;
 	memcpy(h.magic, CP_ST_MAGIC, 8);
 	h.version_major = CP_ST_VERSION_MAJOR;

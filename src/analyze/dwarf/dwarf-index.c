@@ -70,7 +70,8 @@ static int index_units(struct cp_dwarf *d, const char *path)
 	if (r < 0)
 		return cp_error(CP_EFORMAT, "%s: corrupt DWARF after %zu units: %s", path, d->nunits,
 				dwarf_errmsg(-1));
-	qsort(d->cus, d->ncus, sizeof(*d->cus), cu_range_cmp);
+	if (d->ncus)
+		qsort(d->cus, d->ncus, sizeof(*d->cus), cu_range_cmp);
 	return 0;
 }
 

@@ -122,8 +122,10 @@ static int scan_sections(struct cp_elf_image *im)
 		} else if (name && !strcmp(name, ".debug_info") && sh.sh_size)
 			im->has_debug_info = 1;
 	}
-	qsort(im->code, im->ncode, sizeof(*im->code), section_cmp);
-	qsort(im->data, im->ndata, sizeof(*im->data), section_cmp);
+	if (im->ncode)
+		qsort(im->code, im->ncode, sizeof(*im->code), section_cmp);
+	if (im->ndata)
+		qsort(im->data, im->ndata, sizeof(*im->data), section_cmp);
 	return 0;
 }
 

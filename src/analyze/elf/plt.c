@@ -113,7 +113,8 @@ int cp_plt_read(const struct cp_elf_image *im, struct cp_sym_candidate **c, size
 		    (sh.sh_flags & SHF_ALLOC) && sh.sh_link && sh.sh_link < nsec)
 			read_relocs(im, i, &sh, &m);
 	}
-	qsort(m.v, m.n, sizeof(*m.v), slot_cmp);
+	if (m.n)
+		qsort(m.v, m.n, sizeof(*m.v), slot_cmp);
 	for (size_t i = 0; i < im->ncode && m.n; i++) {
 		const struct cp_elf_section *s = &im->code[i];
 		if (strncmp(s->name, ".plt", 4) && strcmp(s->name, ".iplt"))

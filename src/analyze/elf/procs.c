@@ -264,7 +264,8 @@ static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t
 static void build_procs(struct cp_proc_table *t, const struct cp_elf_image *im,
 			struct cand_vec *cv)
 {
-	qsort(cv->v, cv->n, sizeof(*cv->v), cand_cmp);
+	if (cv->n)
+		qsort(cv->v, cv->n, sizeof(*cv->v), cand_cmp);
 	struct cold_part *cold = NULL;
 	size_t ncold = 0, cold_alloc = 0, proc_alloc = t->nprocs;
 	for (size_t i = 0, j; i < cv->n; i = j) {
@@ -309,7 +310,8 @@ static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (!cold_parent_len(t->procs[i].linkage))
 			refs[nref++] = (struct name_ref){t->procs[i].linkage, (uint32_t)i};
-	qsort(refs, nref, sizeof(*refs), name_ref_cmp);
+	if (nref)
+		qsort(refs, nref, sizeof(*refs), name_ref_cmp);
 	char *dead = xcalloc(t->nprocs, 1);
 	for (size_t c = 0; c < ncold; c++) {
 		struct name_ref key = {cold[c].parent, 0}, *r;
@@ -370,7 +372,8 @@ static void build_ranges(struct cp_proc_table *t)
 			t->ranges[n++] = (struct cp_proc_range){p->parts[k].lo, p->parts[k].hi,
 								(uint32_t)i, 1};
 	}
-	qsort(t->ranges, n, sizeof(*t->ranges), range_cmp);
+	if (n)
+		qsort(t->ranges, n, sizeof(*t->ranges), range_cmp);
 	/* Clip overlaps so each address has one owner (the later start wins its extent). */
 	size_t out = 0;
 	for (size_t i = 0; i < n; i++) {

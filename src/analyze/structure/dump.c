@@ -91,7 +91,8 @@ static void tree_children(struct tree *t)
 	}
 	sort_tree = t;
 	for (size_t s = 0; s < t->n; s++)
-		qsort(t->child + t->child_first[s], t->child_count[s], sizeof(uint32_t), child_cmp);
+		if (t->child_count[s])
+			qsort(t->child + t->child_first[s], t->child_count[s], sizeof(uint32_t), child_cmp);
 	t->edge_first = xcalloc(t->n + 1, sizeof(size_t));
 	t->edge_count = xcalloc(t->n + 1, sizeof(size_t));
 	for (size_t i = st->hdr->nedges; i-- > 0;) {
@@ -150,7 +151,8 @@ static uint32_t *sorted_procs(const struct tree *t, size_t *n)
 		if (t->st->scopes[s].kind == CP_ST_PROC)
 			p[(*n)++] = (uint32_t)s;
 	proc_sort_tree = t;
-	qsort(p, *n, sizeof(*p), proc_cmp);
+	if (*n)
+		qsort(p, *n, sizeof(*p), proc_cmp);
 	return p;
 }
 

@@ -106,13 +106,15 @@ void rc_flatten(struct rc_nested *r, size_t n, const int32_t *parent, size_t nva
 	*nout = 0;
 	if (!n)
 		return;
-	qsort(r, n, sizeof(*r), nested_cmp);
+	if (n)
+		qsort(r, n, sizeof(*r), nested_cmp);
 	uint32_t *count = xcalloc(nvalues + 1, sizeof(*count));
 	uint64_t *pts = xmalloc(2 * n * sizeof(*pts));
 	size_t *active = xmalloc(n * sizeof(*active)), nactive = 0, npts = 0, next = 0;
 	for (size_t i = 0; i < n; i++)
 		pts[npts++] = r[i].lo, pts[npts++] = r[i].hi;
-	qsort(pts, npts, sizeof(*pts), u64_cmp);
+	if (npts)
+		qsort(pts, npts, sizeof(*pts), u64_cmp);
 	for (size_t k = 0; k + 1 < npts; k++) {
 		uint64_t a = pts[k], b = pts[k + 1];
 		if (a == b)
@@ -301,7 +303,8 @@ static int collect_lines(struct rc_proc *rp)
 	}
 	for (size_t i = 0; i < rp->nparts; i++)
 		lines_for_part(rp, lines, n, rp->parts[i].lo, rp->parts[i].hi);
-	qsort(rp->lines, rp->nlines, sizeof(*rp->lines), line_cmp);
+	if (rp->nlines)
+		qsort(rp->lines, rp->nlines, sizeof(*rp->lines), line_cmp);
 	size_t out = 0; /* overlapping sequences: the first piece wins */
 	for (size_t i = 0; i < rp->nlines; i++) {
 		struct rc_line l = rp->lines[i];

@@ -328,7 +328,8 @@ static void place_code(struct assembler *as)
 		pts[k++] = rp->inl_segs[i].lo, pts[k++] = rp->inl_segs[i].hi;
 	for (size_t i = 0; i < rp->nloop_segs; i++)
 		pts[k++] = rp->loop_segs[i].lo, pts[k++] = rp->loop_segs[i].hi;
-	qsort(pts, k, sizeof(*pts), u64_cmp);
+	if (k)
+		qsort(pts, k, sizeof(*pts), u64_cmp);
 	for (size_t i = 0; i + 1 < k; i++) {
 		uint64_t lo = pts[i], hi = pts[i + 1];
 		if (lo == hi)
