@@ -38,3 +38,20 @@ for depth in 10 50; do
 		printf "| %s | %s | %s | %s | %s |\n" "$m" "$depth" "$frames" "$ns" "$nsf"
 	done
 done
+
+# Instructions per unwind (valgrind callgrind, deterministic: independent of the VM's load).
+if [ "${INSTR:-0}" = 1 ] && command -v valgrind >/dev/null; then
+	printf "\n| method | depth | instructions/unwind | instructions/frame |\n|---|---|---|---|\n"
+	for depth in 10 50; do
+		for m in cp unw fp; do
+			bin="$OUT/bench-unwind"
+			[ "$m" = fp ] && bin="$OUT/bench-unwind-fp"
+			# two runs differing only in ITERS: the difference cancels startup costs
+			a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$m" "$depth" 2000 2>&1 | awk '/refs:/ {gsub(",","",$4); print $4}')
+			b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$m" "$depth" 12000 2>&1 | awk '/refs:/ {gsub(",","",$4); print $4}')
+			frames=$("$bin" "$m" "$depth" 10 | awk '{print $3}')
+			awk -v a="$a" -v b="$b" -v f="$frames" -v m="$m" -v d="$depth" \
+			    'BEGIN {u = (b - a) / 10000; printf "| %s | %s | %.0f | %.1f |\n", m, d, u, u / f}'
+		done
+	done
+fi

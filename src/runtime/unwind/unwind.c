@@ -36,10 +36,10 @@ static struct cache_slot *cache;
 /* Packed recipe layout. w1, hot fields first so that they decode in one instruction:
  *  0-31 cfa_off (s32) | 32-39 ra_off/8 (s8) | 40-42 kind | 43 valid | 44-45 cfa_how
  *  46 CFA is rsp + off with off >= 8 (moves up) | 47 fast: normal row, CFA = reg + off,
- *  no rbp-relative saves
+ *  RA at CFA - 8, no rbp-relative saves
  *  48-52 cfa_reg | 53-57 plt_thr
- * w2: 10 bits per tracked callee-saved register i (cp_saved_regs[i]) at bit 10*i:
- *  how (0 same, 1 at CFA+off, 2 unknown, 3 at rbp+off) | off/8 (s8) */
+ * w2: for tracked callee-saved register i (cp_saved_regs[i]): off/8 (s8) in byte i, and
+ *  its rule in bits 48+2i..49+2i (0 same, 1 at CFA+off, 2 unknown, 3 at rbp+off) */
 #define W1_CFA_OFF(v) ((int32_t)(uint32_t)(v))
 #define W1_RA_OFF8(v) ((int8_t)((v) >> 32))
 #define W1_KIND(v) (((v) >> 40) & 7)
@@ -49,8 +49,11 @@ static struct cache_slot *cache;
 #define R_FAST (1ull << 47)
 #define W1_CFA_REG(v) (((v) >> 48) & 31)
 #define W1_PLT_THR(v) (((v) >> 53) & 31)
-/* Bit 0 of each 10-bit field of w2. */
-#define SAVED_FIELD_LOW_BITS 0x4010040100401ull
+#define HOT_UNTRACKED ((1u << 12) | (1u << 13) | (1u << 14) | (1u << 15))
+#define W2_HOWS(v) ((unsigned)((v) >> 48) & 0xfff)
+#define W2_OFF8(v, i) ((int8_t)((v) >> (8 * (i))))
+/* Any register saved at rbp + off (rule 3)? */
+#define W2_HAS_AT_RBP(v) (W2_HOWS(v) & (W2_HOWS(v) >> 1) & 0x555)
 
 static int fits_s8x8(int32_t v)
 {
@@ -74,7 +77,7 @@ static int saved_pack(const struct cp_cfi_row *r, uint64_t *w2)
 		}
 		if (how & 1 && !fits_s8x8(r->saved_off[i]))
 			return -1;
-		*w2 |= (how | (uint64_t)(uint8_t)(int8_t)(r->saved_off[i] / 8) << 2) << (10 * i);
+		*w2 |= how << (48 + 2 * i) | (uint64_t)(uint8_t)(int8_t)(r->saved_off[i] / 8) << (8 * i);
 	}
 	return 0;
 }
@@ -91,7 +94,7 @@ static int recipe_pack(const struct cp_cfi_row *r, struct recipe *rc)
 		 (uint64_t)r->kind << 40 | R_VALID | (uint64_t)r->cfa_how << 44 |
 		 (uint64_t)r->cfa_reg << 48 | (uint64_t)r->plt_thr << 53;
 	if (r->kind == CP_ROW_NORMAL && r->cfa_how == CP_CFA_REG && r->cfa_reg < CP_DW_NREGS &&
-	    !(rc->w2 & (rc->w2 >> 1) & SAVED_FIELD_LOW_BITS))
+	    r->ra_off == -8 && !W2_HAS_AT_RBP(rc->w2))
 		rc->w1 |= r->cfa_reg == CP_DW_RSP && r->cfa_off >= 8 ? R_FAST | R_FAST_RSP : R_FAST;
 	return 0;
 }
@@ -109,10 +112,9 @@ static void recipe_unpack(const struct recipe *rc, struct cp_cfi_row *r)
 	r->ra_how = CP_REG_CFA;
 	r->ra_off = W1_RA_OFF8(v) * 8;
 	for (int i = 0; i < CP_NSAVED; i++) {
-		uint64_t f = rc->w2 >> (10 * i);
-		r->saved_how[i] = how_of[f & 3];
+		r->saved_how[i] = how_of[(W2_HOWS(rc->w2) >> (2 * i)) & 3];
 		r->saved_reg[i] = CP_DW_RBP;
-		r->saved_off[i] = (int8_t)(f >> 2) * 8;
+		r->saved_off[i] = W2_OFF8(rc->w2, i) * 8;
 	}
 }
 
@@ -336,17 +338,19 @@ static uint32_t step(struct uw_window *w, struct uw_regs *rg, const struct cp_cf
 	}
 }
 
-/* Output of one unwind. */
+/* Output of one unwind. Every frame is emitted with how = CP_HOW_CFI (the common case);
+ * a step by other means overwrites it, and the frame the walk ends on gets CP_HOW_NONE. */
 struct uw_out {
 	struct cp_frame *f;
 	int n, max;
+	int found; /* callers found (frames beyond the starting one) */
 };
 
 static inline void emit(struct uw_out *o, uintptr_t pc, uint32_t kind)
 {
 	o->f[o->n].pc = pc;
 	o->f[o->n].kind = kind;
-	o->f[o->n].how = CP_HOW_NONE;
+	o->f[o->n].how = CP_HOW_CFI;
 	o->n++;
 }
 
@@ -357,7 +361,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		      uint32_t *kind)
 {
 	/* Locals, so that the frame stores below cannot force reloads (they may alias). */
-	const uintptr_t lo = w->lo, span = w->span;
+	const uintptr_t lo = w->lo, span = w->span, lo8 = w->lo + 8;
 	struct cache_slot *const table = cache;
 	uintptr_t pc = rg->r[CP_DW_RIP], sp = rg->r[CP_DW_RSP];
 	uint32_t known = rg->known;
@@ -384,45 +388,51 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 			if (cfa <= sp)
 				break;
 		}
-		if (cfa + W1_RA_OFF8(w1) * 8 - lo > span)
+		if (cfa - lo8 > span) /* the RA slot, CFA - 8, is readable */
 			break;
-		ra = *(const uintptr_t *)(cfa + W1_RA_OFF8(w1) * 8);
-		while (rest) { /* only registers with a rule other than "same value" */
-			unsigned i = (unsigned)__builtin_ctzll(rest) / 10, reg = cp_saved_regs[i];
-			uint64_t fld = (rest >> (10 * i)) & 0x3ff;
-			uintptr_t at = cfa + (int8_t)(fld >> 2) * 8;
-			rest &= ~(0x3ffull << (10 * i));
+		ra = *(const uintptr_t *)(cfa - 8);
+		if (ra < 4096) {
+			stop = 1;
+			break;
+		}
+		/* Only rbx and rbp (cp_saved_regs[0..1]) are ever CFA bases in practice
+		 * (checked over libc, ld.so, libm, libstdc++, libdw: rsp, rbp, rbx, and
+		 * caller-saved registers in frame 0 only); r12-r15 are dropped here. */
+		known &= ~HOT_UNTRACKED;
+		for (unsigned hows = W2_HOWS(rest) & 0xf; hows;) { /* rules other than "same" */
+			unsigned i = (unsigned)__builtin_ctz(hows) >> 1, reg = cp_saved_regs[i];
+			unsigned how = (hows >> (2 * i)) & 3;
+			uintptr_t at = cfa + W2_OFF8(rest, i) * 8;
+			hows &= ~(3u << (2 * i));
 			if (at < sp) /* already popped: the register holds the value */
 				continue;
-			if ((fld & 3) == 2 || at - lo > span)
+			if (how == 2 || at - lo > span)
 				known &= ~(1u << reg);
 			else
 				rg->r[reg] = *(const uintptr_t *)at;
 		}
-		f[-1].how = CP_HOW_CFI;
 		f->pc = ra;
 		f->kind = CP_FRAME_RETURN;
-		f->how = CP_HOW_NONE;
+		f->how = CP_HOW_CFI;
 		f++;
 		pc = ra;
 		sp = cfa;
 		key = (pc << 1) - 1;
-		if (pc < 4096) {
-			stop = 1;
-			break;
-		}
 	}
-	if (f != o->f + o->n)
+	if (f != o->f + o->n) {
 		*kind = CP_FRAME_RETURN;
-	o->n = (int)(f - o->f);
+		o->found += (int)(f - o->f) - o->n;
+		o->n = (int)(f - o->f);
+	}
 	rg->r[CP_DW_RIP] = pc;
 	rg->r[CP_DW_RSP] = sp;
 	rg->known = known | (1u << CP_DW_RIP) | (1u << CP_DW_RSP);
 	return stop;
 }
 
-/* The general path for the current frame (the last one emitted). Returns 1 when the
- * walk is over (status set), 0 after a step to the caller (emitted). */
+/* The general path for the current frame (the last one emitted, or the unreported
+ * starting frame when o->n == 0). Returns 1 when the walk is over (status set), 0 after a
+ * step to the caller (emitted). */
 static int step_general(struct uw_window *w, struct uw_regs *rg, struct uw_out *o,
 			uint32_t *kind, enum cp_unwind_status *status)
 {
@@ -446,34 +456,43 @@ static int step_general(struct uw_window *w, struct uw_regs *rg, struct uw_out *
 	}
 	how = step(w, rg, &row, kind);
 	if (how == CP_HOW_NONE || rg->r[CP_DW_RIP] < 4096) {
-		*status = o->n > 1 ? CP_UNWIND_PARTIAL : CP_UNWIND_FAILED;
+		*status = o->found ? CP_UNWIND_PARTIAL : CP_UNWIND_FAILED;
 		return 1;
 	}
-	o->f[o->n - 1].how = how;
+	if (o->n > 0)
+		o->f[o->n - 1].how = how;
 	emit(o, rg->r[CP_DW_RIP], *kind);
+	o->found++;
 	return 0;
 }
 
+/* Unwinds from rg; the starting frame is reported unless skip_first. */
 static int unwind_loop(struct uw_regs *rg, uint32_t kind, struct cp_frame *out, int max,
-		       enum cp_unwind_status *status)
+		       int skip_first, enum cp_unwind_status *status)
 {
 	struct uw_window w;
-	struct uw_out o = {out, 0, max};
+	struct uw_out o = {out, 0, max, 0};
 
 	*status = CP_UNWIND_FAILED;
 	if (max <= 0 || !UW_KNOWN(rg, CP_DW_RIP))
 		return 0;
-	emit(&o, rg->r[CP_DW_RIP], kind);
-	if (uw_window_for(&w, rg->r[CP_DW_RSP]) < 0)
-		return 1; /* nothing readable: frame 0 only */
+	if (!skip_first)
+		emit(&o, rg->r[CP_DW_RIP], kind);
+	if (uw_window_for(&w, rg->r[CP_DW_RSP]) < 0) {
+		if (o.n)
+			o.f[0].how = CP_HOW_NONE;
+		return o.n; /* nothing readable: frame 0 only */
+	}
 	for (;;) {
 		if (cache && run_packed(&w, rg, &o, &kind)) {
-			*status = CP_UNWIND_PARTIAL;
+			*status = o.found ? CP_UNWIND_PARTIAL : CP_UNWIND_FAILED;
 			break;
 		}
 		if (step_general(&w, rg, &o, &kind, status))
 			break;
 	}
+	if (o.n > 0)
+		o.f[o.n - 1].how = CP_HOW_NONE;
 	return o.n;
 }
 
@@ -483,7 +502,7 @@ int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
 	struct uw_regs rg;
 
 	regs_from_gregs(&rg, uc->uc_mcontext.gregs);
-	return unwind_loop(&rg, CP_FRAME_PC, out, max, status);
+	return unwind_loop(&rg, CP_FRAME_PC, out, max, 0, status);
 }
 
 __attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
@@ -491,7 +510,6 @@ __attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
 {
 	struct uw_regs rg;
 	uintptr_t rip, rsp, rbp;
-	int n;
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(rip), "=r"(rsp), "=r"(rbp));
@@ -499,16 +517,6 @@ __attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
 	rg.r[CP_DW_RSP] = rsp;
 	rg.r[CP_DW_RBP] = rbp;
 	rg.known = (1u << CP_DW_RIP) | (1u << CP_DW_RSP) | (1u << CP_DW_RBP);
-	*status = CP_UNWIND_FAILED;
-	if (max <= 0)
-		return 0;
-	/* Frame 0 is this function (exact pc): walked, then dropped. */
-	n = unwind_loop(&rg, CP_FRAME_PC, out, max, status);
-	if (n <= 1) {
-		*status = CP_UNWIND_FAILED;
-		return 0;
-	}
-	memmove(out, out + 1, (size_t)(n - 1) * sizeof(*out));
-	out[0].kind = CP_FRAME_RETURN;
-	return n - 1;
+	/* Frame 0 is this function (exact pc): walked, not reported. */
+	return unwind_loop(&rg, CP_FRAME_PC, out, max, 1, status);
 }
