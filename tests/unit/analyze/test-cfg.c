@@ -1,6 +1,7 @@
 /* CFG construction on hand-written assembly (tests/fixtures/asm, linked in) with known
  * blocks and edges, on synthetic byte sequences, and on random bytes. */
 #include "test-cfg-fixtures.h"
+#include "analyze/loops/loops.h"
 #include "base/error.h"
 
 #include <stdio.h>
@@ -362,7 +363,9 @@ static void test_random_bytes(void **state)
 	struct cp_cfg cfg;
 	cp_cfg_init(&cfg);
 	struct cp_cfg_oracle o = {buf, random_entry, NULL, random_read};
-	size_t total_blocks = 0;
+	struct cp_loop_nest nest;
+	cp_loop_nest_init(&nest);
+	size_t total_blocks = 0, total_loops = 0;
 	for (unsigned seed = 1; seed <= 3000; seed++) {
 		srand(seed);
 		size_t len = 1 + (size_t)rand() % sizeof(buf);
@@ -376,8 +379,18 @@ static void test_random_bytes(void **state)
 		check_invariants(&cfg, 0x10000, 0x10000 + len + 1024 + 16);
 		assert_true(cfg.ninsns <= len + 16);
 		total_blocks += cfg.nblocks;
+		/* and the loop nest of whatever graph came out */
+		assert_int_equal(cp_loops_find(&nest, &cfg), 0);
+		for (size_t l = 0; l < nest.nloops; l++) {
+			const struct cp_loop *L = &nest.loops[l];
+			assert_true(L->nblocks >= 1 && L->nbacks >= 1);
+			assert_true(L->parent < (int32_t)l);
+		}
+		total_loops += nest.nloops;
 	}
 	assert_true(total_blocks > 3000);
+	assert_true(total_loops > 0);
+	cp_loop_nest_release(&nest);
 	cp_cfg_release(&cfg);
 }
 
