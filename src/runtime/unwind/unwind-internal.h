@@ -19,7 +19,6 @@ struct uw_regs {
 struct uw_thread {
 	uintptr_t stack_lo, stack_hi; /* the thread's stack mapping */
 	uintptr_t alt_lo, alt_hi;     /* sigaltstack, if any */
-	uintptr_t other_lo, other_hi; /* last probed foreign stack (makecontext, ...) */
 	int inited;
 };
 

@@ -2,13 +2,18 @@
  *
  * cp_unwind_thread_init runs outside signal context (pthread_getattr_np). Threads first
  * seen inside a signal handler get their bounds from cp_unwind_thread_init_signal_safe:
- * the end of the mapping that holds sp, found by probing with mincore(2) (which fails
- * with ENOMEM on unmapped pages instead of faulting), capped at UW_PROBE_MAX above sp. */
+ * the end of the run of readable pages above sp, found with process_vm_readv(2) on our
+ * own pid (fails instead of faulting, honours PROT_NONE guard pages; mincore(2) where
+ * that call is not permitted), capped at UW_PROBE_MAX above sp. Stacks other than the
+ * thread's own (sigaltstack, makecontext/coroutine stacks) are re-checked on every
+ * unwind that starts on them: they can be freed at any time. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
@@ -17,6 +22,7 @@
 
 #define UW_PAGE 4096ul
 #define UW_PROBE_MAX (8ul << 20) /* 8 MiB: the default thread stack size */
+#define UW_OTHER_MAX (256ul << 10) /* foreign stacks: probed on every unwind, kept short */
 #define UW_SCAN_WORDS 64
 
 static __thread struct uw_thread uw_tls __attribute__((tls_model("initial-exec")));
@@ -64,18 +70,15 @@ static int mapped(uintptr_t lo, size_t len)
 	return mincore((void *)lo, len, vec) == 0;
 }
 
-/* End of the run of mapped pages starting at sp's page, at most UW_PROBE_MAX bytes. */
-static uintptr_t probe_mapping_end(uintptr_t sp)
+/* End of the run of mapped pages starting at base, at most max bytes (mincore: fails
+ * with ENOMEM on unmapped pages; blind to PROT_NONE). */
+static uintptr_t mapped_end(uintptr_t base, size_t max)
 {
-	uintptr_t base = sp & ~(UW_PAGE - 1);
 	size_t good = UW_PAGE, bad = 0, len;
-	int saved = errno;
 
-	if (!mapped(base, UW_PAGE)) {
-		errno = saved;
+	if (!mapped(base, UW_PAGE))
 		return 0;
-	}
-	for (len = 2 * UW_PAGE; len <= UW_PROBE_MAX; len *= 2) {
+	for (len = 2 * UW_PAGE; len <= max; len *= 2) {
 		if (!mapped(base, len)) {
 			bad = len;
 			break;
@@ -83,7 +86,7 @@ static uintptr_t probe_mapping_end(uintptr_t sp)
 		good = len;
 	}
 	if (!bad)
-		bad = good; /* capped */
+		return base + good; /* capped */
 	while (bad - good > UW_PAGE) {
 		size_t mid = good + ((bad - good) / 2 & ~(UW_PAGE - 1));
 		if (mapped(base, mid))
@@ -91,8 +94,50 @@ static uintptr_t probe_mapping_end(uintptr_t sp)
 		else
 			bad = mid;
 	}
-	errno = saved;
 	return base + good;
+}
+
+/* End of the run of *readable* pages starting at base, at most max bytes: reads one byte
+ * per page with process_vm_readv(2) on ourselves, which fails instead of faulting and
+ * honours PROT_NONE (a neighbouring thread's guard page). Falls back to mincore where the
+ * call is not permitted (seccomp). 32 pages per call. */
+static uintptr_t readable_end(uintptr_t base, size_t max)
+{
+	struct iovec remote[32], local;
+	char buf[32];
+	pid_t pid = getpid();
+	size_t done = 0, pages = max / UW_PAGE;
+
+	local.iov_base = buf;
+	while (done < pages) {
+		size_t n = pages - done < 32 ? pages - done : 32;
+		ssize_t got;
+		for (size_t i = 0; i < n; i++) {
+			remote[i].iov_base = (void *)(base + (done + i) * UW_PAGE);
+			remote[i].iov_len = 1;
+		}
+		local.iov_len = n;
+		got = process_vm_readv(pid, &local, 1, remote, n, 0);
+		if (got < 0 && done == 0 && (errno == ENOSYS || errno == EPERM))
+			return mapped_end(base, max);
+		if (got < 0)
+			got = 0;
+		done += (size_t)got;
+		if ((size_t)got < n)
+			break;
+	}
+	return done ? base + done * UW_PAGE : 0;
+}
+
+/* The end of sp's stack for a thread first seen in a signal handler, or of a foreign
+ * stack: the run of readable pages from sp's page, at most `max` bytes. */
+static uintptr_t probe_stack_end(uintptr_t sp, size_t max)
+{
+	int saved = errno;
+	uintptr_t end = readable_end(sp & ~(UW_PAGE - 1), max);
+
+	errno = saved;
+	return end;
 }
 
 void cp_unwind_thread_init_signal_safe(uintptr_t sp)
@@ -101,7 +146,7 @@ void cp_unwind_thread_init_signal_safe(uintptr_t sp)
 	int saved = errno;
 
 	t->stack_lo = sp & ~(UW_PAGE - 1);
-	t->stack_hi = probe_mapping_end(sp);
+	t->stack_hi = probe_stack_end(sp, UW_PROBE_MAX);
 	if (!t->stack_hi)
 		t->stack_lo = 0;
 	query_altstack(t);
@@ -122,28 +167,31 @@ static int window_set(struct uw_window *w, uintptr_t lo, uintptr_t hi)
 int uw_window_for(struct uw_window *w, uintptr_t sp)
 {
 	struct uw_thread *t = &uw_tls;
+	uintptr_t end;
+	int saved;
 
 	w->t = t;
 	if (!t->inited)
 		cp_unwind_thread_init_signal_safe(sp);
-	if (sp >= t->stack_lo && sp < t->stack_hi)
+	if (sp >= t->stack_lo && sp < t->stack_hi) /* lives as long as the thread */
 		return window_set(w, sp, t->stack_hi);
+	/* Anything else may have been unmapped since we looked: the altstack is re-read
+	 * (the program may have replaced it), other stacks probed again. */
+	saved = errno;
+	query_altstack(t);
+	errno = saved;
 	if (sp >= t->alt_lo && sp < t->alt_hi)
 		return window_set(w, sp, t->alt_hi);
-	if (!(sp >= t->other_lo && sp < t->other_hi)) {
-		int saved = errno;
-		query_altstack(t); /* the program may have set one since */
-		errno = saved;
-		if (sp >= t->alt_lo && sp < t->alt_hi)
-			return window_set(w, sp, t->alt_hi);
-		t->other_lo = sp & ~(UW_PAGE - 1);
-		t->other_hi = probe_mapping_end(sp);
-		if (!t->other_hi) {
-			t->other_lo = 0;
-			return -1;
-		}
+	end = probe_stack_end(sp, UW_OTHER_MAX);
+	if (!end)
+		return -1;
+	if (t->stack_hi && sp < t->stack_lo && end >= t->stack_lo) {
+		/* Readable all the way up into the thread's known stack: the same stack,
+		 * deeper than when its bounds were first probed (lazily seen threads). */
+		t->stack_lo = sp & ~(UW_PAGE - 1);
+		return window_set(w, sp, t->stack_hi);
 	}
-	return window_set(w, sp, t->other_hi);
+	return window_set(w, sp, end); /* a makecontext/coroutine stack */
 }
 
 /* Does a call instruction end right before ra? (e8 rel32; ff /2 in its common forms) */

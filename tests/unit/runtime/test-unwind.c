@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind-internal.h"
 #include "test-unwind-util.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -628,6 +629,58 @@ static void test_fallbacks(void **state)
 	check_jit(without_fp, sizeof(without_fp), CP_HOW_SCAN);
 }
 
+/* ---- a makecontext stack (heap memory, not the thread's stack): probed window ---- */
+static ucontext_t co_main_ctx, co_ctx;
+
+NOINLINE static void co_entry(void)
+{
+	here_a(); /* unwinds with cp_unwind_here into here_sample */
+	__asm__ volatile("" ::: "memory");
+}
+
+static void test_makecontext(void **state)
+{
+	static const char *const names[] = {"here_b", "here_a", "co_entry"};
+	size_t size = 256 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	setup_once();
+	getcontext(&co_ctx);
+	co_ctx.uc_stack.ss_sp = stack;
+	co_ctx.uc_stack.ss_size = size;
+	co_ctx.uc_link = &co_main_ctx;
+	makecontext(&co_ctx, co_entry, 0);
+	memset(&here_sample, 0, sizeof(here_sample));
+	swapcontext(&co_main_ctx, &co_ctx);
+	if (!ut_in_order(&here_sample, names, 3))
+		ut_print(&here_sample);
+	assert_true(ut_in_order(&here_sample, names, 3));
+	for (int i = 0; i < here_sample.n; i++) /* every frame found lies on that stack's code */
+		assert_true(here_sample.f[i].pc >= 4096);
+	fprintf(stderr, "  makecontext stack: %d frames, status %d\n", here_sample.n,
+		here_sample.status);
+	munmap(stack, size);
+}
+
+/* ---- the probed window of a foreign stack stops at a PROT_NONE guard page ---- */
+static void test_probe_guard(void **state)
+{
+	size_t page = 4096;
+	char *base = mmap(NULL, 16 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct uw_window w;
+
+	(void)state;
+	setup_once();
+	assert_int_equal(mprotect(base, 8 * page, PROT_READ | PROT_WRITE), 0);
+	memset(base, 1, 8 * page);
+	/* mapped all along (mincore would say so), but readable only up to 8 pages */
+	assert_int_equal(uw_window_for(&w, (uintptr_t)base + 100), 0);
+	assert_int_equal(w.hi, (uintptr_t)base + 8 * page);
+	assert_int_equal(uw_window_for(&w, (uintptr_t)base + 9 * page), -1);
+	munmap(base, 16 * page);
+}
+
 static void test_no_malloc(void **state)
 {
 	(void)state;
@@ -650,7 +703,11 @@ int main(void)
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_fallbacks),
+		cmocka_unit_test(test_makecontext),
+		cmocka_unit_test(test_probe_guard),
 		cmocka_unit_test(test_no_malloc),
 	};
+	if (getenv("UT_FILTER")) /* e.g. UT_FILTER=test_chain, for debugging one test */
+		cmocka_set_test_filter(getenv("UT_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
