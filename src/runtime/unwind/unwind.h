@@ -40,9 +40,10 @@ struct cp_frame {
 
 /* Once per process, outside signal context (allocates the recipe caches). */
 int cp_unwind_init(void);
-/* Once per thread, outside signal context if possible; AS-safe variant for lazily seen
- * threads (reads bounds from the current sp and /proc/self/maps is NOT allowed here;
- * falls back to a conservative window). */
+/* Once per thread, outside signal context if possible (pthread_getattr_np). The AS-safe
+ * variant, for threads first seen in a signal handler, takes the run of readable pages
+ * above sp as the stack (probed with process_vm_readv on ourselves, no /proc parsing);
+ * cp_unwind_context calls it itself for a thread that has not been initialized. */
 void cp_unwind_thread_init(void);
 void cp_unwind_thread_init_signal_safe(uintptr_t sp);
 
