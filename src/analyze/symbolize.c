@@ -18,16 +18,27 @@ struct sym_module {
 	struct cp_module mod;
 };
 
+/* Direct-mapped memo of answers: reports ask for the same return addresses many times. */
+#define SYM_CACHE_SIZE 1024
+
+struct sym_cache_entry {
+	const struct sym_module *mod;
+	uint64_t addr;
+	struct cp_sym_info info;
+};
+
 struct cp_symbolizer {
 	struct sym_module **mods;
 	size_t nmods, alloc;
 	struct cp_intern names;
+	struct sym_cache_entry *cache;
 };
 
 struct cp_symbolizer *cp_symbolizer_new(void)
 {
 	struct cp_symbolizer *s = xcalloc(1, sizeof(*s));
 	cp_intern_init(&s->names);
+	s->cache = xcalloc(SYM_CACHE_SIZE, sizeof(*s->cache));
 	return s;
 }
 
@@ -44,6 +55,7 @@ void cp_symbolizer_free(struct cp_symbolizer *s)
 		free(m);
 	}
 	free(s->mods);
+	free(s->cache);
 	cp_intern_release(&s->names);
 	free(s);
 }
@@ -136,6 +148,11 @@ int cp_symbolizer_lookup(struct cp_symbolizer *s, const char *path, const uint8_
 		return cp_error(m->rc, "%s", m->error);
 	check_module(m, build_id, build_id_len);
 	uint64_t addr = is_return && offset ? offset - 1 : offset;
+	struct sym_cache_entry *ce = &s->cache[(addr ^ (addr >> 12) ^ (uintptr_t)m) % SYM_CACHE_SIZE];
+	if (ce->mod == m && ce->addr == addr) {
+		*out = ce->info;
+		return 0;
+	}
 	const struct cp_proc_range *r = cp_proc_table_find(&m->mod.procs, addr);
 	if (r) {
 		const struct cp_proc *p = &m->mod.procs.procs[r->proc];
@@ -145,5 +162,8 @@ int cp_symbolizer_lookup(struct cp_symbolizer *s, const char *path, const uint8_
 		out->proc_hi = p->hi;
 	}
 	lookup_dwarf(s, &m->mod, addr, out);
+	ce->mod = m;
+	ce->addr = addr;
+	ce->info = *out;
 	return 0;
 }

@@ -151,8 +151,9 @@ static int obtain(const struct struct_args *a, const char *bin, struct cp_struct
 		if (!rc)
 			rc = cp_structure_write_file(a->output, buf, len);
 		if (!rc)
-			rc = cp_structure_load(st, buf, len, a->output);
-		free(buf);
+			rc = cp_structure_adopt(st, buf, len, a->output);
+		else
+			free(buf);
 	} else {
 		rc = cp_struct_get(bin, a->flags, &opt, st, &res);
 		where = res.cache_path ? res.cache_path : "not cached";

@@ -140,13 +140,21 @@ static int check_tables(const struct cp_structure *st, const char *name)
 
 int cp_structure_load(struct cp_structure *st, const void *buf, size_t len, const char *name)
 {
+	void *copy = xmalloc(len ? len : 1); /* aligned copy */
+	memcpy(copy, buf, len);
+	return cp_structure_adopt(st, copy, len, name);
+}
+
+int cp_structure_adopt(struct cp_structure *st, void *buf, size_t len, const char *name)
+{
 	memset(st, 0, sizeof(*st));
-	if (len < sizeof(struct cp_st_header))
+	st->buf = buf;
+	st->size = len;
+	if (len < sizeof(struct cp_st_header)) {
+		cp_structure_release(st);
 		return cp_error(CP_EFORMAT, "structure file %s: truncated: %zu bytes, the header "
 				"needs %zu", name, len, sizeof(struct cp_st_header));
-	st->buf = xmalloc(len); /* aligned copy */
-	memcpy(st->buf, buf, len);
-	st->size = len;
+	}
 	st->hdr = st->buf;
 	size_t soff = 0;
 	int rc = check_header(st->hdr, len, name);
@@ -192,9 +200,7 @@ int cp_structure_read(struct cp_structure *st, const char *path)
 		got += (size_t)n;
 	}
 	close(fd);
-	int rc = cp_structure_load(st, buf, got, path);
-	free(buf);
-	return rc;
+	return cp_structure_adopt(st, buf, got, path);
 }
 
 void cp_structure_release(struct cp_structure *st)
@@ -410,7 +416,10 @@ int cp_structure_builder_finish(struct cp_structure_builder *b, void **bufp, siz
 		if (parts[i])
 			memcpy(p, src[i], parts[i]);
 		p += parts[i];
+		free((void *)src[i]);
 	}
+	free(b->str_slots);
+	memset(b, 0, sizeof(*b));
 	h.file_size = len;
 	h.checksum = fnv64((uint8_t *)buf + sizeof(h), len - sizeof(h));
 	memcpy(buf, &h, sizeof(h));

@@ -118,6 +118,8 @@ struct cp_structure {
 int cp_structure_read(struct cp_structure *st, const char *path);
 /* Validates a copy of buf; name is used in messages. */
 int cp_structure_load(struct cp_structure *st, const void *buf, size_t len, const char *name);
+/* Same without copying: takes ownership of buf (malloc'd), freed on failure too. */
+int cp_structure_adopt(struct cp_structure *st, void *buf, size_t len, const char *name);
 void cp_structure_release(struct cp_structure *st);
 
 const char *cp_structure_string(const struct cp_structure *st, uint32_t off);
@@ -152,7 +154,8 @@ void cp_structure_builder_range(struct cp_structure_builder *b, uint64_t lo, uin
 				uint32_t scope);
 void cp_structure_builder_edge(struct cp_structure_builder *b, const struct cp_st_edge *e);
 void cp_structure_builder_note(struct cp_structure_builder *b, const struct cp_st_note *n);
-/* Serializes (sorting and merging ranges) into a malloc'd buffer. */
+/* Serializes (sorting and merging ranges) into a malloc'd buffer. Consumes the tables
+ * (freed as they are copied, to bound peak memory): only release b afterwards. */
 int cp_structure_builder_finish(struct cp_structure_builder *b, void **buf, size_t *len);
 /* Writes buf atomically (temporary file + rename). */
 int cp_structure_write_file(const char *path, const void *buf, size_t len);

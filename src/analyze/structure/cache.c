@@ -69,12 +69,12 @@ static int recover_to_buffer(const char *path, int flags, const struct cp_struct
 	struct cp_struct_options o = opt ? *opt : (struct cp_struct_options){0};
 	o.no_loops = !!(flags & CP_STRUCT_NO_LOOPS);
 	rc = cp_struct_recover(&m, &b, &o);
+	cp_module_release(&m); /* before serializing: libdw's caches are the bulk of memory */
 	if (!rc) {
 		b.hdr.module_mtime = st ? (int64_t)st->st_mtim.tv_sec : 0;
 		rc = cp_structure_builder_finish(&b, buf, len);
 	}
 	cp_structure_builder_release(&b);
-	cp_module_release(&m);
 	return rc;
 }
 
@@ -146,11 +146,10 @@ int cp_struct_get(const char *path, int flags, const struct cp_struct_options *o
 	void *buf = NULL;
 	size_t len = 0;
 	rc = recover_to_buffer(path, flags, opt, &sb, &buf, &len);
-	if (!rc)
-		rc = cp_structure_load(out, buf, len, path);
 	if (!rc && use_cache)
 		try_write(res, &dir, file.buf, buf, len);
-	free(buf);
+	if (!rc)
+		rc = cp_structure_adopt(out, buf, len, path);
 out:
 	strbuf_release(&dir);
 	strbuf_release(&file);

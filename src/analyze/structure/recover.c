@@ -438,8 +438,7 @@ int cp_struct_recover_memory(const void *buf, size_t len, struct cp_structure *o
 	if (!rc)
 		rc = cp_structure_builder_finish(&b, &file, &flen);
 	if (!rc)
-		rc = cp_structure_load(out, file, flen, "<memory>");
-	free(file);
+		rc = cp_structure_adopt(out, file, flen, "<memory>");
 	cp_structure_builder_release(&b);
 	cp_module_release(&m);
 	return rc;
