@@ -1,5 +1,6 @@
 /* File-backed arenas (see arena.h). Signal-time code: raw system calls only. */
 #include "runtime/cct/arena.h"
+#include "runtime/core/fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,9 +24,12 @@ static size_t round_up(size_t n, size_t to)
 static int move_fd_high(int fd)
 {
 	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_ARENA_FD_FLOOR);
-	if (hi < 0)
-		return fd; /* keep the low one rather than fail */
-	close(fd);
+	if (hi < 0) {
+		cp_fd_own(fd); /* keep the low one rather than fail */
+		return fd;
+	}
+	cp_fd_close(fd);
+	cp_fd_own(hi);
 	return hi;
 }
 
@@ -46,6 +50,12 @@ int cp_arena_create(struct cp_arena *a, const char *path, size_t reserve, size_t
 	a->base = NULL;
 	a->mapped = 0;
 	a->reserved = round_up(reserve, CP_ARENA_PAGE);
+	size_t plen = 0;
+	while (path[plen] && plen + 1 < sizeof a->path) {
+		a->path[plen] = path[plen];
+		plen++;
+	}
+	a->path[plen] = 0;
 	a->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (a->fd < 0)
 		return -errno;
@@ -68,15 +78,35 @@ int cp_arena_create(struct cp_arena *a, const char *path, size_t reserve, size_t
 	return 0;
 fail:;
 	int err = errno;
-	close(a->fd);
+	cp_fd_close(a->fd);
 	unlink(path);
 	a->fd = -1;
 	return -err;
 }
 
-int cp_arena_ensure(struct cp_arena *a, size_t need)
+/* Our descriptor still names our file? If the program closed (or reused) it, reopen the
+ * file by path, provided it is still the same file. */
+static int arena_fd_is_ours(const struct cp_arena *a);
+
+static int arena_check_fd(struct cp_arena *a)
 {
 	struct stat st;
+	if (arena_fd_is_ours(a))
+		return 0;
+	cp_fd_disown(a->fd); /* that number is the program's now */
+	int fd = open(a->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -EBADF;
+	if (fstat(fd, &st) || st.st_dev != a->dev || st.st_ino != a->ino) {
+		cp_fd_close(fd);
+		return -EBADF;
+	}
+	a->fd = move_fd_high(fd);
+	return 0;
+}
+
+int cp_arena_ensure(struct cp_arena *a, size_t need)
+{
 	if (need <= a->mapped)
 		return 0;
 	if (need > a->reserved)
@@ -87,7 +117,7 @@ int cp_arena_ensure(struct cp_arena *a, size_t need)
 	size_t size = round_up(need + step, CP_ARENA_PAGE);
 	if (size > a->reserved)
 		size = a->reserved;
-	if (fstat(a->fd, &st) || st.st_dev != a->dev || st.st_ino != a->ino)
+	if (arena_check_fd(a))
 		return -EBADF;
 	int rc = grow_file(a->fd, size);
 	if (rc)
@@ -99,15 +129,22 @@ int cp_arena_ensure(struct cp_arena *a, size_t need)
 	return 0;
 }
 
-void cp_arena_release(struct cp_arena *a, size_t keep)
+/* Is our descriptor still our file? (Never close or truncate a descriptor the program
+ * reused after closing ours.) */
+static int arena_fd_is_ours(const struct cp_arena *a)
 {
 	struct stat st;
+	return a->fd >= 0 && !fstat(a->fd, &st) && st.st_dev == a->dev && st.st_ino == a->ino;
+}
+
+void cp_arena_release(struct cp_arena *a, size_t keep)
+{
 	if (a->base)
 		munmap(a->base, a->reserved);
-	if (a->fd >= 0) {
-		if (keep && !fstat(a->fd, &st) && st.st_dev == a->dev && st.st_ino == a->ino)
+	if (arena_fd_is_ours(a)) {
+		if (keep)
 			(void)!ftruncate(a->fd, (off_t)keep);
-		close(a->fd);
+		cp_fd_close(a->fd);
 	}
 	a->base = NULL;
 	a->fd = -1;
@@ -118,8 +155,8 @@ void cp_arena_abandon(struct cp_arena *a)
 {
 	if (a->base)
 		munmap(a->base, a->reserved);
-	if (a->fd >= 0)
-		close(a->fd);
+	if (arena_fd_is_ours(a))
+		cp_fd_close(a->fd);
 	a->base = NULL;
 	a->fd = -1;
 	a->mapped = 0;

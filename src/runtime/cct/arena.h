@@ -19,6 +19,7 @@ struct cp_arena {
 	int fd;          /* kept at a high number, close-on-exec */
 	dev_t dev;       /* identity of the file, checked before growing: a program that */
 	ino_t ino;       /*   closes "all fds" must not make us ftruncate its own file */
+	char path[4096]; /* to reopen the file if the program closed our descriptor */
 };
 
 /* Creates path exclusively (O_EXCL); -EEXIST if it exists. Returns 0 or -errno. */

@@ -65,8 +65,7 @@ void cp_thread_forget_all_but_self(void)
 			continue;
 		cp_rt.threads[i] = NULL;
 		for (uint32_t m = 0; m < cp_rt.nmetrics; m++)
-			if (t->src[m].fd >= 0)
-				close(t->src[m].fd);
+			cp_perf_fd_close(&t->src[m], 0);
 		cp_cct_abandon(&t->cct);
 		munmap(t, sizeof *t);
 	}

@@ -49,5 +49,8 @@ void cp_real_init(void)
 	CP_REAL(sem_wait);
 	CP_REAL(sem_timedwait);
 	CP_REAL(pause);
+	CP_REAL(close);
+	CP_REAL(close_range);
+	CP_REAL(closefrom);
 	cp_signal_set_real_sigaction(cp_real.sigaction);
 }

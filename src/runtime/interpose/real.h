@@ -38,6 +38,9 @@ struct cp_real {
 	int (*sem_wait)(sem_t *);
 	int (*sem_timedwait)(sem_t *, const struct timespec *);
 	int (*pause)(void);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	void (*closefrom)(int);
 	int (*libc_start_main)(int (*)(int, char **, char **), int, char **, void (*)(void),
 			       void (*)(void), void (*)(void), void *);
 };

@@ -7,6 +7,7 @@
  * writes a NOTE, and the delivered rate appears in the summary. */
 #include "runtime/sample/timer.h"
 
+#include "runtime/core/fds.h"
 #include "runtime/core/runtime.h"
 
 #include <errno.h>
@@ -41,9 +42,10 @@ static int perf_open_self(uint64_t period)
 		return -errno;
 	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_PERF_FD_FLOOR);
 	if (hi >= 0) {
-		close(fd);
+		cp_fd_close(fd);
 		fd = hi;
 	}
+	cp_fd_own(fd);
 	return fd;
 }
 
@@ -69,7 +71,7 @@ static int cputime_process_init(struct cp_metric *m)
 				   "(perf_event_paranoid); time in system calls is not sampled");
 	}
 	if (fd >= 0) {
-		close(fd);
+		cp_fd_close(fd);
 		m->mechanism = CP_MF_MECH_PERF_TASK_CLOCK;
 		return 0;
 	}
@@ -94,11 +96,31 @@ static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st
 		return fd;
 	int rc = perf_route_to_self(fd);
 	if (rc) {
-		close(fd);
+		cp_fd_close(fd);
 		return rc;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &st->perf_id)) {
+		cp_fd_close(fd);
+		return -errno;
 	}
 	st->fd = fd;
 	return 0;
+}
+
+void cp_perf_fd_close(struct cp_source_thread *st, int disable)
+{
+	/* Exit-time finish and a thread's own end may race: only one closes the fd. */
+	int fd = __atomic_exchange_n(&st->fd, -1, __ATOMIC_ACQ_REL);
+	uint64_t id = 0;
+	if (fd < 0)
+		return;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) || id != st->perf_id) {
+		cp_fd_disown(fd); /* the program's descriptor now: leave it alone */
+		return;
+	}
+	if (disable)
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	cp_fd_close(fd);
 }
 
 static void cputime_thread_stop(struct cp_metric *m, struct cp_source_thread *st)
@@ -107,12 +129,7 @@ static void cputime_thread_stop(struct cp_metric *m, struct cp_source_thread *st
 		cp_timer_thread_stop(m, st);
 		return;
 	}
-	/* Exit-time finish and a thread's own end may race: only one closes the fd. */
-	int fd = __atomic_exchange_n(&st->fd, -1, __ATOMIC_ACQ_REL);
-	if (fd >= 0) {
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(fd);
-	}
+	cp_perf_fd_close(st, 1);
 }
 
 static int cputime_claims(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,

@@ -18,6 +18,7 @@ struct cp_metric;
 /* Per-thread state of one metric's source. */
 struct cp_source_thread {
 	int fd;           /* perf_event fd, or -1 */
+	uint64_t perf_id; /* PERF_EVENT_IOC_ID of fd: tells our fd from one the program reused */
 	int timer_valid;  /* a POSIX timer was created */
 	void *timer;      /* timer_t */
 };
@@ -47,6 +48,10 @@ struct cp_metric {
 	int disabled;
 	int clock_id;       /* for timer-based sources */
 };
+
+/* Closes st->fd if it still is our perf event (the program may have closed it and reused
+ * the number). disable: also stop the event (not in a fork child: the event is shared). */
+void cp_perf_fd_close(struct cp_source_thread *st, int disable);
 
 /* All known sources, NULL-terminated. */
 extern const struct cp_sample_source *const cp_sample_sources[];
