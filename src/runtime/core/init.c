@@ -151,6 +151,14 @@ static void notes_at_exit(void)
 	cp_proc_flush_pending_note();
 	note_fallback_rates();
 	note_unseen_threads();
+	if (cp_rt.threads_unmeasured)
+		cp_rt_note("%u thread(s) could not be measured (no thread file: descriptor or "
+			   "thread limits, or the disk is full)",
+			   cp_rt.threads_unmeasured);
+	if (cp_rt.sources_unarmed)
+		cp_rt_note("%u time(s) a thread's sample source could not be started (descriptor "
+			   "limit?); those threads miss that metric",
+			   cp_rt.sources_unarmed);
 	if (cp_rt.dropped_nothread)
 		cp_rt_note("%llu samples arrived on threads without measurement state and were "
 			   "dropped",

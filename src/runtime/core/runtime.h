@@ -73,6 +73,8 @@ struct cp_runtime {
 	pthread_mutex_t proc_lock;
 	uint32_t next_tidx;
 	uint64_t dropped_nothread; /* samples on threads that have no state */
+	uint32_t threads_unmeasured; /* threads whose state or file could not be created */
+	uint32_t sources_unarmed;    /* (thread, metric) pairs whose source failed to start */
 	volatile uint64_t modules_gen; /* bumped after each registry change (path caches) */
 	volatile int note_pending;  /* a failure in signal context awaits its NOTE */
 	const char *failure;        /* static text of that failure */

@@ -63,7 +63,7 @@ static void sources_start(struct cp_thread *t)
 		if (m->disabled)
 			continue;
 		if (m->src->thread_start(m, &t->src[i]) < 0)
-			cp_rt_fail("a sample source could not be armed on a thread");
+			__atomic_add_fetch(&cp_rt.sources_unarmed, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -79,19 +79,27 @@ struct cp_thread *cp_thread_begin(int lazy)
 		return cp_self;
 	void *mem = mmap(NULL, sizeof(struct cp_thread), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	if (mem == MAP_FAILED) {
+		__atomic_add_fetch(&cp_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
 	struct cp_thread *t = mem;
 	t->busy = 1;
 	t->tid = cp_ss_gettid();
 	t->lazy = lazy;
 	t->cpu_start_ns = cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	t->tidx = __atomic_fetch_add(&cp_rt.next_tidx, 1, __ATOMIC_ACQ_REL);
-	if (thread_file(t) || registry_add(t)) {
-		if (t->cct.hdr)
-			cp_cct_close(&t->cct, 0);
+	/* One thread that cannot be measured (descriptor or thread limits, full disk) is
+	 * counted and noted at exit; the others go on. */
+	if (registry_add(t)) {
 		munmap(mem, sizeof *t);
-		cp_rt_fail("could not create a thread file (disk full or too many threads?)");
+		__atomic_add_fetch(&cp_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (thread_file(t)) {
+		__atomic_store_n(&cp_rt.threads[t->slot], NULL, __ATOMIC_RELEASE);
+		munmap(mem, sizeof *t);
+		__atomic_add_fetch(&cp_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	if (lazy)
