@@ -30,6 +30,8 @@ void cp_loops_scratch_fit(struct cp_loops_scratch *s, const struct cp_cfg *cfg)
 		FIT(s->t_stack, nb);
 		FIT(s->t_onstack, nb);
 		FIT(s->order, nb);
+		FIT(s->dom_pre, nb);
+		FIT(s->dom_post, nb);
 		s->nblocks_alloc = nb;
 		/* the stamps restart: clear them */
 		memset(s->region_stamp, 0, nb * sizeof(*s->region_stamp));
@@ -48,7 +50,7 @@ void cp_loops_scratch_free(struct cp_loops_scratch *s)
 {
 	void *arrays[] = {s->pred_first, s->rpo, s->rpo_num, s->idom, s->is_root,
 			  s->stack_v, s->stack_e, s->region_stamp, s->scc_stamp, s->t_index,
-			  s->t_low, s->t_stack, s->t_onstack, s->order, s->pred_edge,
+			  s->t_low, s->t_stack, s->t_onstack, s->order, s->dom_pre, s->dom_post, s->pred_edge,
 			  s->removed, s->region_pool, s->regions};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
@@ -136,6 +138,38 @@ static uint32_t intersect(const struct cp_loops_scratch *s, uint32_t a, uint32_t
 	return a;
 }
 
+/* Pre/post numbers of a DFS over the dominator tree (root = the virtual root): a
+ * dominates b iff pre[a] <= pre[b] and post[b] <= post[a]. Children lists are built in
+ * t_index/t_low, which Tarjan reinitialises before use. */
+static void number_dom_tree(struct cp_loops_scratch *s, uint32_t n)
+{
+	uint32_t *first = s->t_index, *list = s->t_low, root = n, clock = 0;
+	memset(first, 0, (n + 2) * sizeof(*first));
+	for (uint32_t v = 0; v < n; v++)
+		first[s->idom[v] + 1]++;
+	for (uint32_t v = 0; v <= n; v++)
+		first[v + 1] += first[v];
+	for (uint32_t v = 0; v < n; v++)
+		list[first[s->idom[v]]++] = v;
+	for (uint32_t v = n + 1; v > 0; v--) /* first[v] = start of v's children again */
+		first[v] = first[v - 1];
+	first[0] = 0;
+	size_t sp = 0;
+	s->stack_v[sp] = root, s->stack_e[sp++] = first[root];
+	s->dom_pre[root] = clock++;
+	while (sp) {
+		uint32_t v = s->stack_v[sp - 1];
+		if (s->stack_e[sp - 1] < first[v + 1]) {
+			uint32_t w = list[s->stack_e[sp - 1]++];
+			s->dom_pre[w] = clock++;
+			s->stack_v[sp] = w, s->stack_e[sp++] = first[w];
+			continue;
+		}
+		s->dom_post[v] = clock++;
+		sp--;
+	}
+}
+
 void cp_loops_dominators(struct cp_loops_scratch *s, const struct cp_cfg *cfg)
 {
 	uint32_t n = (uint32_t)cfg->nblocks, root = n;
@@ -160,4 +194,5 @@ void cp_loops_dominators(struct cp_loops_scratch *s, const struct cp_cfg *cfg)
 			}
 		}
 	}
+	number_dom_tree(s, n);
 }

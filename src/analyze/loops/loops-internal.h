@@ -26,6 +26,7 @@ struct cp_loops_scratch {
 	uint32_t *t_index, *t_low, *t_stack;
 	uint8_t *t_onstack;
 	uint32_t *order;       /* loop pre-order / remapping */
+	uint32_t *dom_pre, *dom_post; /* dominator-tree DFS intervals: O(1) dominance */
 	/* per edge */
 	uint32_t *pred_edge;
 	uint8_t *removed;      /* back edges of loops found so far */

@@ -78,16 +78,10 @@ static void loop_headers(struct cp_loop_nest *n, const struct cp_cfg *cfg, struc
 					 n->blocks[L->first_block]);
 }
 
-/* True when the idom chain from b (dominator tree of the scratch, virtual root = nb)
- * meets a. */
-static bool dominates(const struct cp_loops_scratch *s, size_t nb, uint32_t a, uint32_t b)
+/* a dominates b, in O(1) from the dominator-tree intervals. */
+static bool dominates(const struct cp_loops_scratch *s, uint32_t a, uint32_t b)
 {
-	while (b != nb) {
-		if (b == a)
-			return true;
-		b = s->idom[b];
-	}
-	return false;
+	return s->dom_pre[a] <= s->dom_pre[b] && s->dom_post[b] <= s->dom_post[a];
 }
 
 /* Entry, back and exit edges. Back edges are removed from the graph for inner loops. */
@@ -108,7 +102,7 @@ static void loop_edges(struct cp_loop_nest *n, const struct cp_cfg *cfg, struct 
 				if (!inside)
 					continue;
 				s->removed[e] = 1;
-				if (!dominates(s, cfg->nblocks, v, cfg->edges[e].src))
+				if (!dominates(s, v, cfg->edges[e].src))
 					L->flags |= CP_LOOP_IRREDUCIBLE;
 			}
 		}
@@ -152,7 +146,7 @@ static void make_loop(struct cp_loop_nest *n, const struct cp_cfg *cfg, uint32_t
 {
 	struct cp_loops_scratch *s = n->scratch;
 	uint32_t stamp = ++s->stamp;
-	struct cp_loop L = {.parent = parent};
+	struct cp_loop L = {.parent = parent, .depth = parent < 0 ? 1 : n->loops[parent].depth + 1};
 
 	qsort(scc, k, sizeof(*scc), u32_cmp);
 	L.first_block = (uint32_t)s->nblk;
@@ -166,16 +160,19 @@ static void make_loop(struct cp_loop_nest *n, const struct cp_cfg *cfg, uint32_t
 	L.header = cfg->blocks[L.header_block].lo;
 	if (L.nheaders > 1)
 		L.flags |= CP_LOOP_IRREDUCIBLE;
-	if (cfg->entry == CP_CFG_NONE || !dominates(s, cfg->nblocks, cfg->entry, L.header_block))
+	if (cfg->entry == CP_CFG_NONE || !dominates(s, cfg->entry, L.header_block))
 		L.flags |= CP_LOOP_UNREACHABLE;
 	for (uint32_t h = 0; h < L.nheaders; h++)
 		if (n->blocks[L.first_header + h] == cfg->entry)
 			L.entered_at_start = true;
 	loop_edges(n, cfg, &L, stamp);
 	loop_ranges(n, cfg, &L);
+	if (L.depth >= CP_LOOPS_MAX_DEPTH)
+		L.flags |= CP_LOOP_TRUNCATED; /* bounded work: its inner cycles stay in it */
 	XGROW(n->loops, n->nloops + 1, n->loops_alloc);
 	n->loops[n->nloops++] = L;
-	push_region(s, (int32_t)(n->nloops - 1), n->blocks + L.first_block, k);
+	if (!(L.flags & CP_LOOP_TRUNCATED))
+		push_region(s, (int32_t)(n->nloops - 1), n->blocks + L.first_block, k);
 }
 
 static bool self_loop(const struct cp_loops_scratch *s, const struct cp_cfg *cfg, uint32_t v)

@@ -27,9 +27,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Loops nested deeper are not decomposed further (bounded work and memory on hostile
+ * input: the cost is O(blocks x depth)); real code nests a few levels. */
+#define CP_LOOPS_MAX_DEPTH 128
+
 enum {
 	CP_LOOP_IRREDUCIBLE = 1 << 0, /* several entries (headers) */
 	CP_LOOP_UNREACHABLE = 1 << 1, /* not reachable from the procedure entry */
+	CP_LOOP_TRUNCATED = 1 << 2,   /* at depth CP_LOOPS_MAX_DEPTH: loops nested inside it
+				       * are not separated out */
 };
 
 struct cp_loop_range {

@@ -405,6 +405,42 @@ static void test_unreachable_loop(void **state)
 	f->cfg.nblocks = f->cfg.nedges = 0;
 }
 
+/* k loops nested k deep (headers 0..k-1, latches k..2k-1, exit 2k): work and memory
+ * stay bounded because nesting beyond CP_LOOPS_MAX_DEPTH is not decomposed. */
+static void test_deep_nest_truncated(void **state)
+{
+	struct fx *f = *state;
+	const uint32_t k = 3 * CP_LOOPS_MAX_DEPTH, n = 2 * k + 1;
+	struct cp_cfg *cfg = &f->cfg;
+	cfg->blocks = realloc(cfg->blocks, n * sizeof(*cfg->blocks));
+	cfg->edges = realloc(cfg->edges, 2 * n * sizeof(*cfg->edges));
+	cfg->nedges = 0;
+	for (uint32_t v = 0; v < n; v++) {
+		struct cp_cfg_block *b = &cfg->blocks[v];
+		memset(b, 0, sizeof(*b));
+		b->lo = 0x1000 + 16 * (uint64_t)v, b->hi = b->lo + 16;
+		b->first_edge = (uint32_t)cfg->nedges;
+		if (v < k) {
+			cfg->edges[cfg->nedges++] = (struct cp_cfg_edge){v, v + 1, 0, 0};
+		} else if (v < 2 * k) {
+			cfg->edges[cfg->nedges++] = (struct cp_cfg_edge){v, 2 * k - 1 - v, 0, 1};
+			cfg->edges[cfg->nedges++] = (struct cp_cfg_edge){v, v + 1, 0, 2};
+		}
+		b->nedges = (uint32_t)(cfg->nedges - b->first_edge);
+	}
+	cfg->nblocks = n, cfg->entry = 0;
+	assert_int_equal(cp_loops_find(&f->nest, cfg), 0);
+	assert_int_equal(f->nest.nloops, CP_LOOPS_MAX_DEPTH);
+	for (uint32_t i = 0; i < CP_LOOPS_MAX_DEPTH; i++) {
+		const struct cp_loop *L = &f->nest.loops[i];
+		assert_int_equal(L->depth, i + 1);
+		assert_int_equal(L->header_block, i);
+		assert_int_equal(L->nblocks, 2 * (k - i));
+		assert_int_equal(!!(L->flags & CP_LOOP_TRUNCATED), i + 1 == CP_LOOPS_MAX_DEPTH);
+	}
+	cfg->nblocks = cfg->nedges = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_loops, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_random_graphs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable_loop, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_deep_nest_truncated, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
