@@ -461,6 +461,46 @@ static void add_next(struct cp_cfg *cfg, uint32_t src, unsigned kind, uint64_t c
 		cfg->blocks[src].flags |= CP_CFG_BLOCK_BAD; /* runs into undecodable bytes */
 }
 
+/* Index of the table of the jmp at addr (tables sorted by sort_jtables), or njtables. */
+static size_t jtable_at(const struct cp_cfg *cfg, uint64_t addr)
+{
+	size_t lo = 0, hi = cfg->njtables;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cfg->jtables[mid].jump < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cfg->njtables && cfg->jtables[lo].jump == addr ? lo : cfg->njtables;
+}
+
+struct jt_sort {
+	struct cp_cfg_jtable t;
+	uint32_t first;
+};
+
+static int jt_sort_cmp(const void *a, const void *b)
+{
+	const struct jt_sort *x = a, *y = b;
+	return x->t.jump < y->t.jump ? -1 : x->t.jump > y->t.jump;
+}
+
+/* Tables by jump address (with their target slices), for jtable_at. */
+static void sort_jtables(struct cp_cfg *cfg)
+{
+	struct cp_cfg_scratch *s = cfg->scratch;
+	if (cfg->njtables < 2)
+		return;
+	struct jt_sort *tmp = xmalloc(cfg->njtables * sizeof(*tmp));
+	for (size_t i = 0; i < cfg->njtables; i++)
+		tmp[i] = (struct jt_sort){cfg->jtables[i], s->jt_first[i]};
+	qsort(tmp, cfg->njtables, sizeof(*tmp), jt_sort_cmp);
+	for (size_t i = 0; i < cfg->njtables; i++)
+		cfg->jtables[i] = tmp[i].t, s->jt_first[i] = tmp[i].first;
+	free(tmp);
+}
+
 static int u32_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -473,9 +513,8 @@ static int u32_cmp(const void *a, const void *b)
 static void indirect_edges(struct cp_cfg *cfg, uint32_t src, const struct cp_x86_insn *in)
 {
 	struct cp_cfg_scratch *s = cfg->scratch;
-	for (size_t t = 0; t < cfg->njtables; t++) {
-		if (cfg->jtables[t].jump != in->addr)
-			continue;
+	size_t t = jtable_at(cfg, in->addr);
+	if (t < cfg->njtables) {
 		const uint64_t *tg = s->jt_targets + s->jt_first[t];
 		size_t n = 0;
 		XGROW(s->dsts, cfg->jtables[t].entries, s->dsts_alloc);
@@ -564,6 +603,7 @@ int cp_cfg_build(struct cp_cfg *cfg, const struct cp_cfg_part *parts, size_t npa
 	s->oracle = oracle;
 	scratch_reset(cfg);
 	decode_all(cfg);
+	sort_jtables(cfg);
 	make_blocks(cfg);
 	for (uint32_t i = 0; i < cfg->nblocks; i++)
 		block_edges(cfg, i);

@@ -104,7 +104,7 @@ struct cp_cfg {
 	uint32_t entry;
 	uint64_t *unresolved; /* addresses of indirect jumps not resolved */
 	size_t nunresolved;
-	struct cp_cfg_jtable *jtables;
+	struct cp_cfg_jtable *jtables; /* sorted by jump address */
 	size_t njtables;
 	size_t ninsns;        /* instructions decoded */
 	size_t nbad;          /* places where decoding failed */
