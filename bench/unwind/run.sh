@@ -20,23 +20,29 @@ gcc $CF -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 
 median() { sort -n | awk '{a[NR]=$1} END {m=a[int((NR+1)/2)]; printf "%s (%s-%s)", m, a[1], a[NR]}'; }
 
-printf "| method | depth | frames | ns/unwind median (min-max) | ns/frame |\n|---|---|---|---|---|\n"
+# Methods are interleaved within each round, so that load changes on a shared machine hit
+# them alike; the cp/unw and cp/fp ratios are taken within a round, then their median.
+printf "| method | depth | frames | ns/unwind median (min-max) | ns/frame median (min-max) |\n|---|---|---|---|---|\n"
 for depth in 10 50; do
-	for m in cp cpcold unw fp; do
-		bin="$OUT/bench-unwind"
-		[ "$m" = fp ] && bin="$OUT/bench-unwind-fp"
-		it=$ITERS
-		[ "$m" = cpcold ] && it=$((ITERS / 100))
-		res=""
-		for r in $(seq "$RUNS"); do
-			res="$res$("$bin" "$m" "$depth" "$it")
-"
+	rm -f "$OUT"/res.*
+	for r in $(seq "$RUNS"); do
+		for m in cp cpcold unw fp; do
+			bin="$OUT/bench-unwind"
+			[ "$m" = fp ] && bin="$OUT/bench-unwind-fp"
+			it=$ITERS
+			[ "$m" = cpcold ] && it=$((ITERS / 100))
+			"$bin" "$m" "$depth" "$it" >>"$OUT/res.$m"
 		done
-		frames=$(printf "%s" "$res" | head -1 | awk '{print $3}')
-		ns=$(printf "%s" "$res" | awk 'NF {print $4}' | median)
-		nsf=$(printf "%s" "$res" | awk 'NF {print $5}' | median)
+	done
+	for m in cp cpcold unw fp; do
+		frames=$(head -1 "$OUT/res.$m" | awk '{print $3}')
+		ns=$(awk '{print $4}' "$OUT/res.$m" | median)
+		nsf=$(awk '{print $5}' "$OUT/res.$m" | median)
 		printf "| %s | %s | %s | %s | %s |\n" "$m" "$depth" "$frames" "$ns" "$nsf"
 	done
+	paste "$OUT/res.cp" "$OUT/res.unw" "$OUT/res.fp" | awk '{print $5 / $10, $5 / $15}' >"$OUT/ratios"
+	printf "| ratio per frame, depth %s | cp/unw %s | cp/fp %s | | |\n" "$depth" \
+		"$(awk '{print $1}' "$OUT/ratios" | median)" "$(awk '{print $2}' "$OUT/ratios" | median)"
 done
 
 # Instructions per unwind (valgrind callgrind, deterministic: independent of the VM's load).
