@@ -5,6 +5,7 @@
 #include "format/measure.h"
 #include "runtime/cct/cct.h"
 #include "runtime/sample/source.h"
+#include "runtime/unwind/unwind.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -43,6 +44,9 @@ struct cp_path_cache {
 struct cp_thread {
 	struct cp_cct cct;
 	struct cp_path_cache path;
+	/* The sample being unwound: here rather than on the interrupted thread's stack (8 KiB
+	 * would overflow small thread stacks); safe because a nested sample is dropped. */
+	struct cp_frame frames[CP_MAX_FRAMES];
 	struct cp_source_thread src[CP_MF_MAX_METRICS];
 	volatile int busy;        /* inside the runtime: a sample landing now is dropped */
 	volatile int stopped;     /* sampling ended for this thread */

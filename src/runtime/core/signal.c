@@ -86,7 +86,7 @@ static uint32_t sample_insert(struct cp_thread *t, const struct cp_frame *frames
 static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight,
 			const ucontext_t *uc)
 {
-	struct cp_frame frames[CP_MAX_FRAMES];
+	struct cp_frame *frames = t->frames;
 	enum cp_unwind_status status = CP_UNWIND_FAILED;
 	struct cp_mf_thread *h = t->cct.hdr;
 	int n = cp_unwind_context(uc, frames, CP_MAX_FRAMES, &status);
