@@ -65,6 +65,22 @@ static int part_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+/* Parts that touch, with contiguous bytes, become one: code falls through from one into
+ * the next. */
+static void merge_adjacent(struct cp_cfg_scratch *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->nparts; i++) {
+		struct cp_cfg_flat_part *prev = k ? &s->parts[k - 1] : NULL;
+		const struct cp_cfg_flat_part *p = &s->parts[i];
+		if (prev && p->lo == prev->hi && p->bytes == prev->bytes + (prev->hi - prev->lo))
+			prev->hi = p->hi;
+		else
+			s->parts[k++] = *p;
+	}
+	s->nparts = k;
+}
+
 /* Sorts the parts by address, drops empty ones and overlaps, lays them out flat. */
 static int flatten_parts(struct cp_cfg_scratch *s, const struct cp_cfg_part *parts,
 			 size_t nparts)
@@ -78,6 +94,7 @@ static int flatten_parts(struct cp_cfg_scratch *s, const struct cp_cfg_part *par
 								  parts[i].bytes, 0};
 	}
 	qsort(s->parts, s->nparts, sizeof(*s->parts), part_cmp);
+	merge_adjacent(s);
 	uint64_t size = 0;
 	for (size_t i = 0; i < s->nparts; i++) {
 		struct cp_cfg_flat_part *p = &s->parts[i];

@@ -315,6 +315,15 @@ static void test_bad_bytes_and_overlap(void **state)
 	assert_int_equal(cfg.edges[0].kind, CP_CFG_OUTSIDE);
 	assert_int_equal(cfg.edges[0].target, 0x3001);
 
+	/* parts that touch (same bytes) fall through from one into the other */
+	const uint8_t two[] = {0x90, 0xc3};
+	struct cp_cfg_part touching[2] = {{0x4000, 0x4001, two}, {0x4001, 0x4002, two + 1}};
+	assert_int_equal(cp_cfg_build(&cfg, touching, 2, NULL), 0);
+	assert_int_equal(cfg.nblocks, 1);
+	assert_int_equal(cfg.blocks[0].lo, 0x4000);
+	assert_int_equal(cfg.blocks[0].hi, 0x4002);
+	assert_int_equal(cfg.edges[0].kind, CP_CFG_RETURN);
+
 	struct cp_cfg_part empty = {0x3000, 0x3000, nop};
 	assert_int_equal(cp_cfg_build(&cfg, &empty, 1, NULL), CP_EINVAL);
 	cp_cfg_release(&cfg);
