@@ -681,6 +681,82 @@ static void test_probe_guard(void **state)
 	munmap(base, 16 * page);
 }
 
+/* ---- the shared recipe cache under concurrent unwinds and flushes ---- */
+static volatile int conc_stop;
+static volatile long conc_bad, conc_done;
+
+NOINLINE static int conc_rec(int depth, struct ut_sample *s)
+{
+	int r;
+	enum cp_unwind_status st;
+
+	if (depth == 0) {
+		s->n = cp_unwind_here(s->f, UT_MAX_FRAMES, &st);
+		s->status = st;
+		return s->n;
+	}
+	r = conc_rec(depth - 1, s);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+NOINLINE static void *conc_thread(void *arg)
+{
+	static struct ut_sample samples[4], refs[4];
+	int id = (int)(uintptr_t)arg, depth = 3 + 5 * id;
+	struct ut_sample *s = &samples[id], *ref = &refs[id];
+
+	/* The first unwinds (k < 2) check the frames by name; every later one must give
+	 * exactly the frames of k == 1, except conc_thread's own return address (the compiler
+	 * may duplicate the call site when it peels the loop). */
+	for (long k = 0; k < 2 || !conc_stop; k++) {
+		struct ut_sample *out = k == 1 ? ref : s;
+		conc_rec(depth, out);
+		if (k < 2) { /* conc_rec x (depth + 1), conc_thread, start_thread, clone3 */
+			if (out->status != CP_UNWIND_COMPLETE || out->n != depth + 4 ||
+			    strcmp(ut_frame_sym(&out->f[depth + 1]), "conc_thread")) {
+				ut_print(out);
+				conc_bad++;
+			}
+			continue;
+		}
+		if (s->status != ref->status || s->n != ref->n ||
+		    memcmp(s->f, ref->f, sizeof(s->f[0]) * (depth + 1)) ||
+		    memcmp(s->f + depth + 2, ref->f + depth + 2, sizeof(s->f[0]) * 2)) {
+			if (conc_bad++ == 0) {
+				ut_print(ref);
+				ut_print(s);
+			}
+		}
+		__atomic_fetch_add(&conc_done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_concurrent_cache(void **state)
+{
+	pthread_t th[4];
+	int flushes = 0;
+
+	(void)state;
+	setup_once();
+	conc_stop = 0;
+	conc_bad = conc_done = 0;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, conc_thread, (void *)(uintptr_t)i);
+	while (conc_done < 200000) {
+		cp_unwind_cache_flush(); /* every thread keeps refilling the table */
+		flushes++;
+		usleep(200);
+	}
+	conc_stop = 1;
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	fprintf(stderr, "  %ld unwinds in 4 threads, %d cache flushes, %ld wrong\n", conc_done,
+		flushes, conc_bad);
+	assert_int_equal(conc_bad, 0);
+}
+
 static void test_no_malloc(void **state)
 {
 	(void)state;
@@ -705,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_fallbacks),
 		cmocka_unit_test(test_makecontext),
 		cmocka_unit_test(test_probe_guard),
+		cmocka_unit_test(test_concurrent_cache),
 		cmocka_unit_test(test_no_malloc),
 	};
 	if (getenv("UT_FILTER")) /* e.g. UT_FILTER=test_chain, for debugging one test */
