@@ -6,8 +6,10 @@
  * first two explicit operands (enough to recognise jump-table idioms).
  *
  * Everything here is a pure function of its arguments: no global state, no malloc, no
- * locks, so it is usable from any thread (not from a signal handler: Zydis is not
- * audited for that, and the unwinder's scan helper only reads the caller's buffer). */
+ * locks, no stdio, so it is usable from any thread. Zydis's decoder only reads constant
+ * tables, which makes cp_x86_decode*, cp_x86_mnemonic_name and cp_x86_is_call_before
+ * usable from a signal handler too (the unwinder's stack scan); the caller must make sure
+ * the bytes it passes are readable. */
 #ifndef CP_ARCH_X86_64_DECODE_H
 #define CP_ARCH_X86_64_DECODE_H
 
