@@ -744,7 +744,7 @@ static void test_concurrent_cache(void **state)
 	conc_bad = conc_done = 0;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, conc_thread, (void *)(uintptr_t)i);
-	while (conc_done < 200000) {
+	while (conc_done < 50000) {
 		cp_unwind_cache_flush(); /* every thread keeps refilling the table */
 		flushes++;
 		usleep(200);
