@@ -187,7 +187,8 @@ size_t cp_cfg_module_infer_noreturn(struct cp_cfg_module *cm, struct cp_cfg *cfg
 		}
 		collect_calls(cm, cfg, (uint32_t)i, &pairs, &npairs, &pairs_alloc);
 	}
-	qsort(pairs, npairs, sizeof(*pairs), pair_cmp);
+	if (npairs > 1)
+		qsort(pairs, npairs, sizeof(*pairs), pair_cmp);
 	/* then only the callers of procedures newly found not to return */
 	while (nwork) {
 		uint32_t callee = work[--nwork];

@@ -13,7 +13,8 @@
 
 void cp_loops_scratch_fit(struct cp_loops_scratch *s, const struct cp_cfg *cfg)
 {
-	size_t nb = cfg->nblocks + 1, ne = cfg->nedges + 1;
+	/* per-block arrays hold nblocks + 2 entries (virtual root, CSR end) */
+	size_t nb = cfg->nblocks + 2, ne = cfg->nedges + 1;
 	if (nb > s->nblocks_alloc) {
 		nb = nb * 2;
 		FIT(s->pred_first, nb + 1);

@@ -38,6 +38,8 @@ static uint32_t push_u32(uint32_t **a, size_t *len, size_t *alloc, uint32_t v)
 static void push_region(struct cp_loops_scratch *s, int32_t parent, const uint32_t *blocks,
 			uint32_t nblocks)
 {
+	if (!nblocks)
+		return;
 	XGROW(s->region_pool, s->nregion_pool + nblocks, s->region_pool_alloc);
 	memcpy(s->region_pool + s->nregion_pool, blocks, nblocks * sizeof(*blocks));
 	XGROW(s->regions, s->nregions + 1, s->regions_alloc);
@@ -106,7 +108,8 @@ static void loop_edges(struct cp_loop_nest *n, const struct cp_cfg *cfg, struct 
 					L->flags |= CP_LOOP_IRREDUCIBLE;
 			}
 		}
-		qsort(n->edges + first, s->nedg - first, sizeof(uint32_t), u32_cmp);
+		if (s->nedg - first > 1)
+			qsort(n->edges + first, s->nedg - first, sizeof(uint32_t), u32_cmp);
 		if (pass == 0)
 			L->first_entry = (uint32_t)first, L->nentries = (uint32_t)(s->nedg - first);
 		else

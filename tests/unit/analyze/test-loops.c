@@ -223,6 +223,12 @@ static void test_no_loops(void **state)
 	assert_int_equal(f->nest.nloops, 0);
 	for (size_t i = 0; i < f->cfg.nblocks; i++)
 		assert_int_equal(f->nest.block_loop[i], -1);
+	/* an empty graph (a caller that skipped a failed build) */
+	struct cp_cfg empty;
+	cp_cfg_init(&empty);
+	empty.entry = CP_CFG_NONE;
+	assert_int_equal(cp_loops_find(&f->nest, &empty), 0);
+	assert_int_equal(f->nest.nloops, 0);
 }
 
 /* ---- random graphs against a brute-force reference ---- */
