@@ -1,8 +1,9 @@
 #!/bin/sh
 # Completeness of callpath's unwinder on the test workloads: each -O2 (no frame pointer),
 # -O2fp and -O0 workload runs with bench/unwind/sampler.c preloaded (CPU-time timer,
-# ~250 Hz here: the kernel tick), and the per-program sample counts are summed.
-#   bench/unwind/completeness.sh [WORKLOAD_DIR]
+# ~250 Hz here: the kernel tick; CP_SAMPLER_WALL=1 for a 10 kHz wall-clock timer that also
+# samples blocked threads), and the per-program sample counts are summed.
+#   [CP_SAMPLER_WALL=1] bench/unwind/completeness.sh [WORKLOAD_DIR]
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WL=${1:-$ROOT/build/tests/workloads}
@@ -14,7 +15,7 @@ gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -fPIC -shared -fvisibility=hidden -ftls-mode
 printf "| workload | samples | complete | partial | failed | %% complete |\n|---|---|---|---|---|---|\n"
 tot=0; comp=0
 for v in O2 O2fp O0; do
-	for w in chain callers recurse threads dlopen ownsig forkexec; do
+	for w in chain callers recurse threads blocking dlopen ownsig forkexec; do
 		exe="$WL/$w.$v"
 		[ -x "$exe" ] || continue
 		args=""

@@ -1,5 +1,7 @@
 /* Completeness probe: an LD_PRELOAD library that samples the process (a CPU-time POSIX
- * timer on a real-time signal, so it does not collide with a program's own SIGPROF) and
+ * timer on a real-time signal, so it does not collide with a program's own SIGPROF; with
+ * CP_SAMPLER_WALL=1 a 10 kHz CLOCK_MONOTONIC timer instead, which also samples threads
+ * blocked in system calls) and
  * unwinds every sample with callpath's unwinder. At exit it prints one line:
  *   samples N complete C partial P failed F frames_cfi X fp Y scan Z signal S
  * plus up to 5 incomplete stacks (module+offset) for diagnosis. New threads are first
@@ -7,6 +9,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +65,8 @@ __attribute__((constructor)) static void sampler_start(void)
 	struct sigaction sa;
 	struct sigevent sev;
 	struct itimerspec its = {{0, 1000000}, {0, 1000000}};
+	const char *wall = getenv("CP_SAMPLER_WALL");
+	clockid_t clock = CLOCK_PROCESS_CPUTIME_ID;
 
 	if (cp_unwind_init() < 0 || cp_modules_init(NULL) < 0)
 		return;
@@ -73,7 +78,11 @@ __attribute__((constructor)) static void sampler_start(void)
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_SIGNAL;
 	sev.sigev_signo = SIGRTMIN + 3;
-	timer_create(CLOCK_PROCESS_CPUTIME_ID, &sev, &timer);
+	if (wall && *wall == '1') {
+		clock = CLOCK_MONOTONIC;
+		its.it_interval.tv_nsec = its.it_value.tv_nsec = 100000;
+	}
+	timer_create(clock, &sev, &timer);
 	timer_settime(timer, 0, &its, NULL);
 	active = 1;
 }
