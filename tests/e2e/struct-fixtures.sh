@@ -84,7 +84,7 @@ if found is None:
     found = {m: cands[m][0] for m in order}
     errors.append("no assignment of loops to markers has the source nesting: " +
                   ", ".join("%s->%d-%d" % (m, l["line_lo"], l["line_hi"]) for m, l in found.items()))
-for a, b in [("f.sum", "f.outer"), ("collatz", "nest.outer")]:
+for a, b in [("f.sum", "f.outer"), ("collatz", "nest.outer"), ("L1", "L2")]:
     if found.get(a) is not None and found.get(a) is found.get(b):
         errors.append("loops %s and %s were merged" % (a, b))
 if "dot" in calls:
@@ -121,6 +121,7 @@ for cc in gcc clang; do
 done
 for opt in O0 O2 O3; do check "$FX/nest.gfortran.$opt" "$SRC/nest.f90"; done
 check "$FX/loops.gcc.O2.nopie" "$SRC/loops.c"
+check "$FX/mp.g++.O2" "$SRC/mp.cpp"
 check "$FX/libloops.gcc.O2.so" "$SRC/loops.c"
 # Stripped: procedures from .dynsym/FDEs, the same loops by address, no lines.
 if [ -e "$FX/loops.gcc.O2.stripped" ]; then

@@ -254,6 +254,25 @@ static int32_t loop_home(const struct rc_proc *rp, const struct cp_loop_nest *ne
 	return home;
 }
 
+/* The source location of a line piece as seen from inlined frame home (-1: the
+ * procedure): its own line when its code is directly in home, else the call site of the
+ * frame just below home on its chain. 0 when unknown. */
+static int level_location(const struct rc_proc *rp, int32_t home, const struct rc_line *ln,
+			  const char **file, int *line)
+{
+	int32_t node = rc_seg_find(rp->inl_segs, rp->ninl_segs, ln->lo), below = -1;
+	for (int32_t k = node; k != home && k >= 0; k = rp->inl[k].parent)
+		below = k;
+	if (node == home || below < 0 || rp->inl[below].parent != home) {
+		*file = ln->file;
+		*line = ln->line;
+	} else {
+		*file = rp->inl[below].call_file;
+		*line = rp->inl[below].call_line;
+	}
+	return *line > 0 && *file;
+}
+
 static void make_loops(struct assembler *as)
 {
 	const struct cp_loop_nest *nest = &as->loops->nest;
@@ -268,9 +287,11 @@ static void make_loops(struct assembler *as)
 		uint32_t parent = attach(as, base, base_home, home);
 		const struct rc_line *ln = header_line(rp, nest, lp);
 		struct cp_st_scope s = {.parent = parent, .kind = CP_ST_LOOP, .addr = lp->header};
-		if (ln && ln->line > 0) {
-			s.file = file_id(as, ln->file);
-			s.line = s.line_lo = s.line_hi = (uint32_t)ln->line;
+		const char *file;
+		int line;
+		if (ln && level_location(rp, home, ln, &file, &line)) {
+			s.file = file_id(as, file);
+			s.line = s.line_lo = s.line_hi = (uint32_t)line;
 		}
 		if (lp->flags & CP_LOOP_IRREDUCIBLE) {
 			s.flags |= CP_ST_F_IRREDUCIBLE;
