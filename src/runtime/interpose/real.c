@@ -36,6 +36,8 @@ void cp_real_init(void)
 	CP_REAL(dlopen);
 	CP_REAL(dlclose);
 	CP_REAL(sigaction);
+	CP_REAL(signal);
+	CP_REAL(sysv_signal);
 	CP_REAL(sigprocmask);
 	CP_REAL(pthread_sigmask);
 	CP_REAL(exit);

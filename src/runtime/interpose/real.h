@@ -25,6 +25,8 @@ struct cp_real {
 	void *(*dlmopen)(long, const char *, int);
 	int (*dlclose)(void *);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
+	sighandler_t (*sysv_signal)(int, sighandler_t);
 	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
 	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
 	void (*exit)(int) __attribute__((noreturn));

@@ -56,12 +56,15 @@ static sighandler_t signal_common(int sig, sighandler_t handler, int flags)
 
 CP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	/* glibc's signal() has BSD semantics. */
-	return signal_common(sig, handler, SA_RESTART);
+	if (!is_ours(sig))
+		return CP_REAL(signal)(sig, handler);
+	return signal_common(sig, handler, SA_RESTART); /* glibc's signal(): BSD semantics */
 }
 
 CP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 {
+	if (!is_ours(sig))
+		return CP_REAL(sysv_signal)(sig, handler);
 	return signal_common(sig, handler, SA_RESETHAND | SA_NODEFER);
 }
 
