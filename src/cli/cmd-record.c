@@ -179,6 +179,15 @@ static int record_outdir(const struct record_opts *o, const char *prog, char *ou
 	return 0;
 }
 
+static volatile pid_t record_child;
+
+/* SIGTERM/SIGHUP sent to callpath are meant for the program: pass them on. */
+static void record_forward(int sig)
+{
+	if (record_child > 0)
+		kill(record_child, sig);
+}
+
 /* Runs the program and returns its status as an exit code (128+sig when killed). */
 static int record_run(char **argv, int *signaled)
 {
@@ -194,8 +203,11 @@ static int record_run(char **argv, int *signaled)
 		_exit(127);
 	}
 	/* The terminal's ^C goes to the program; we only wait for it. */
+	record_child = pid;
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, record_forward);
+	signal(SIGHUP, record_forward);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
@@ -204,6 +216,8 @@ static int record_run(char **argv, int *signaled)
 		}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (WIFSIGNALED(status)) {
 		*signaled = WTERMSIG(status);
 		return 128 + WTERMSIG(status);

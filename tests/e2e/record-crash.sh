@@ -21,7 +21,9 @@ for i in $(seq 50); do
 	[ "$(ls "$WORK/k" 2>/dev/null | grep -c thr)" -ge 5 ] && break
 done
 sleep 0.3
-pkill -KILL -P $cpid -f threads.O2 || fail "could not find the program to kill"
+child=$(pgrep -P $cpid | head -1)
+[ -n "$child" ] || fail "could not find the program to kill"
+kill -KILL "$child"
 wait $cpid
 rc=$?
 [ $rc = 137 ] || fail "exit status $rc after SIGKILL, want 137"
@@ -30,4 +32,19 @@ json_assert "$WORK/k.json" 'not d["procs"][0]["flags"] & 1' "killed run not FINI
 json_assert "$WORK/k.json" 'sum(t["samples"][0] for t in d["threads"]) > 50' "samples survive SIGKILL"
 json_assert "$WORK/k.json" 'all(t["totals"][0] <= t["samples"][0] * 1000000 for t in d["threads"])' \
 	"values consistent with counters"
+
+# SIGTERM to callpath reaches the program; callpath reports it and exits 128+15.
+(cd "$WORK" && exec "$CALLPATH" record -q -o "$WORK/t" -- "$CP_WORKLOADS/threads.O2" 4) \
+	>/dev/null 2>"$WORK/terr" &
+cpid=$!
+for i in $(seq 50); do
+	sleep 0.1
+	[ "$(ls "$WORK/t" 2>/dev/null | grep -c thr)" -ge 5 ] && break
+done
+kill -TERM $cpid
+wait $cpid
+rc=$?
+[ $rc = 143 ] || fail "exit status $rc after SIGTERM to callpath, want 143"
+grep -q "signal 15" "$WORK/terr" || fail "SIGTERM not reported: $(cat "$WORK/terr")"
+$CHECK "$WORK/t" >"$WORK/t.json" || fail "files of a terminated run are not readable"
 exit 0
