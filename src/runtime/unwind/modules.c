@@ -1,10 +1,6 @@
-/* Load-module registry: append-only slots, a seqlock-protected sorted index for lookups.
- *
- * Writers (cp_modules_sync/replay) run outside signal context under `lock`. Readers
- * (cp_modules_find, possibly in a signal handler) take no lock: slots are immutable once
- * published (except `unloaded`), and the sorted index is read under a sequence counter; a
- * reader that races with a writer falls back to a linear scan of the published slots,
- * which is always consistent. */
+/* Load-module registry, the writer side: append-only slots and a seqlock-protected sorted
+ * index, updated by cp_modules_sync/replay outside signal context under `lock`. The
+ * lock-free, async-signal-safe reader (cp_modules_find) is in modules-find.c. */
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
@@ -14,20 +10,17 @@
 
 #include "base/error.h"
 #include "runtime/unwind/cfi.h"
+#include "runtime/unwind/modules-internal.h"
 #include "runtime/unwind/modules.h"
 
-struct mod_range {
-	uint64_t lo, hi;
-	uint32_t slot;
-};
+struct cp_module cp_mod_slots[CP_MODULES_MAX];
+uint32_t cp_mod_n_slots;
+struct cp_mod_range cp_mod_index[CP_MODULES_MAX];
+uint32_t cp_mod_index_n;
+uint32_t cp_mod_index_seq;
 
-static struct cp_module slots[CP_MODULES_MAX];
 static struct cp_ehinfo ehinfo[CP_MODULES_MAX];
-static uint32_t n_slots;       /* published slots (release/acquire) */
 static uint32_t seen[CP_MODULES_MAX]; /* sync pass marker, writer only */
-static struct mod_range index_buf[CP_MODULES_MAX];
-static uint32_t index_n;
-static uint32_t index_seq; /* odd while the index is rewritten */
 static uint64_t sync_pass;
 static unsigned long last_adds, last_subs;
 static struct cp_modules_listener listener;
@@ -131,7 +124,7 @@ static int sync_one(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!module_fill(&tmp, info))
 		return 0;
 	for (uint32_t i = 0; i < ctx->n; i++) {
-		if (!slots[i].unloaded && module_same(&slots[i], &tmp)) {
+		if (!cp_mod_slots[i].unloaded && module_same(&cp_mod_slots[i], &tmp)) {
 			seen[i] = 1;
 			return 0;
 		}
@@ -142,39 +135,39 @@ static int sync_one(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	tmp.id = ctx->n;
 	tmp.load_seq = sync_pass;
-	slots[ctx->n] = tmp;
+	cp_mod_slots[ctx->n] = tmp;
 	seen[ctx->n] = 1;
 	ctx->n++;
 	return 0;
 }
 
-static int range_cmp(const struct mod_range *a, const struct mod_range *b)
+static int range_cmp(const struct cp_mod_range *a, const struct cp_mod_range *b)
 {
 	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Insertion sort into index_buf under the seqlock (n is small; runs outside signals). */
+/* Insertion sort into cp_mod_index under the seqlock (n is small; runs outside signals). */
 static void index_rebuild(uint32_t n)
 {
 	uint32_t k = 0;
 
-	__atomic_store_n(&index_seq, index_seq + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp_mod_index_seq, cp_mod_index_seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < n; i++) {
-		struct mod_range r = {slots[i].text_lo, slots[i].text_hi, i};
+		struct cp_mod_range r = {cp_mod_slots[i].text_lo, cp_mod_slots[i].text_hi, i};
 		uint32_t j = k;
-		if (__atomic_load_n(&slots[i].unloaded, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&cp_mod_slots[i].unloaded, __ATOMIC_RELAXED))
 			continue;
-		while (j > 0 && range_cmp(&index_buf[j - 1], &r) > 0) {
-			index_buf[j] = index_buf[j - 1];
+		while (j > 0 && range_cmp(&cp_mod_index[j - 1], &r) > 0) {
+			cp_mod_index[j] = cp_mod_index[j - 1];
 			j--;
 		}
-		index_buf[j] = r;
+		cp_mod_index[j] = r;
 		k++;
 	}
-	__atomic_store_n(&index_n, k, __ATOMIC_RELAXED);
+	__atomic_store_n(&cp_mod_index_n, k, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&index_seq, index_seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&cp_mod_index_seq, cp_mod_index_seq + 1, __ATOMIC_RELEASE);
 }
 
 int cp_modules_init(const struct cp_modules_listener *l)
@@ -193,13 +186,13 @@ static void sync_publish(struct sync_ctx *ctx, int *unloaded_any)
 	uint32_t old_n = ctx->first_new;
 
 	for (uint32_t i = old_n; i < ctx->n; i++) {
-		cp_cfi_prepare(&slots[i], &ehinfo[i]);
-		slots[i].unwind_private = &ehinfo[i];
+		cp_cfi_prepare(&cp_mod_slots[i], &ehinfo[i]);
+		cp_mod_slots[i].unwind_private = &ehinfo[i];
 	}
-	__atomic_store_n(&n_slots, ctx->n, __ATOMIC_RELEASE);
+	__atomic_store_n(&cp_mod_n_slots, ctx->n, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < old_n; i++) {
-		if (!seen[i] && !slots[i].unloaded) {
-			__atomic_store_n(&slots[i].unloaded, 1, __ATOMIC_RELEASE);
+		if (!seen[i] && !cp_mod_slots[i].unloaded) {
+			__atomic_store_n(&cp_mod_slots[i].unloaded, 1, __ATOMIC_RELEASE);
 			*unloaded_any = 1;
 		}
 	}
@@ -212,7 +205,7 @@ int cp_modules_sync(void)
 	int unloaded_any = 0;
 
 	pthread_mutex_lock(&lock);
-	ctx.first_new = ctx.n = n_slots;
+	ctx.first_new = ctx.n = cp_mod_n_slots;
 	ctx.overflow = ctx.calls = ctx.unchanged = 0;
 	sync_pass++;
 	memset(seen, 0, sizeof(seen[0]) * ctx.n);
@@ -225,13 +218,13 @@ int cp_modules_sync(void)
 	if (unloaded_any)
 		cp_unwind_cache_flush();
 	for (uint32_t i = 0; i < ctx.first_new; i++)
-		if (!seen[i] && slots[i].unloaded == 1 && listener.unloaded) {
-			slots[i].unloaded = 2; /* announced */
-			listener.unloaded(&slots[i], listener.arg);
+		if (!seen[i] && cp_mod_slots[i].unloaded == 1 && listener.unloaded) {
+			cp_mod_slots[i].unloaded = 2; /* announced */
+			listener.unloaded(&cp_mod_slots[i], listener.arg);
 		}
 	for (uint32_t i = ctx.first_new; i < ctx.n; i++)
 		if (listener.loaded)
-			listener.loaded(&slots[i], listener.arg);
+			listener.loaded(&cp_mod_slots[i], listener.arg);
 	pthread_mutex_unlock(&lock);
 	if (ctx.overflow)
 		return cp_error(CP_ENOMEM, "module registry: more than %d load modules; "
@@ -242,51 +235,8 @@ int cp_modules_sync(void)
 void cp_modules_replay(void)
 {
 	pthread_mutex_lock(&lock);
-	for (uint32_t i = 0; i < n_slots; i++)
-		if (!slots[i].unloaded && listener.loaded)
-			listener.loaded(&slots[i], listener.arg);
+	for (uint32_t i = 0; i < cp_mod_n_slots; i++)
+		if (!cp_mod_slots[i].unloaded && listener.loaded)
+			listener.loaded(&cp_mod_slots[i], listener.arg);
 	pthread_mutex_unlock(&lock);
-}
-
-static const struct cp_module *find_linear(uintptr_t pc)
-{
-	uint32_t n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct cp_module *m = &slots[i];
-		if (pc >= m->text_lo && pc < m->text_hi &&
-		    !__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE))
-			return m;
-	}
-	return NULL;
-}
-
-const struct cp_module *cp_modules_find(uintptr_t pc)
-{
-	uint32_t s1 = __atomic_load_n(&index_seq, __ATOMIC_ACQUIRE);
-	uint32_t lo = 0, hi, slot = UINT32_MAX;
-
-	if (s1 & 1)
-		return find_linear(pc);
-	hi = __atomic_load_n(&index_n, __ATOMIC_RELAXED);
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		uint64_t mlo = __atomic_load_n(&index_buf[mid].lo, __ATOMIC_RELAXED);
-		if (pc < mlo) {
-			hi = mid;
-		} else if (pc >= __atomic_load_n(&index_buf[mid].hi, __ATOMIC_RELAXED)) {
-			lo = mid + 1;
-		} else {
-			slot = __atomic_load_n(&index_buf[mid].slot, __ATOMIC_RELAXED);
-			break;
-		}
-	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&index_seq, __ATOMIC_RELAXED) != s1)
-		return find_linear(pc);
-	if (slot == UINT32_MAX || slot >= CP_MODULES_MAX)
-		return NULL;
-	if (__atomic_load_n(&slots[slot].unloaded, __ATOMIC_ACQUIRE))
-		return NULL;
-	return &slots[slot];
 }

@@ -145,13 +145,15 @@ void cp_unwind_thread_init_signal_safe(uintptr_t sp)
 	struct uw_thread *t = &uw_tls;
 	int saved = errno;
 
-	t->stack_lo = sp & ~(UW_PAGE - 1);
-	t->stack_hi = probe_stack_end(sp, UW_PROBE_MAX);
-	if (!t->stack_hi)
-		t->stack_lo = 0;
 	query_altstack(t);
 	errno = saved;
-	t->inited = 1;
+	/* sp must be on the thread's own stack: not on its altstack (a handler of the
+	 * program's), not unreadable (a corrupt context). Otherwise retry at the next unwind. */
+	if (sp >= t->alt_lo && sp < t->alt_hi)
+		return;
+	t->stack_hi = probe_stack_end(sp, UW_PROBE_MAX);
+	t->stack_lo = t->stack_hi ? sp & ~(UW_PAGE - 1) : 0;
+	t->inited = t->stack_hi != 0;
 }
 
 static int window_set(struct uw_window *w, uintptr_t lo, uintptr_t hi)
