@@ -47,6 +47,14 @@ for l in loops:
         errors.append("loop at line %d: header line outside its range %d-%d" % (l["line"], l["line_lo"], l["line_hi"]))
     if not l["back_edges"] and not l["irreducible"]:
         errors.append("loop at line %d has no back edge" % l["line"])
+    # Instrumentation points (Paradyn): entered, left, and iterated through its header.
+    if not l["entries"] or not l["exits"]:
+        errors.append("loop at line %d lacks entry or exit edges" % l["line"])
+    if not l["irreducible"] and any(to != l["addr"] for _, to in l["back_edges"] + l["entries"]):
+        errors.append("loop at line %d: a back or entry edge does not go to its header" % l["line"])
+    inside = lambda a: any(lo <= a < hi for lo, hi in l["ranges"])
+    if any(not inside(f) or (to and inside(to)) for f, to in l["exits"]):
+        errors.append("loop at line %d: an exit edge does not leave the loop" % l["line"])
 nesting = [("nest.inner", "nest.outer"), ("triple.b", "triple.a"), ("triple.c", "triple.b"),
            ("f.inner", "f.outer")]
 def candidates(line):
