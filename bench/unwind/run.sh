@@ -10,8 +10,7 @@ RUNS=${1:-7}
 ITERS=${2:-200000}
 mkdir -p "$OUT"
 CF="-std=gnu11 -D_GNU_SOURCE -O2 -g -I$ROOT/src"
-SRC="$ROOT/src/runtime/unwind/cfi.c $ROOT/src/runtime/unwind/modules.c \
-     $ROOT/src/runtime/unwind/unwind.c $ROOT/src/runtime/unwind/unwind-stack.c $ROOT/src/base/error.c"
+SRC="$(echo "$ROOT"/src/runtime/unwind/*.c) $ROOT/src/base/error.c"
 # The unwinder as the runtime builds it (hidden visibility, initial-exec TLS, no frame pointers).
 gcc $CF -fomit-frame-pointer -fvisibility=hidden -ftls-model=initial-exec \
     "$ROOT/bench/unwind/bench-unwind.c" $SRC -o "$OUT/bench-unwind" -lunwind -lpthread

@@ -363,6 +363,29 @@ static inline void emit(struct uw_out *o, uintptr_t pc, uint32_t kind)
 	o->n++;
 }
 
+/* The hot path's callee-saved registers: only rbx and rbp (cp_saved_regs[0..1]) are ever
+ * CFA bases in practice (checked over libc, ld.so, libm, libstdc++, libdw: rsp, rbp, rbx,
+ * and caller-saved registers in frame 0 only), so r12-r15 are dropped here. Returns the
+ * updated `known` mask. */
+static inline uint32_t hot_saved_regs(struct uw_regs *rg, uint64_t w2, uintptr_t cfa,
+				      uintptr_t sp, uintptr_t lo, uintptr_t span, uint32_t known)
+{
+	known &= ~HOT_UNTRACKED;
+	for (unsigned hows = W2_HOWS(w2) & 0xf; hows;) { /* rules other than "same" */
+		unsigned i = (unsigned)__builtin_ctz(hows) >> 1, reg = cp_saved_regs[i];
+		unsigned how = (hows >> (2 * i)) & 3;
+		uintptr_t at = cfa + W2_OFF8(w2, i) * 8;
+		hows &= ~(3u << (2 * i));
+		if (at < sp) /* already popped: the register holds the value */
+			continue;
+		if (how == 2 || at - lo > span)
+			known &= ~(1u << reg);
+		else
+			rg->r[reg] = *(const uintptr_t *)at;
+	}
+	return known;
+}
+
 /* The hot path: consecutive frames whose cached recipe has R_FAST, applied from the
  * packed form with pc/sp kept in registers. Returns when a frame needs the general path
  * (state left at that frame), 1 if the walk must stop. */
@@ -404,22 +427,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 			stop = 1;
 			break;
 		}
-		/* Only rbx and rbp (cp_saved_regs[0..1]) are ever CFA bases in practice
-		 * (checked over libc, ld.so, libm, libstdc++, libdw: rsp, rbp, rbx, and
-		 * caller-saved registers in frame 0 only); r12-r15 are dropped here. */
-		known &= ~HOT_UNTRACKED;
-		for (unsigned hows = W2_HOWS(rest) & 0xf; hows;) { /* rules other than "same" */
-			unsigned i = (unsigned)__builtin_ctz(hows) >> 1, reg = cp_saved_regs[i];
-			unsigned how = (hows >> (2 * i)) & 3;
-			uintptr_t at = cfa + W2_OFF8(rest, i) * 8;
-			hows &= ~(3u << (2 * i));
-			if (at < sp) /* already popped: the register holds the value */
-				continue;
-			if (how == 2 || at - lo > span)
-				known &= ~(1u << reg);
-			else
-				rg->r[reg] = *(const uintptr_t *)at;
-		}
+		known = hot_saved_regs(rg, rest, cfa, sp, lo, span, known);
 		f->pc = ra;
 		f->kind = CP_FRAME_RETURN;
 		f->how = CP_HOW_CFI;
