@@ -258,8 +258,7 @@ static uint64_t nosize_end(const struct cp_elf_image *im, struct cp_sym_candidat
 	return end;
 }
 
-static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t ncold,
-			 size_t *proc_alloc);
+static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t ncold);
 
 static void build_procs(struct cp_proc_table *t, const struct cp_elf_image *im,
 			struct cand_vec *cv)
@@ -288,7 +287,7 @@ static void build_procs(struct cp_proc_table *t, const struct cp_elf_image *im,
 		}
 		t->nprocs++;
 	}
-	attach_parts(t, cold, ncold, &proc_alloc);
+	attach_parts(t, cold, ncold);
 	free(cold);
 }
 
@@ -299,10 +298,8 @@ static int64_t distance(uint64_t a, uint64_t b)
 
 /* Moves each cold part into its parent (by name, the nearest one when the name is not
  * unique); parts without a parent stay procedures of their own. */
-static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t ncold,
-			 size_t *proc_alloc)
+static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t ncold)
 {
-	(void)proc_alloc;
 	if (!ncold)
 		return;
 	size_t nref = 0;
