@@ -133,6 +133,18 @@ static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e, size_t npr
 	return 0;
 }
 
+/* Start order, so that the first image is the program `callpath record` started. */
+static int image_cmp(const void *a, const void *b)
+{
+	const struct cp_mf_process *x = &((const struct cp_mf_image *)a)->proc.hdr;
+	const struct cp_mf_process *y = &((const struct cp_mf_image *)b)->proc.hdr;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
 int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
 {
 	struct dir_entry *ents = NULL;
@@ -152,6 +164,8 @@ int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
 	d->images = xcalloc(nproc, sizeof(*d->images));
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = entry_load(d, &ents[i], nproc);
+	if (!rc)
+		qsort(d->images, d->nimages, sizeof(*d->images), image_cmp);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].name);

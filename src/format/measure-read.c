@@ -291,7 +291,9 @@ static int thr_nodes(struct cp_mf_thr *t, const char *buf, uint64_t used,
 	t->tail_bytes = (used - hs) % ns;
 	t->nodes = xcalloc(t->nnodes ? t->nnodes : 1, sizeof(*t->nodes));
 	t->values = xcalloc(t->nnodes * nm + 1, sizeof(uint64_t));
-	for (size_t i = 0; i < t->nnodes; i++) {
+	uint16_t *depth = xcalloc(t->nnodes ? t->nnodes : 1, sizeof(*depth));
+	int rc = 0;
+	for (size_t i = 0; i < t->nnodes && !rc; i++) {
 		uint64_t off = hs + i * ns;
 		struct cp_mf_node raw;
 		memcpy(&raw, buf + off, sizeof raw);
@@ -300,12 +302,19 @@ static int thr_nodes(struct cp_mf_thr *t, const char *buf, uint64_t used,
 		n->kind = raw.kind;
 		n->module = raw.module;
 		n->offset = raw.offset;
-		int rc = node_check(t, i, n, proc, off);
+		rc = node_check(t, i, n, proc, off);
 		if (rc)
-			return rc;
+			break;
 		memcpy(t->values + i * nm, buf + off + sizeof raw, nm * sizeof(uint64_t));
+		if (i == 0)
+			continue;
+		depth[i] = depth[n->parent] + 1;
+		if (depth[i] > CP_MF_READ_MAX_DEPTH)
+			rc = cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu is %d frames deep, more than any recorded stack",
+				      t->file, i, (unsigned long long)off, depth[i]);
 	}
-	return 0;
+	free(depth);
+	return rc;
 }
 
 int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const char *name,

@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Deepest node accepted: far beyond any stack the runtime records (it unwinds at most a
+ * few hundred frames), so deeper chains can only come from corruption. */
+#define CP_MF_READ_MAX_DEPTH 4096
+
 struct cp_mf_module_info {
 	uint32_t id;
 	uint32_t build_id_len;

@@ -326,14 +326,48 @@ static void image_add(struct builder *b, const struct cp_mf_image *im, int threa
 	free(modmap);
 }
 
+/* Appends arg as a shell would need it typed, on one line. */
+static void shell_quote(struct strbuf *sb, const char *arg)
+{
+	int plain = *arg != 0, ctrl = 0;
+	for (const char *c = arg; *c; c++) {
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			ctrl = 1;
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%",
+			    *c))
+			plain = 0;
+	}
+	if (plain) {
+		strbuf_addstr(sb, arg);
+		return;
+	}
+	strbuf_addstr(sb, ctrl ? "$'" : "'");
+	for (const char *c = arg; *c; c++) {
+		if (*c == '\'')
+			strbuf_addstr(sb, ctrl ? "\\'" : "'\\''");
+		else if (ctrl && *c == '\\')
+			strbuf_addstr(sb, "\\\\");
+		else if (ctrl && *c == '\n')
+			strbuf_addstr(sb, "\\n");
+		else if (ctrl && ((unsigned char)*c < 0x20 || *c == 0x7f))
+			strbuf_addf(sb, "\\x%02x", (unsigned char)*c);
+		else
+			strbuf_addch(sb, *c);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 static void summary_finish(struct builder *b, const struct cp_mf_dir *d)
 {
 	struct cp_summary *s = &b->p->sum;
 	const struct cp_mf_proc *first = &d->images[0].proc;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	for (size_t i = 0; i < first->argc; i++)
-		strbuf_addf(&sb, "%s%s", i ? " " : "", first->argv[i]);
+	for (size_t i = 0; i < first->argc; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		shell_quote(&sb, first->argv[i]);
+	}
 	if (!first->argc)
 		strbuf_addstr(&sb, first->exe ? first->exe : "?");
 	s->command = strbuf_detach(&sb);

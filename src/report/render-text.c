@@ -4,6 +4,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,44 @@ static void summary_metric(const struct cp_summary *s, size_t m, FILE *out)
 	fprintf(out, " [%s]\n", cp_mechanism_name(md->mechanism));
 }
 
+/* A note without its "process N: " prefix. */
+static const char *note_body(const char *note)
+{
+	int n = 0;
+	if (sscanf(note, "process %*d: %n", &n) >= 0 && n > 0)
+		return note + n;
+	return note;
+}
+
+/* The runtime's notes, each text once with the number of processes that gave it. */
+static void summary_notes(const struct cp_summary *s, FILE *out)
+{
+	enum { MAX_SHOWN = 8 };
+	size_t shown = 0, hidden = 0;
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const char *body = note_body(s->notes[i]);
+		size_t first = 0, count = 0;
+		while (first < i && strcmp(note_body(s->notes[first]), body))
+			first++;
+		if (first < i)
+			continue;
+		for (size_t j = i; j < s->nnotes; j++)
+			count += !strcmp(note_body(s->notes[j]), body);
+		if (shown == MAX_SHOWN) {
+			hidden++;
+			continue;
+		}
+		shown++;
+		if (count > 1)
+			fprintf(out, "note: %s (%zu processes)\n", body, count);
+		else
+			fprintf(out, "note: %s\n", s->notes[i]);
+	}
+	if (hidden)
+		fprintf(out, "note: ... and %zu more (callpath report --format json lists them all)\n",
+			hidden);
+}
+
 void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 {
 	fprintf(out, "measurement: %s\n", s->dir);
@@ -83,8 +122,7 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 	if (all)
 		fprintf(out, ", %.1f frames per sample", (double)s->frames / (double)all);
 	fputc('\n', out);
-	for (size_t i = 0; i < s->nnotes; i++)
-		fprintf(out, "note: %s\n", s->notes[i]);
+	summary_notes(s, out);
 	for (size_t i = 0; i < s->nwarnings; i++)
 		fprintf(out, "warning: %s\n", s->warnings[i]);
 }

@@ -31,6 +31,8 @@ struct cp_render {
 	struct cp_rows rows;
 };
 
+/* The smallest inclusive value shown at threshold percent of total. */
+uint64_t cp_render_min_incl(uint64_t total, double threshold);
 /* Chooses the rows; returns 0, or CP_ENOENT when --focus matches no procedure. */
 int cp_render_select(struct cp_render *r);
 void cp_render_release(struct cp_render *r);

@@ -40,9 +40,14 @@ static int metric_index(const struct cp_summary *s, const char *name, size_t *ou
 			list);
 }
 
+static double threshold_of(const struct cp_report_options *o)
+{
+	return o->threshold >= 0 ? o->threshold : o->format == CP_FORMAT_TEXT ? 1.0 : 0.0;
+}
+
 /* Renders view v of profile p with options o. */
 static int render(const struct cp_profile *p, const struct cp_view *v,
-		  const struct cp_report_options *o, FILE *out)
+		  const struct cp_report_options *o, size_t metric, FILE *out)
 {
 	struct cp_render r;
 	memset(&r, 0, sizeof r);
@@ -50,10 +55,9 @@ static int render(const struct cp_profile *p, const struct cp_view *v,
 	r.sum = &p->sum;
 	r.opt = o;
 	r.view_name = view_name(o->view);
-	r.threshold = o->threshold >= 0 ? o->threshold : o->format == CP_FORMAT_TEXT ? 1.0 : 0.0;
-	int rc = metric_index(&p->sum, o->metric, &r.metric);
-	if (!rc)
-		rc = cp_render_select(&r);
+	r.threshold = threshold_of(o);
+	r.metric = metric;
+	int rc = cp_render_select(&r);
 	if (!rc) {
 		if (o->format == CP_FORMAT_CSV)
 			cp_render_csv(&r, out);
@@ -68,14 +72,21 @@ static int render(const struct cp_profile *p, const struct cp_view *v,
 
 int cp_report_profile(const struct cp_profile *p, const struct cp_report_options *o, FILE *out)
 {
+	size_t metric;
+	int rc = metric_index(&p->sum, o->metric, &metric);
+	if (rc)
+		return rc;
 	if (o->view == CP_VIEW_TOP_DOWN)
-		return render(p, &p->td, o, out);
+		return render(p, &p->td, o, metric, out);
 	struct cp_view v;
+	struct cp_view_limits lim = {
+		metric, cp_render_min_incl(cp_view_incl(&p->td, 0)[metric], threshold_of(o)),
+		o->depth};
 	if (o->view == CP_VIEW_BOTTOM_UP)
-		cp_view_bottom_up(&p->td, &v);
+		cp_view_bottom_up(&p->td, &v, &lim);
 	else
 		cp_view_flat(&p->td, &v);
-	int rc = render(p, &v, o, out);
+	rc = render(p, &v, o, metric, out);
 	cp_view_release(&v);
 	return rc;
 }

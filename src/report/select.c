@@ -10,7 +10,6 @@
 struct select_ctx {
 	struct cp_render *r;
 	uint64_t min_incl;
-	uint32_t *buf; /* scratch for sorting children */
 };
 
 static const struct select_ctx *sort_ctx;
@@ -53,40 +52,64 @@ static int visible(const struct select_ctx *c, uint32_t node, int depth)
 	return cp_view_incl(r->view, node)[r->metric] >= c->min_incl;
 }
 
-static void select_list(struct select_ctx *c, const uint32_t *kids, size_t n, uint32_t parent,
-			int depth);
-
-static void select_children(struct select_ctx *c, uint32_t node, int depth)
+/* The visible children of node (shown at depth), sorted; *n gets their number. */
+static uint32_t *visible_children(struct select_ctx *c, uint32_t node, int depth, size_t *n)
 {
 	const struct cp_view *v = c->r->view;
-	size_t n = 0;
-	for (uint32_t k = v->nodes[node].first_child; k != UINT32_MAX; k = v->nodes[k].next_sibling)
-		if (visible(c, k, depth))
-			n++;
-	if (!n)
-		return;
-	uint32_t *kids = xmalloc(n * sizeof(*kids));
-	n = 0;
-	for (uint32_t k = v->nodes[node].first_child; k != UINT32_MAX; k = v->nodes[k].next_sibling)
-		if (visible(c, k, depth))
-			kids[n++] = k;
-	select_list(c, kids, n, node, depth);
-	free(kids);
+	size_t k = 0, alloc = 0;
+	uint32_t *kids = NULL;
+	for (uint32_t x = v->nodes[node].first_child; x != UINT32_MAX; x = v->nodes[x].next_sibling)
+		if (visible(c, x, depth)) {
+			XGROW(kids, k + 1, alloc);
+			kids[k++] = x;
+		}
+	sort_ctx = c;
+	if (k)
+		qsort(kids, k, sizeof(*kids), child_cmp);
+	*n = k;
+	return kids;
 }
 
-static void select_list(struct select_ctx *c, const uint32_t *kids, size_t n, uint32_t parent,
+struct level {
+	uint32_t *kids;
+	size_t n, i;
+	uint32_t parent;
+	int depth;
+};
+
+/* Pre-order over the shown nodes with an explicit stack: trees can be as deep as stacks. */
+static void select_tree(struct select_ctx *c, uint32_t *kids, size_t n, uint32_t parent,
 			int depth)
 {
-	uint32_t *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-	memcpy(sorted, kids, n * sizeof(*sorted));
+	struct level *stack = NULL;
+	size_t top = 0, alloc = 0;
 	sort_ctx = c;
-	qsort(sorted, n, sizeof(*sorted), child_cmp);
-	for (size_t i = 0; i < n; i++) {
-		row_add(c->r, sorted[i], parent, depth);
-		c->r->rows.rows[c->r->rows.n - 1].last = i + 1 == n;
-		select_children(c, sorted[i], depth + 1);
+	if (n)
+		qsort(kids, n, sizeof(*kids), child_cmp);
+	XGROW(stack, 1, alloc);
+	stack[top++] = (struct level){kids, n, 0, parent, depth};
+	while (top) {
+		struct level *l = &stack[top - 1];
+		if (l->i == l->n) {
+			if (top > 1)
+				free(l->kids);
+			top--;
+			continue;
+		}
+		uint32_t node = l->kids[l->i++];
+		int d = l->depth;
+		row_add(c->r, node, l->parent, d);
+		c->r->rows.rows[c->r->rows.n - 1].last = l->i == l->n;
+		size_t k;
+		uint32_t *sub = visible_children(c, node, d + 1, &k);
+		if (!k) {
+			free(sub);
+			continue;
+		}
+		XGROW(stack, top + 1, alloc);
+		stack[top++] = (struct level){sub, k, 0, node, d + 1};
 	}
-	free(sorted);
+	free(stack);
 }
 
 static int focus_match(const char *name, const char *focus)
@@ -95,41 +118,49 @@ static int focus_match(const char *name, const char *focus)
 	return !strncmp(name, focus, n) && (name[n] == 0 || name[n] == '(');
 }
 
+static int is_frame(const struct cp_vnode *x)
+{
+	return x->kind == CP_VK_PROCEDURE || x->kind == CP_VK_INLINED;
+}
+
 /* Nodes named focus with no ancestor of that name (so a recursive procedure's subtree is
- * shown once). */
+ * shown once). Parents precede their children in a view. */
 static size_t focus_roots(const struct cp_view *v, const char *focus, uint32_t **out)
 {
 	size_t n = 0, alloc = 0;
+	uint8_t *inside = xcalloc(v->n, 1); /* a node named focus is this node or above it */
 	*out = NULL;
 	for (uint32_t i = 1; i < v->n; i++) {
 		const struct cp_vnode *x = &v->nodes[i];
-		if ((x->kind != CP_VK_PROCEDURE && x->kind != CP_VK_INLINED) ||
-		    !focus_match(x->name, focus))
-			continue;
-		int nested = 0;
-		for (uint32_t a = x->parent; a != UINT32_MAX && !nested; a = v->nodes[a].parent)
-			nested = (v->nodes[a].kind == CP_VK_PROCEDURE ||
-				  v->nodes[a].kind == CP_VK_INLINED) &&
-				 focus_match(v->nodes[a].name, focus);
-		if (nested)
+		int match = is_frame(x) && focus_match(x->name, focus);
+		int above = x->parent != UINT32_MAX && inside[x->parent];
+		inside[i] = match || above;
+		if (!match || above)
 			continue;
 		XGROW(*out, n + 1, alloc);
 		(*out)[n++] = i;
 	}
+	free(inside);
 	return n;
+}
+
+uint64_t cp_render_min_incl(uint64_t total, double threshold)
+{
+	uint64_t min = (uint64_t)((long double)total * threshold / 100.0L + 0.5L);
+	return threshold > 0 && min == 0 ? 1 : min;
 }
 
 int cp_render_select(struct cp_render *r)
 {
-	struct select_ctx c = {r, 0, NULL};
-	uint64_t total = cp_view_incl(r->view, 0)[r->metric];
-	c.min_incl = (uint64_t)((long double)total * r->threshold / 100.0L + 0.5L);
-	if (r->threshold > 0 && c.min_incl == 0)
-		c.min_incl = 1;
+	struct select_ctx c = {r, 0};
+	c.min_incl = cp_render_min_incl(cp_view_incl(r->view, 0)[r->metric], r->threshold);
 	row_add(r, 0, UINT32_MAX, 0);
 	r->rows.rows[0].last = 1;
 	if (!r->opt->focus) {
-		select_children(&c, 0, 1);
+		size_t n;
+		uint32_t *kids = visible_children(&c, 0, 1, &n);
+		select_tree(&c, kids, n, 0, 1);
+		free(kids);
 		return 0;
 	}
 	uint32_t *roots;
@@ -143,7 +174,7 @@ int cp_render_select(struct cp_render *r)
 	for (size_t i = 0; i < n; i++)
 		if (visible(&c, roots[i], 1))
 			roots[k++] = roots[i];
-	select_list(&c, roots, k, 0, 1);
+	select_tree(&c, roots, k, 0, 1);
 	free(roots);
 	return 0;
 }

@@ -217,26 +217,6 @@ static int has_cost(const struct cp_view *v, uint32_t node)
 	return 0;
 }
 
-/* Bottom-up: every procedure on a sample's path at top level (once per sample), its
- * callers below it from its outermost occurrence on the path outwards. */
-static void bottom_up_path(struct cp_view *out, const struct path_frame *fr, size_t n,
-			   uint64_t stamp, const uint64_t *vals)
-{
-	for (size_t j = n; j-- > 0;) {
-		uint32_t top = cp_view_child(out, 0, CP_VK_PROCEDURE, fr[j].proc, fr[j].module, NULL, 0);
-		if (out->nodes[top].stamp == stamp)
-			continue; /* an inner occurrence of a recursive procedure */
-		int excl = fr[0].proc == fr[j].proc && fr[0].module == fr[j].module;
-		count_once(out, top, stamp, vals, excl);
-		uint32_t at = top;
-		for (size_t c = j + 1; c < n; c++) {
-			at = cp_view_child(out, at, CP_VK_CALLER, fr[c].proc, fr[c].module,
-					   fr[c - 1].cs_file, fr[c - 1].cs_line);
-			count_once(out, at, stamp, vals, excl);
-		}
-	}
-}
-
 static void flat_path(struct cp_view *out, const struct path_frame *fr, size_t n, uint64_t stamp,
 		      const uint64_t *vals)
 {
@@ -259,7 +239,7 @@ static void flat_path(struct cp_view *out, const struct path_frame *fr, size_t n
 	}
 }
 
-static void derive(const struct cp_view *td, struct cp_view *out, int flat)
+void cp_view_flat(const struct cp_view *td, struct cp_view *out)
 {
 	struct path_frame *fr = NULL;
 	size_t alloc = 0;
@@ -269,21 +249,9 @@ static void derive(const struct cp_view *td, struct cp_view *out, int flat)
 			continue;
 		const uint64_t *vals = cp_view_excl(td, i);
 		size_t n = path_collect(td, i, &fr, &alloc);
-		if (flat)
-			flat_path(out, fr, n, i, vals);
-		else
-			bottom_up_path(out, fr, n, i, vals);
+		flat_path(out, fr, n, i, vals);
 	}
 	memcpy(cp_view_incl(out, 0), cp_view_incl(td, 0), td->nmetrics * sizeof(uint64_t));
 	free(fr);
 }
 
-void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out)
-{
-	derive(td, out, 0);
-}
-
-void cp_view_flat(const struct cp_view *td, struct cp_view *out)
-{
-	derive(td, out, 1);
-}

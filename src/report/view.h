@@ -69,9 +69,20 @@ static inline uint64_t *cp_view_excl(const struct cp_view *v, uint32_t node)
 	return v->excl + (size_t)node * v->nmetrics;
 }
 
+/* What a derived view needs to hold, so that huge trees are not expanded where nothing
+ * would be shown: nodes whose inclusive value of metric is below min_incl, and levels below
+ * max_depth (0 = all), may be left out. */
+struct cp_view_limits {
+	size_t metric;
+	uint64_t min_incl;
+	int max_depth;
+};
+
 /* Derived views of a top-down tree (out is initialized here). Recursion: a procedure's
- * inclusive value counts each sample once, however often it is on the sample's path. */
-void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out);
+ * inclusive value counts each sample once, however often it is on the sample's path.
+ * lim may be NULL (everything). */
+void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
+		       const struct cp_view_limits *lim);
 void cp_view_flat(const struct cp_view *td, struct cp_view *out);
 
 #endif

@@ -204,6 +204,21 @@ static void test_bad_nodes(void **state)
 	free(tb.buf);
 }
 
+static void test_too_deep(void **state)
+{
+	struct mfb tb;
+	mfb_thread(&tb, 42, 0, 0, 2);
+	uint32_t at = 0;
+	for (int i = 0; i < CP_MF_READ_MAX_DEPTH; i++)
+		at = mfb_node(&tb, at, CP_MF_NODE_CALL, 0, 0x1100, NULL);
+	mfb_finish(&tb);
+	assert_int_equal(parse_thr_with(&tb, ""), 0);
+	mfb_node(&tb, at, CP_MF_NODE_PC, 0, 0x1200, NULL);
+	mfb_finish(&tb);
+	assert_int_equal(parse_thr_with(&tb, "4097 frames deep"), CP_EFORMAT);
+	free(tb.buf);
+}
+
 static void test_bad_records(void **state)
 {
 	struct mfb pb;
@@ -284,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_valid),          cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt_header), cmocka_unit_test(test_bad_nodes),
 		cmocka_unit_test(test_bad_records),    cmocka_unit_test(test_directory),
+		cmocka_unit_test(test_too_deep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,7 +200,7 @@ static void test_recursion(void **state)
 	struct cp_profile p;
 	profile_of(&p, paths, 3, CP_PROFILE_ALL_THREADS);
 	struct cp_view bu, fl;
-	cp_view_bottom_up(&p.td, &bu);
+	cp_view_bottom_up(&p.td, &bu, NULL);
 	assert_int_equal(INCL(&bu, 0), 20);
 	uint32_t a = child(&bu, 0, CP_VK_PROCEDURE, "A");
 	uint32_t b = child(&bu, 0, CP_VK_PROCEDURE, "B");
@@ -235,7 +235,7 @@ static void test_bottom_up_callers(void **state)
 	struct cp_profile p;
 	profile_of(&p, paths, 2, CP_PROFILE_ALL_THREADS);
 	struct cp_view bu;
-	cp_view_bottom_up(&p.td, &bu);
+	cp_view_bottom_up(&p.td, &bu, NULL);
 	uint32_t w = child(&bu, 0, CP_VK_PROCEDURE, "work");
 	assert_int_equal(INCL(&bu, w), 100);
 	assert_int_equal(EXCL(&bu, w), 100);
