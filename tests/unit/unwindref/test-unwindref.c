@@ -24,6 +24,7 @@
 
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind.h"
 
 /* A location or value in symbolic form: base + off. */
 enum sym_base { SB_NONE, SB_CFA, SB_REG, SB_CONST, SB_DEREF_REG, SB_OTHER };
@@ -69,7 +70,9 @@ static struct sym sym_eval(const Dwarf_Op *ops, size_t n)
 			return (struct sym){SB_OTHER, 0, 0};
 		}
 	}
-	return sp == 1 ? st[0] : (struct sym){SB_OTHER, 0, 0};
+	/* DWARF: the value is the top of the stack (libdw pushes the CFA first for
+	 * DW_CFA_expression rules, as the standard says) */
+	return sp >= 1 ? st[sp - 1] : (struct sym){SB_OTHER, 0, 0};
 }
 
 /* Is ops the binutils PLT CFA expression with threshold thr and offset off? */
@@ -83,8 +86,10 @@ static int is_plt_expr(const Dwarf_Op *ops, size_t n, int thr, int off)
 }
 
 struct stats {
-	long fdes, rows, mismatches, unsupported;
+	long fdes, rows, mismatches, unsupported, deref_rows, rbp_rows;
 };
+
+static struct stats last_stats;
 
 static int report(struct stats *s, const char *path, uintptr_t off, const char *what)
 {
@@ -176,6 +181,8 @@ static void compare_row(struct stats *s, const struct cp_module *m, Dwarf_CFI *c
 		if (s->unsupported++ < 5)
 			fprintf(stderr, "  unsupported row at %s+%#lx\n", m->path, (unsigned long)off);
 	} else if (row->kind != CP_ROW_SIGNAL) {
+		s->deref_rows += row->cfa_how == CP_CFA_DEREF;
+		s->rbp_rows += row->cfa_how == CP_CFA_REG && row->cfa_reg == CP_DW_RBP;
 		compare_cfa(s, m->path, off, fr, row);
 		compare_reg(s, m->path, off, fr, CP_DW_RIP, row->ra_how, 0, row->ra_off);
 		for (int i = 0; i < CP_NSAVED; i++)
@@ -221,10 +228,11 @@ static void check_module(const struct cp_module *m, struct stats *s)
 static void check_at(const char *what, void *addr)
 {
 	const struct cp_module *m = cp_modules_find((uintptr_t)addr);
-	struct stats s = {0, 0, 0, 0};
+	struct stats s = {0, 0, 0, 0, 0, 0};
 
 	assert_non_null(m);
 	check_module(m, &s);
+	last_stats = s;
 	fprintf(stderr, "  %-40s %6ld FDEs %7ld rows, %ld unsupported, %ld mismatches\n",
 		m->path, s.fdes, s.rows, s.unsupported, s.mismatches);
 	assert_true(s.rows > s.fdes);
@@ -357,7 +365,7 @@ static void test_workload_executables(void **state)
 		char path[1024];
 		struct cp_module m;
 		struct cp_ehinfo info;
-		struct stats s = {0, 0, 0, 0};
+		struct stats s = {0, 0, 0, 0, 0, 0};
 		void *img = NULL;
 		size_t len = 0;
 
@@ -379,6 +387,109 @@ static void test_workload_executables(void **state)
 	}
 }
 
+/* ---- libraries compiled here by gcc and clang: realigned stacks (CFA by
+ * expression), alloca frames (rbp-based CFA), then cross-checked and unwound through ---- */
+static const char fixture_src[] =
+	"#include <alloca.h>\n"
+	"#include <string.h>\n"
+	"typedef int (*cb_t)(void);\n"
+	/* over-aligned local + alloca + stack arguments: gcc's DRAP frame, CFA = *(rbp - k) */
+	"__attribute__((noinline)) int fx_drap(int a, int b, int c, int d, int e, int f,\n"
+	"                                      int g, int h, cb_t cb) {\n"
+	"  char buf[128] __attribute__((aligned(64))); char *p = alloca(a + 16);\n"
+	"  memset(buf, a + g + h, sizeof buf); memset(p, 1, a);\n"
+	"  return buf[(b + c + d + e + f) & 127] + p[a / 2] + cb() + 1; }\n"
+	"__attribute__((noinline)) int fx_alloca(int n, cb_t cb) {\n"
+	"  char *p = alloca(n + 16); memset(p, 1, n);\n"
+	"  return p[n / 2] + fx_drap(n, 1, 2, 3, 4, 5, 6, 7, cb) + 1; }\n"
+	"__attribute__((noinline)) int fx_recurse(int n, cb_t cb) {\n"
+	"  return n ? fx_recurse(n - 1, cb) + 1 : fx_alloca(32, cb) + 1; }\n"
+	"__attribute__((noinline, force_align_arg_pointer)) int fx_realign(int n, cb_t cb) {\n"
+	"  double d[4] __attribute__((aligned(32))); for (int i = 0; i < 4; i++) d[i] = n * i;\n"
+	"  return (int)d[n & 3] + fx_recurse(n, cb) + 1; }\n"
+	"int fx_entry(int n, cb_t cb) { return fx_realign(n, cb) + 1; }\n";
+
+static struct cp_frame fx_frames[64];
+static int fx_n;
+static enum cp_unwind_status fx_status;
+
+static int fx_callback(void)
+{
+	fx_n = cp_unwind_here(fx_frames, 64, &fx_status);
+	return 0;
+}
+
+/* Builds the fixture with `cc` into a temporary shared object; NULL if cc is missing. */
+static void *fixture_build(const char *cc, char *so, size_t len)
+{
+	char src[64] = "/tmp/cp-unwindref-XXXXXX.c", cmd[512];
+	int fd = mkstemps(src, 2);
+	void *h;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, fixture_src, sizeof(fixture_src) - 1),
+			 (ssize_t)sizeof(fixture_src) - 1);
+	close(fd);
+	snprintf(so, len, "%.*s.so", (int)strlen(src) - 2, src);
+	snprintf(cmd, sizeof(cmd), "%s -O2 -g -fomit-frame-pointer -fPIC -shared -o %s %s 2>&1",
+		 cc, so, src);
+	h = system(cmd) == 0 ? dlopen(so, RTLD_NOW) : NULL;
+	unlink(src);
+	return h;
+}
+
+static void check_fixture(const char *cc)
+{
+	char so[96];
+	void *h = fixture_build(cc, so, sizeof(so));
+	int (*entry)(int, int (*)(void));
+	static const char *const chain[] = {"fx_drap", "fx_alloca", "fx_recurse", "fx_realign",
+					    "fx_entry"};
+	const char *prev = "";
+	int k = 0;
+
+	if (!h) {
+		fprintf(stderr, "  %s not available or failed: skipped\n", cc);
+		skip();
+	}
+	cp_modules_sync();
+	entry = (int (*)(int, int (*)(void)))dlsym(h, "fx_entry");
+	check_at(cc, (void *)entry);
+	fprintf(stderr, "  %s: %ld rows with CFA = *(reg + off), %ld with CFA = rbp + off\n", cc,
+		last_stats.deref_rows, last_stats.rbp_rows);
+	assert_true(last_stats.deref_rows + last_stats.rbp_rows > 0); /* the shapes under test */
+	fx_n = 0;
+	entry(2, fx_callback);
+	assert_int_equal(fx_status, CP_UNWIND_COMPLETE);
+	/* fx_callback, then the fixture's frames in order (looked up by dladdr; repeated
+	 * fx_recurse frames collapsed: the compiler may turn part of the recursion into a
+	 * loop) */
+	for (int i = 1; i < fx_n && k < 5; i++) {
+		Dl_info di;
+		assert_true(dladdr((void *)(fx_frames[i].pc - 1), &di) && di.dli_sname);
+		if (!strcmp(di.dli_sname, prev))
+			continue;
+		assert_string_equal(di.dli_sname, chain[k]);
+		prev = chain[k++];
+	}
+	assert_int_equal(k, 5);
+	dlclose(h);
+	unlink(so);
+	cp_modules_sync();
+}
+
+static void test_fixture_gcc(void **state)
+{
+	(void)state;
+	check_fixture("gcc");
+}
+
+static void test_fixture_clang(void **state)
+{
+	(void)state;
+	check_fixture("clang");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_ld_so),    cmocka_unit_test(test_libdw),
 		cmocka_unit_test(test_self),     cmocka_unit_test(test_cxx_runtime),
 		cmocka_unit_test(test_workload_lib), cmocka_unit_test(test_workload_executables),
+		cmocka_unit_test(test_fixture_gcc), cmocka_unit_test(test_fixture_clang),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
