@@ -188,6 +188,8 @@ void cp_render_text(const struct cp_render *r, FILE *out)
 		fprintf(out, ", depth <= %d", r->opt->depth);
 	if (r->opt->focus)
 		fprintf(out, ", focus %s", r->opt->focus);
+	if (r->via)
+		fprintf(out, "\nall below runs in: %s", r->via);
 	fprintf(out, "\n%7s %10s %7s  %s\n", "incl%", !strcmp(md->unit, "ns") ? "incl" : md->unit,
 		"excl%", "scope  [call site / line]  (module)");
 	char *open_levels = xcalloc(1, 1);

@@ -29,6 +29,7 @@ struct cp_render {
 	size_t metric;    /* index of the metric shown in text and used for sorting/threshold */
 	double threshold; /* percent actually applied */
 	struct cp_rows rows;
+	char *via; /* text: the folded calling context above the first shown level, or NULL */
 };
 
 /* The smallest inclusive value shown at threshold percent of total. */
@@ -36,6 +37,12 @@ uint64_t cp_render_min_incl(uint64_t total, double threshold);
 /* Chooses the rows; returns 0, or CP_ENOENT when --focus matches no procedure. */
 int cp_render_select(struct cp_render *r);
 void cp_render_release(struct cp_render *r);
+/* Folds the leading rows that form a single chain (program start-up frames: _start,
+ * __libc_start_main, main...) into r->via, so the first shown level is where the cost
+ * branches. */
+void cp_render_fold_chain(struct cp_render *r);
+/* Keeps the first n rows (pre-order: the hottest paths first), redrawing the tree's ends. */
+void cp_render_truncate(struct cp_render *r, size_t n);
 
 void cp_render_summary_text(const struct cp_summary *s, FILE *out);
 void cp_render_text(const struct cp_render *r, FILE *out);

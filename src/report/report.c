@@ -2,9 +2,11 @@
 #include "report/report.h"
 
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "report/profile.h"
 #include "report/render.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void cp_report_options_init(struct cp_report_options *o)
@@ -102,6 +104,43 @@ int cp_report_run(const char *dir, const struct cp_report_options *o, FILE *out)
 	return rc;
 }
 
+static const struct cp_view *hot_view;
+
+static int excl_desc(const void *a, const void *b)
+{
+	uint64_t x = cp_view_excl(hot_view, *(const uint32_t *)a)[0];
+	uint64_t y = cp_view_excl(hot_view, *(const uint32_t *)b)[0];
+	return x > y ? -1 : x < y;
+}
+
+/* The procedures with the most exclusive cost (first metric), from the bottom-up view. */
+static void print_hot_procedures(const struct cp_profile *p, FILE *out, size_t n)
+{
+	struct cp_view bu;
+	struct cp_view_limits lim = {0, UINT64_MAX, 1}; /* procedures only, no callers */
+	cp_view_bottom_up(&p->td, &bu, &lim);
+	uint32_t *procs = xmalloc((bu.n + 1) * sizeof(*procs));
+	size_t k = 0;
+	for (uint32_t c = bu.nodes[0].first_child; c != UINT32_MAX; c = bu.nodes[c].next_sibling)
+		procs[k++] = c;
+	hot_view = &bu;
+	qsort(procs, k, sizeof(*procs), excl_desc);
+	uint64_t total = cp_view_incl(&p->td, 0)[0];
+	fprintf(out, "\nhottest procedures (%s):\n%7s %7s  %s\n", p->sum.metrics[0].name, "excl%",
+		"incl%", "procedure  (module)");
+	for (size_t i = 0; i < k && i < n && total; i++) {
+		const struct cp_vnode *x = &bu.nodes[procs[i]];
+		uint64_t e = cp_view_excl(&bu, procs[i])[0];
+		if (!e)
+			break;
+		fprintf(out, "%6.2f%% %6.2f%%  %s  (%s)\n", 100.0 * (double)e / (double)total,
+			100.0 * (double)cp_view_incl(&bu, procs[i])[0] / (double)total, x->name,
+			x->module ? cp_render_short(x->module) : "?");
+	}
+	free(procs);
+	cp_view_release(&bu);
+}
+
 int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 {
 	struct cp_profile p;
@@ -120,9 +159,11 @@ int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 	r.threshold = o.threshold;
 	rc = cp_render_select(&r);
 	if (!rc) {
-		if (top_n > 0 && r.rows.n > (size_t)top_n + 1)
-			r.rows.n = (size_t)top_n + 1; /* pre-order: the hottest paths come first */
+		cp_render_fold_chain(&r);
+		if (top_n > 0)
+			cp_render_truncate(&r, (size_t)top_n + 1);
 		cp_render_text(&r, out);
+		print_hot_procedures(&p, out, top_n > 0 ? (size_t)top_n / 2 : 5);
 		fprintf(out, "(more: callpath report %s --view top-down|bottom-up|flat)\n", dir);
 	}
 	cp_render_release(&r);

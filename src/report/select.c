@@ -2,6 +2,7 @@
 #include "report/render.h"
 
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 #include <stdlib.h>
@@ -183,4 +184,49 @@ void cp_render_release(struct cp_render *r)
 {
 	free(r->rows.rows);
 	memset(&r->rows, 0, sizeof r->rows);
+	free(r->via);
+	r->via = NULL;
+}
+
+void cp_render_truncate(struct cp_render *r, size_t n)
+{
+	if (n >= r->rows.n)
+		return;
+	r->rows.n = n;
+	/* A row is last when no later row shares its parent (rows are in pre-order). */
+	for (size_t i = 0; i < n; i++) {
+		struct cp_row *row = &r->rows.rows[i];
+		row->last = 1;
+		for (size_t j = i + 1; j < n && r->rows.rows[j].depth >= row->depth; j++)
+			if (r->rows.rows[j].depth == row->depth) {
+				row->last = 0;
+				break;
+			}
+	}
+}
+
+void cp_render_fold_chain(struct cp_render *r)
+{
+	struct cp_row *rows = r->rows.rows;
+	size_t n = r->rows.n, j = 1;
+	/* rows[j] is the only child of its parent; fold it while all its cost goes to its only
+	 * shown child. */
+	while (j + 1 < n && rows[j + 1].depth == rows[j].depth + 1 && rows[j + 1].last &&
+	       cp_view_incl(r->view, rows[j + 1].node)[r->metric] ==
+		       cp_view_incl(r->view, rows[j].node)[r->metric])
+		j++;
+	if (j == 1 || rows[1].depth != 1 || !rows[1].last)
+		return;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (size_t i = 1; i < j; i++)
+		strbuf_addf(&sb, "%s%s", i > 1 ? " > " : "", r->view->nodes[rows[i].node].name);
+	free(r->via);
+	r->via = strbuf_detach(&sb);
+	int shift = rows[j].depth - 1;
+	memmove(rows + 1, rows + j, (n - j) * sizeof(*rows));
+	r->rows.n = n - (j - 1);
+	rows[1].parent = 0;
+	for (size_t i = 1; i < r->rows.n; i++)
+		rows[i].depth -= shift;
 }
