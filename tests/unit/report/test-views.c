@@ -336,6 +336,30 @@ static void test_select(void **state)
 	cp_profile_release(&p);
 }
 
+static void test_fold_and_truncate(void **state)
+{
+	const struct tpath paths[] = {{60, {MAIN, A, B}}, {40, {MAIN, A, C}}};
+	struct cp_profile p;
+	profile_of(&p, paths, 2, CP_PROFILE_ALL_THREADS);
+	struct cp_report_options o;
+	struct cp_render r;
+	cp_report_options_init(&o);
+	/* root, main, A, B, b-line, C, c-line */
+	assert_int_equal(rows_of(&p, &o, &r), 7);
+	cp_render_fold_chain(&r);
+	assert_string_equal(r.via, "main");
+	assert_int_equal(r.rows.n, 6);
+	assert_string_equal(p.td.nodes[r.rows.rows[1].node].name, "A");
+	assert_int_equal(r.rows.rows[1].depth, 1);
+	assert_int_equal(r.rows.rows[1].parent, 0);
+	assert_int_equal(r.rows.rows[2].depth, 2);
+	assert_false(r.rows.rows[2].last); /* B, then C */
+	cp_render_truncate(&r, 4);          /* root, A, B, b-line */
+	assert_true(r.rows.rows[2].last);   /* C is gone */
+	cp_render_release(&r);
+	cp_profile_release(&p);
+}
+
 static void test_threads(void **state)
 {
 	const struct tpath t0[] = {{30, {MAIN, A}}};
@@ -460,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bottom_up_callers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_and_truncate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inlined_and_symbolize_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_missing_module, setup, teardown),
