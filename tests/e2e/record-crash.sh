@@ -12,6 +12,33 @@ $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"
 json_assert "$WORK/m.json" 'd["procs"][0]["flags"] & 2 and d["procs"][0]["exit_status"] == 139' "CRASHED, status 139"
 json_assert "$WORK/m.json" 'd["threads"][0]["samples"][0] > 100' "samples kept"
 
+# abort(): 128+6, CRASHED; the program sees SIG_DFL for SIGABRT and SIGINT (our exit handlers are hidden).
+cat >"$WORK/ab.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	struct sigaction old;
+	sigaction(SIGABRT, NULL, &old);
+	void (*prev)(int) = signal(SIGINT, SIG_DFL);
+	printf("dfl %d %d\n", old.sa_handler == SIG_DFL, prev == SIG_DFL);
+	fflush(stdout);
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < 300000000ul; i++)
+		x += i;
+	abort();
+}
+C
+cc -O1 -o "$WORK/ab" "$WORK/ab.c" || fail "cannot compile helper"
+"$CALLPATH" record -q -o "$WORK/a" -- "$WORK/ab" >"$WORK/aout" 2>/dev/null
+rc=$?
+[ $rc = 134 ] || fail "abort: exit status $rc, want 134"
+grep -q "dfl 1 1" "$WORK/aout" || fail "SIGABRT disposition not reported as SIG_DFL: $(cat "$WORK/aout")"
+$CHECK "$WORK/a" >"$WORK/a.json" || fail "abort measurement invalid"
+json_assert "$WORK/a.json" 'd["procs"][0]["flags"] & 2 and d["procs"][0]["exit_status"] == 134' "abort: CRASHED, 134"
+json_assert "$WORK/a.json" 'd["threads"][0]["samples"][0] > 50 and d["threads"][0]["flags"] & 1' "abort: samples, thread finished"
+
 # SIGKILL in the middle of a run: everything published so far is valid.
 (cd "$WORK" && exec "$CALLPATH" record -q -o "$WORK/k" -- "$CP_WORKLOADS/threads.O2" 4) \
 	>/dev/null 2>&1 &
@@ -47,4 +74,6 @@ rc=$?
 [ $rc = 143 ] || fail "exit status $rc after SIGTERM to callpath, want 143"
 grep -q "signal 15" "$WORK/terr" || fail "SIGTERM not reported: $(cat "$WORK/terr")"
 $CHECK "$WORK/t" >"$WORK/t.json" || fail "files of a terminated run are not readable"
+json_assert "$WORK/t.json" 'd["procs"][0]["flags"] & 2 and d["procs"][0]["exit_status"] == 143' "SIGTERM: CRASHED, 143"
+json_assert "$WORK/t.json" 'all(t["flags"] & 1 for t in d["threads"])' "SIGTERM: thread files finished"
 exit 0

@@ -123,6 +123,7 @@ void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
 /* core/signal.c */
 int cp_signal_install(void) CP_HIDDEN;
 void cp_signal_fatal_install(void) CP_HIDDEN;
+int cp_signal_is_fatal_handler(const struct sigaction *sa) CP_HIDDEN;
 /* The program's view of our signal (interpose/signals.c stores it). */
 extern struct sigaction cp_app_action CP_HIDDEN;
 extern volatile int cp_app_action_set CP_HIDDEN;

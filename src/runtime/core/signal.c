@@ -191,9 +191,13 @@ void cp_signal_set_real_sigaction(int (*fn)(int, const struct sigaction *, struc
 	real_sigaction_fn = fn;
 }
 
-/* Fatal signals: mark the files CRASHED, then let the signal kill us with its default
- * action, so the exit status the parent sees is unchanged. */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+/* Signals whose default action ends the process: the files are marked CRASHED and
+ * finished, then the signal takes its default action, so the exit status the parent sees
+ * is unchanged. Installed only where the disposition is SIG_DFL at start; a program that
+ * installs its own handler replaces ours (and sigaction reports SIG_DFL for ours). */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTRAP,
+				    SIGSYS,  SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
+				    SIGXCPU, SIGXFSZ};
 
 static void fatal_handler(int sig, siginfo_t *si, void *ucv)
 {
@@ -204,10 +208,14 @@ static void fatal_handler(int sig, siginfo_t *si, void *ucv)
 		cp_self->busy = 1;
 	cp_rt_fini(sig);
 	real_sigaction_fn(sig, &dfl, NULL);
-	/* A fault re-executes the instruction and dies; a raised signal stays pending until
-	 * we return. Either way the default action happens. */
-	if (si->si_code <= 0)
-		syscall(SYS_tgkill, cp_ss_getpid(), cp_ss_gettid(), sig);
+	/* Raise it again with the default action: delivered now, or when we return if it is
+	 * blocked in the handler (a fault would also re-execute and fault again). */
+	syscall(SYS_tgkill, cp_ss_getpid(), cp_ss_gettid(), sig);
+}
+
+int cp_signal_is_fatal_handler(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == fatal_handler;
 }
 
 void cp_signal_fatal_install(void)

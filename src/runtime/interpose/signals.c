@@ -18,8 +18,15 @@ static int is_ours(int sig)
 CP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	typeof(cp_real.sigaction) real = CP_REAL(sigaction);
-	if (!is_ours(sig))
-		return real(sig, act, old);
+	if (!is_ours(sig)) {
+		int rc = real(sig, act, old);
+		/* Our exit-time handler for a fatal signal looks like SIG_DFL to the program. */
+		if (!rc && old && cp_signal_is_fatal_handler(old)) {
+			memset(old, 0, sizeof *old);
+			old->sa_handler = SIG_DFL;
+		}
+		return rc;
+	}
 	struct cp_thread *t = cp_self;
 	if (t)
 		t->busy++;
@@ -56,8 +63,14 @@ static sighandler_t signal_common(int sig, sighandler_t handler, int flags)
 
 CP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	if (!is_ours(sig))
-		return CP_REAL(signal)(sig, handler);
+	if (!is_ours(sig)) {
+		sighandler_t prev = CP_REAL(signal)(sig, handler);
+		struct sigaction probe;
+		memset(&probe, 0, sizeof probe);
+		probe.sa_handler = prev;
+		probe.sa_flags = SA_SIGINFO;
+		return cp_signal_is_fatal_handler(&probe) ? SIG_DFL : prev;
+	}
 	return signal_common(sig, handler, SA_RESTART); /* glibc's signal(): BSD semantics */
 }
 
