@@ -55,17 +55,41 @@ void cp_render_csv(const struct cp_render *r, FILE *out)
 	}
 }
 
+/* Length of the well-formed UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+						   : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (n == 2 && s[0] < 0xc2)
+		return 0; /* overlong */
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* A JSON string; bytes that are not UTF-8 (paths are bytes) become U+FFFD. */
 static void json_str(FILE *out, const char *s)
 {
 	if (!s) {
 		fputs("null", out);
 		return;
 	}
-	struct strbuf sb;
+	struct strbuf sb, clean;
 	strbuf_init(&sb);
-	strbuf_add_json(&sb, s);
+	strbuf_init(&clean);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n)
+			strbuf_add(&clean, p, n);
+		else
+			strbuf_addstr(&clean, "\xef\xbf\xbd");
+		p += n ? n : 1;
+	}
+	strbuf_add_json(&sb, clean.buf);
 	fprintf(out, "\"%s\"", sb.buf);
 	strbuf_release(&sb);
+	strbuf_release(&clean);
 }
 
 static void json_strings(FILE *out, char **v, size_t n)

@@ -476,6 +476,28 @@ static void test_outputs(void **state)
 	cp_profile_release(&p);
 }
 
+static void test_json_bytes(void **state)
+{
+	const struct tpath paths[] = {{40, {MAIN, A}}};
+	const struct tpath *t[1] = {paths};
+	int np = 1;
+	dir_write(400, "/lib/odd\xff\xc3(.so", t, &np, 1);
+	struct cp_mf_dir d;
+	struct cp_profile p;
+	assert_int_equal(cp_mf_dir_open(&d, tmpdir), 0);
+	assert_int_equal(cp_profile_build(&p, &d, &fake_ops, CP_PROFILE_ALL_THREADS, 0), 0);
+	struct cp_report_options o;
+	cp_report_options_init(&o);
+	o.format = CP_FORMAT_JSON;
+	char *s = render_to_string(&p, &o);
+	/* Not UTF-8: each bad byte becomes U+FFFD, so the document stays valid JSON. */
+	if (!strstr(s, "\"module\":\"/lib/odd\xef\xbf\xbd\xef\xbf\xbd(.so\""))
+		fail_msg("JSON:\n%s", s);
+	free(s);
+	cp_profile_release(&p);
+	cp_mf_dir_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inlined_and_symbolize_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_missing_module, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_bytes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
