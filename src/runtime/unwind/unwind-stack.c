@@ -222,13 +222,38 @@ static int follows_call(const uint8_t *ra)
 	return 0;
 }
 
+/* Copies the 8 code bytes before ra. A candidate return address found by scanning may be
+ * a stale word pointing into a library another thread is closing right now (the registry
+ * learns of a dlclose only afterwards): outside the main executable (id 0), which is never
+ * unmapped, the bytes are read with process_vm_readv, which fails instead of faulting. */
+static int code_before(const struct cp_module *m, uintptr_t ra, uint8_t out[8])
+{
+	struct iovec local = {out, 8}, remote = {(void *)(ra - 8), 8};
+	int saved;
+	ssize_t got;
+
+	if (m->id == 0) {
+		memcpy(out, (const void *)(ra - 8), 8);
+		return 0;
+	}
+	saved = errno;
+	got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (got < 0 && (errno == ENOSYS || errno == EPERM)) { /* not permitted: read directly */
+		memcpy(out, (const void *)(ra - 8), 8);
+		got = 8;
+	}
+	errno = saved;
+	return got == 8 ? 0 : -1;
+}
+
 int uw_is_return_address(uintptr_t ra)
 {
 	const struct cp_module *m = cp_modules_find(ra);
+	uint8_t code[8];
 
-	if (!m || ra < m->text_lo + 8)
+	if (!m || ra < m->text_lo + 8 || code_before(m, ra, code) < 0)
 		return 0;
-	return follows_call((const uint8_t *)ra);
+	return follows_call(code + 8);
 }
 
 int uw_step_fp(const struct uw_window *w, struct uw_regs *rg)

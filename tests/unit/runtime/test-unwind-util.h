@@ -125,15 +125,22 @@ static inline int ut_exe_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 static inline void ut_symtab_load(void)
 {
-	int fd = open("/proc/self/exe", O_RDONLY);
+	int fd;
 	struct stat sb;
 	const uint8_t *img;
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh;
 	const char *shstr;
 
-	if (ut_st.syms || fd < 0 || fstat(fd, &sb) < 0)
+	if (ut_st.syms)
 		return;
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) < 0) {
+		close(fd);
+		return;
+	}
 	img = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	eh = (const Elf64_Ehdr *)img;
