@@ -56,6 +56,7 @@ rc=$?
 [ $rc = 137 ] || fail "exit status $rc after SIGKILL, want 137"
 $CHECK "$WORK/k" >"$WORK/k.json" || fail "files of a killed run are not readable"
 json_assert "$WORK/k.json" 'not d["procs"][0]["flags"] & 1' "killed run not FINISHED"
+json_assert "$WORK/k.json" 'd["procs"][0]["nthreads"] == len(d["threads"]) == 5' "thread count kept while running"
 json_assert "$WORK/k.json" 'sum(t["samples"][0] for t in d["threads"]) > 50' "samples survive SIGKILL"
 json_assert "$WORK/k.json" 'all(t["totals"][0] <= t["samples"][0] * 1000000 for t in d["threads"])' \
 	"values consistent with counters"

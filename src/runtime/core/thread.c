@@ -102,6 +102,9 @@ struct cp_thread *cp_thread_begin(int lazy)
 		__atomic_add_fetch(&cp_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	if (cp_rt.phdr) /* "thread files created so far", readable while running */
+		__atomic_store_n(&cp_rt.phdr->nthreads,
+				 __atomic_load_n(&cp_rt.next_tidx, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 	if (lazy)
 		cp_unwind_thread_init_signal_safe((uintptr_t)__builtin_frame_address(0));
 	else
