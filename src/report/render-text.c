@@ -20,7 +20,7 @@ const char *cp_mechanism_name(uint32_t mechanism)
 {
 	switch (mechanism) {
 	case CP_MF_MECH_PERF_TASK_CLOCK: return "perf_event task-clock";
-	case CP_MF_MECH_POSIX_TIMER: return "POSIX CPU-time timer";
+	case CP_MF_MECH_POSIX_TIMER: return "POSIX timer";
 	case CP_MF_MECH_ITIMER: return "setitimer";
 	case CP_MF_MECH_PERF_EVENT: return "perf_event";
 	case CP_MF_MECH_INTERPOSE: return "interposition";
