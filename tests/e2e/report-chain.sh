@@ -36,4 +36,12 @@ PY
 run "$CALLPATH" report "$WORK/m"
 grep -q "heavy3  chain.c:" "$WORK/run.out" || fail "text view lacks heavy3 with its call site"
 grep -q "delivered" "$WORK/run.out" || fail "summary lacks the delivered rate"
+# `callpath record` ends with cp_report_print_summary(): the hottest procedures first.
+if grep -q "hottest procedures" "$WORK/record.out" "$WORK/record.err" 2>/dev/null; then
+	cat "$WORK/record.out" "$WORK/record.err" >"$WORK/summary.txt"
+	first=$(grep -A2 "hottest procedures" "$WORK/summary.txt" | tail -1)
+	case "$first" in *heavy3*) ;; *) fail "record summary's hottest procedure is not heavy3: $first" ;; esac
+	grep -q "all below runs in: .*main" "$WORK/summary.txt" ||
+		fail "record summary does not fold the start-up chain"
+fi
 note "ok"
