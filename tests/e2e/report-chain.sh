@@ -32,6 +32,21 @@ assert share > 0.95, f"heavy3+light1 hold only {share:.3f} of the total"
 s = d["summary"]
 assert s["unwind"]["complete_pct"] > 99, s["unwind"]
 PY
+# Call sites and inlined frames point at the right source lines (found in chain.c itself).
+python3 - "$WORK/td.json" "$CP_SOURCE_DIR/tests/workloads/chain.c" <<'PY' || fail "wrong call-site or inline lines"
+import json, sys
+d = json.load(open(sys.argv[1]))
+src = open(sys.argv[2]).read().split("\n")
+line_of = lambda text: next(i + 1 for i, l in enumerate(src) if text in l)
+nodes = {n["id"]: n for n in d["nodes"]}
+for name, call, inl in [("heavy3", "heavy3(100000)", "spin(3 * units"), ("light1", "light1(100000)", "spin(units, 1)")]:
+    n = next(n for n in d["nodes"] if n["kind"] == "procedure" and n["name"] == name)
+    assert n["file"].endswith("chain.c") and n["line"] == line_of(call), (name, n["file"], n["line"])
+    kids = [k for k in d["nodes"] if k["parent"] == n["id"]]
+    spin = [k for k in kids if k["kind"] == "inlined" and k["name"] == "spin"]
+    assert spin and spin[0]["line"] == line_of(inl), (name, kids)
+    print(f"{name}: called at chain.c:{n['line']}, spin inlined at chain.c:{spin[0]['line']}")
+PY
 # The text view shows the same tree.
 run "$CALLPATH" report "$WORK/m"
 grep -q "heavy3  chain.c:" "$WORK/run.out" || fail "text view lacks heavy3 with its call site"
