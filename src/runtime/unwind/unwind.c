@@ -1,10 +1,15 @@
 /* The unwinder's main loop and its recipe cache.
  *
- * A recipe is one CFI row packed into 64 bits (how to get CFA, RA and rbp). Recipes are
- * cached per lookup address in a direct-mapped table shared by all threads. Each slot is
- * two 64-bit words written with relaxed atomics: (key ^ recipe, recipe). A reader accepts
- * a slot only if word0 ^ word1 == key, so a slot torn by a concurrent writer reads as a
- * miss, never as a wrong recipe (the lockless-transposition-table trick).
+ * A recipe is one CFI row packed into two 64-bit words (w1: CFA and RA rules, w2: the
+ * callee-saved registers). Recipes are cached per lookup address in a direct-mapped
+ * table shared by all threads. A slot holds (check, w1, w2), each word written and read
+ * with relaxed atomics, check = key ^ w1 ^ rot(w2). A reader accepts a slot only if the
+ * check matches its own key, so a slot torn by concurrent writers reads as a miss, never
+ * as another key's recipe (the lockless-transposition-table trick).
+ *
+ * The hot path (run_packed) applies cached "fast" recipes straight from their packed
+ * form; everything else goes through the general path (step_general): cache misses
+ * (cfi.c interprets the FDE), signal frames, PLT and expression CFAs, fallbacks.
  *
  * Async-signal-safe: no allocation (the table is mmap'd in cp_unwind_init), no locks. */
 #include <errno.h>
