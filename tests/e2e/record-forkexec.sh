@@ -31,4 +31,11 @@ grep -q "chain done" "$WORK/run.out" || fail "exec'd program did not run (no-fol
 $CHECK "$WORK/n" >"$WORK/n.json" || fail "no-follow measurement invalid"
 json_assert "$WORK/n.json" 'len(d["procs"]) == 2 and not any(p["exe"].endswith("chain.O2") for p in d["procs"])' \
 	"--no-follow-exec: exec'd image not profiled"
+
+# A program that clears its environment before exec (env -i) is still followed.
+run "$CALLPATH" record -q -o "$WORK/e" -- env -i "$CP_WORKLOADS/chain.O2"
+grep -q "chain done" "$WORK/run.out" || fail "env -i: program did not run"
+$CHECK "$WORK/e" >"$WORK/e.json" || fail "env -i measurement invalid"
+json_assert "$WORK/e.json" 'any(p["exe"].endswith("chain.O2") for p in d["procs"])' \
+	"image exec'd with an empty environment not followed"
 exit 0

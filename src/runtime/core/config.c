@@ -71,6 +71,28 @@ static int config_outdir(const char *dir)
 	return 0;
 }
 
+#define CP_SAVED_ENV_MAX 16
+char *cp_saved_env[CP_SAVED_ENV_MAX + 1];
+static char saved_env_pool[16384];
+
+static void config_save_env(void)
+{
+	extern char **environ;
+	size_t used = 0, n = 0;
+	for (size_t i = 0; environ && environ[i] && n < CP_SAVED_ENV_MAX; i++) {
+		const char *kv = environ[i];
+		if (strncmp(kv, "CALLPATH_", 9) && strncmp(kv, "LD_PRELOAD=", 11))
+			continue;
+		size_t len = strlen(kv) + 1;
+		if (used + len > sizeof saved_env_pool)
+			break;
+		memcpy(saved_env_pool + used, kv, len);
+		cp_saved_env[n++] = saved_env_pool + used;
+		used += len;
+	}
+	cp_saved_env[n] = NULL;
+}
+
 int cp_config_load(void)
 {
 	const char *out = getenv("CALLPATH_OUTPUT");
@@ -78,6 +100,7 @@ int cp_config_load(void)
 		return -1;
 	if (config_outdir(out) || config_events(getenv("CALLPATH_EVENTS")))
 		return -1;
+	config_save_env();
 	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");
 	cp_rt.follow_exec = !follow || strcmp(follow, "0") != 0;
 	const char *no_perf = getenv("CALLPATH_NO_PERF");

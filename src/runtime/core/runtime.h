@@ -130,6 +130,9 @@ extern volatile int cp_app_action_set CP_HIDDEN;
 
 /* core/config.c */
 int cp_config_load(void) CP_HIDDEN;
+/* LD_PRELOAD and CALLPATH_* as they were at start (KEY=VALUE, NULL-terminated), so that a
+ * program that clears its environment (env -i) still passes them on to exec'd images. */
+extern char *cp_saved_env[] CP_HIDDEN;
 
 /* interpose/dl.c: fork() keeps the module registry's lock consistent. */
 void cp_dl_fork_prepare(void) CP_HIDDEN;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -45,37 +46,57 @@ static int is_our_var(const char *kv)
 	return !strncmp(kv, "CALLPATH_", 9) || !strncmp(kv, "LD_PRELOAD=", 11);
 }
 
-#define CP_ENV_MAX 4096
+/* The environment of a new image: on the stack for ordinary sizes, mmap'd (a system
+ * call, safe in a vfork child) for huge ones; never truncated. */
+struct exec_envbuf {
+	char **v;
+	size_t bytes; /* mmap'd size, 0 when v is small[] */
+	char *small[256];
+};
 
-/* Builds the environment for a new image into out (NULL-terminated). Following: every
- * CALLPATH_* and LD_PRELOAD of ours that the program's envp lacks is added from our
- * environ; not following: they are removed. */
-static char *const *exec_env(char *const envp[], char **out, size_t cap)
+static size_t env_count(char *const env[])
 {
 	size_t n = 0;
-	for (size_t i = 0; envp && envp[i] && n + 1 < cap; i++)
-		if (cp_rt.follow_exec || !is_our_var(envp[i]))
-			out[n++] = envp[i];
-	if (cp_rt.follow_exec && envp != environ) {
-		for (size_t i = 0; environ && environ[i] && n + 1 < cap; i++) {
-			if (!is_our_var(environ[i]))
-				continue;
-			size_t klen = strcspn(environ[i], "=") + 1;
-			int present = 0;
-			for (size_t k = 0; k < n && !present; k++)
-				present = !strncmp(out[k], environ[i], klen);
-			if (!present)
-				out[n++] = environ[i];
-		}
-	}
-	out[n] = NULL;
-	return out;
+	while (env && env[n])
+		n++;
+	return n;
 }
 
-static char **env_buffer(void)
+/* Builds the environment for a new image (NULL-terminated). Following: every CALLPATH_*
+ * and LD_PRELOAD of ours that the program's envp lacks is added (as it was at start); not
+ * following: they are removed. Falls back to envp itself if no memory. */
+static char *const *exec_env(char *const envp[], struct exec_envbuf *b)
 {
-	static __thread char *buf[CP_ENV_MAX];
-	return buf;
+	size_t cap = env_count(envp) + env_count(cp_saved_env) + 1, n = 0;
+	b->v = b->small;
+	b->bytes = 0;
+	if (cap > sizeof b->small / sizeof b->small[0]) {
+		void *p = mmap(NULL, cap * sizeof(char *), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return envp;
+		b->v = p;
+		b->bytes = cap * sizeof(char *);
+	}
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (cp_rt.follow_exec || !is_our_var(envp[i]))
+			b->v[n++] = envp[i];
+	for (size_t i = 0; cp_rt.follow_exec && cp_saved_env[i]; i++) {
+		size_t klen = strcspn(cp_saved_env[i], "=") + 1;
+		int present = 0;
+		for (size_t k = 0; k < n && !present; k++)
+			present = !strncmp(b->v[k], cp_saved_env[i], klen);
+		if (!present)
+			b->v[n++] = cp_saved_env[i];
+	}
+	b->v[n] = NULL;
+	return b->v;
+}
+
+static void exec_env_release(struct exec_envbuf *b)
+{
+	if (b->bytes)
+		munmap(b->v, b->bytes);
 }
 
 CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -83,12 +104,14 @@ CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	typeof(cp_real.execve) real = CP_REAL(execve);
 	if (!cp_rt.active)
 		return real(path, argv, envp);
-	char *const *env = exec_env(envp, env_buffer(), CP_ENV_MAX);
+	struct exec_envbuf eb;
+	char *const *env = exec_env(envp, &eb);
 	if (in_foreign_child())
 		return real(path, argv, env);
 	cp_rt_before_exec();
 	int rc = real(path, argv, env);
 	int err = errno;
+	exec_env_release(&eb);
 	cp_rt_exec_failed();
 	errno = err;
 	return rc;
@@ -99,12 +122,14 @@ CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	typeof(cp_real.execvpe) real = CP_REAL(execvpe);
 	if (!cp_rt.active)
 		return real(file, argv, envp);
-	char *const *env = exec_env(envp, env_buffer(), CP_ENV_MAX);
+	struct exec_envbuf eb;
+	char *const *env = exec_env(envp, &eb);
 	if (in_foreign_child())
 		return real(file, argv, env);
 	cp_rt_before_exec();
 	int rc = real(file, argv, env);
 	int err = errno;
+	exec_env_release(&eb);
 	cp_rt_exec_failed();
 	errno = err;
 	return rc;
@@ -172,8 +197,10 @@ CP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
 	typeof(cp_real.posix_spawn) real = CP_REAL(posix_spawn);
 	if (!cp_rt.active)
 		return real(pid, path, fa, attr, argv, envp);
-	char *env[CP_ENV_MAX];
-	return real(pid, path, fa, attr, argv, (char **)exec_env(envp, env, CP_ENV_MAX));
+	struct exec_envbuf eb;
+	int rc = real(pid, path, fa, attr, argv, (char *const *)exec_env(envp, &eb));
+	exec_env_release(&eb);
+	return rc;
 }
 
 CP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
@@ -182,8 +209,10 @@ CP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 	typeof(cp_real.posix_spawnp) real = CP_REAL(posix_spawnp);
 	if (!cp_rt.active)
 		return real(pid, file, fa, attr, argv, envp);
-	char *env[CP_ENV_MAX];
-	return real(pid, file, fa, attr, argv, (char **)exec_env(envp, env, CP_ENV_MAX));
+	struct exec_envbuf eb;
+	int rc = real(pid, file, fa, attr, argv, (char *const *)exec_env(envp, &eb));
+	exec_env_release(&eb);
+	return rc;
 }
 
 CP_EXPORT void exit(int status)
