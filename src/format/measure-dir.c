@@ -7,9 +7,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct dir_entry {
 	char *name;
@@ -145,6 +149,40 @@ static int image_cmp(const void *a, const void *b)
 	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
+/* Sizes and published `used` of every file: changes while a program still writes. */
+static uint64_t dir_signature(const char *dir, const struct dir_entry *ents, size_t n)
+{
+	uint64_t sig = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf path;
+		strbuf_init(&path);
+		strbuf_addf(&path, "%s/%s", dir, ents[i].name);
+		int fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+		strbuf_release(&path);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		uint64_t used = 0;
+		if (!fstat(fd, &st))
+			sig = sig * 1000003u + (uint64_t)st.st_size;
+		if (pread(fd, &used, sizeof used, offsetof(struct cp_mf_header, used)) == sizeof used)
+			sig = sig * 1000003u + used;
+		close(fd);
+	}
+	return sig;
+}
+
+static int dir_load(struct cp_mf_dir *d, const struct dir_entry *ents, size_t n, size_t nproc)
+{
+	int rc = 0;
+	d->images = xcalloc(nproc, sizeof(*d->images));
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = entry_load(d, &ents[i], nproc);
+	if (!rc)
+		qsort(d->images, d->nimages, sizeof(*d->images), image_cmp);
+	return rc;
+}
+
 int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
 {
 	struct dir_entry *ents = NULL;
@@ -161,11 +199,18 @@ int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
 			      path);
 		goto out;
 	}
-	d->images = xcalloc(nproc, sizeof(*d->images));
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = entry_load(d, &ents[i], nproc);
-	if (!rc)
-		qsort(d->images, d->nimages, sizeof(*d->images), image_cmp);
+	/* A running program may grow a file, or load a module a thread file already names,
+	 * between our reads of two files: such an inconsistency is retried, real damage stays. */
+	for (int attempt = 0;; attempt++) {
+		uint64_t sig = dir_signature(path, ents, n);
+		rc = dir_load(d, ents, n, nproc);
+		if (rc != CP_EFORMAT || attempt == 4 || dir_signature(path, ents, n) == sig)
+			break;
+		char *keep = d->path;
+		d->path = NULL;
+		cp_mf_dir_release(d);
+		d->path = keep;
+	}
 out:
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].name);
