@@ -37,7 +37,7 @@ expect_error "$WORK/does-not-exist" "cannot open"
 
 # Random damage anywhere in the used part of the thread or process file: error or a report,
 # never a crash.
-for i in $(seq 1 25); do
+for i in $(seq 1 15); do
 	rm -rf "$WORK/rand"
 	cp -r "$WORK/m" "$WORK/rand"
 	for f in "$WORK/rand"/*.thr "$WORK/rand"/*.proc; do
