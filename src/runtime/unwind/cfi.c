@@ -386,6 +386,13 @@ static void op_state(struct interp *st, uint8_t op)
 	}
 }
 
+/* A register number; anything we do not track reads as NREGS (never a valid base). */
+static uint8_t rd_reg(struct cursor *c)
+{
+	uint64_t r = rd_uleb(c);
+	return r < NREGS ? (uint8_t)r : NREGS;
+}
+
 static void op_def_cfa(struct interp *st, struct cursor *c, uint8_t op)
 {
 	int64_t da = st->cie->data_align;
@@ -393,11 +400,11 @@ static void op_def_cfa(struct interp *st, struct cursor *c, uint8_t op)
 	switch (op) {
 	case 0x0c: /* def_cfa */
 		st->cur.cfa.how = CP_CFA_REG;
-		st->cur.cfa.reg = (uint8_t)rd_uleb(c);
+		st->cur.cfa.reg = rd_reg(c);
 		st->cur.cfa.off = (int32_t)rd_uleb(c);
 		break;
 	case 0x0d: /* def_cfa_register */
-		st->cur.cfa.reg = (uint8_t)rd_uleb(c);
+		st->cur.cfa.reg = rd_reg(c);
 		if (st->cur.cfa.how != CP_CFA_REG)
 			st->cur.cfa.how = 0xff; /* register on top of an expression: undefined */
 		break;
@@ -406,7 +413,7 @@ static void op_def_cfa(struct interp *st, struct cursor *c, uint8_t op)
 		break;
 	case 0x12: /* def_cfa_sf */
 		st->cur.cfa.how = CP_CFA_REG;
-		st->cur.cfa.reg = (uint8_t)rd_uleb(c);
+		st->cur.cfa.reg = rd_reg(c);
 		st->cur.cfa.off = (int32_t)(rd_sleb(c) * da);
 		break;
 	case 0x13: /* def_cfa_offset_sf */
