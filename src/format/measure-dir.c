@@ -105,7 +105,7 @@ static struct cp_mf_image *image_find(struct cp_mf_dir *d, int pid, unsigned gen
 	return NULL;
 }
 
-static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e, size_t nproc)
+static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e)
 {
 	if (e->is_proc) {
 		struct cp_mf_image *im = &d->images[d->nimages];
@@ -133,7 +133,6 @@ static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e, size_t npr
 		return rc;
 	}
 	im->nthreads++;
-	(void)nproc;
 	return 0;
 }
 
@@ -177,7 +176,7 @@ static int dir_load(struct cp_mf_dir *d, const struct dir_entry *ents, size_t n,
 	int rc = 0;
 	d->images = xcalloc(nproc, sizeof(*d->images));
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = entry_load(d, &ents[i], nproc);
+		rc = entry_load(d, &ents[i]);
 	if (!rc)
 		qsort(d->images, d->nimages, sizeof(*d->images), image_cmp);
 	return rc;

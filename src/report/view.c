@@ -41,11 +41,10 @@ static int key_eq(const void *ctx, uint32_t idx, const void *key)
 static uint32_t node_new(struct cp_view *v, const struct child_key *k)
 {
 	if (v->n + 1 > v->alloc) {
-		size_t old = v->alloc;
 		XGROW(v->nodes, v->n + 1, v->alloc);
+		/* +8: a view of zero metrics still gets distinct, valid pointers */
 		v->incl = xrealloc(v->incl, v->alloc * v->nmetrics * sizeof(uint64_t) + 8);
 		v->excl = xrealloc(v->excl, v->alloc * v->nmetrics * sizeof(uint64_t) + 8);
-		(void)old;
 	}
 	uint32_t i = (uint32_t)v->n++;
 	struct cp_vnode *n = &v->nodes[i];
