@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,6 +160,31 @@ static int record_environment(const struct record_opts *o, const char *outdir)
 	return 0;
 }
 
+static int is_measurement_file(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 5 && !strcmp(name + n - 5, ".proc")) || (n > 4 && !strcmp(name + n - 4, ".thr"));
+}
+
+/* A directory that holds an earlier measurement: its files are replaced (perf record
+ * replaces perf.data), never mixed with the new run's. Returns how many were removed. */
+static int record_clear_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int removed = 0;
+	char path[PATH_MAX];
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!is_measurement_file(e->d_name))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		removed += !unlink(path);
+	}
+	closedir(d);
+	return removed;
+}
+
 static int record_outdir(const struct record_opts *o, const char *prog, char *out, size_t cap)
 {
 	const char *base = strrchr(prog, '/');
@@ -167,6 +193,8 @@ static int record_outdir(const struct record_opts *o, const char *prog, char *ou
 		snprintf(out, cap, "%s", o->outdir);
 	else
 		snprintf(out, cap, "callpath-%s-%d", base, (int)getpid());
+	if (record_clear_dir(out) > 0 && !o->quiet)
+		fprintf(stderr, "callpath record: replacing the earlier measurement in %s\n", out);
 	if (mkdir(out, 0755) && errno != EEXIST) {
 		cli_error("record", "cannot create the measurement directory %s: %s", out,
 			  strerror(errno));
