@@ -172,7 +172,7 @@ static int record_clear_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	int removed = 0;
-	char path[PATH_MAX];
+	char path[PATH_MAX + 256];
 	if (!d)
 		return 0;
 	for (struct dirent *e; (e = readdir(d));) {
