@@ -1,51 +1,31 @@
-/* CFG and loop nest of one procedure through src/analyze/cfg and src/analyze/loops: this
- * file supplies the oracle (procedure entries, no-return callees, bytes of the module). */
+/* CFG and loop nest of one procedure through src/analyze/cfg and src/analyze/loops, with
+ * the module oracle of cfg-module.h (procedure entries, no-return callees by name and by
+ * inference, bytes of the module): the one oracle of the project. */
 #include "analyze/structure/recover-internal.h"
 
 #include "base/xalloc.h"
 
 #include <string.h>
 
-void rc_loops_init(struct rc_loops *l)
+void rc_loops_init(struct rc_loops *l, const struct cp_module *m)
 {
 	cp_cfg_init(&l->cfg);
 	cp_loop_nest_init(&l->nest);
+	cp_cfg_module_init(&l->cm, m);
+	l->oracle = cp_cfg_module_oracle(&l->cm);
+	l->inferred_noreturn = 0;
 }
 
 void rc_loops_release(struct rc_loops *l)
 {
 	cp_cfg_release(&l->cfg);
 	cp_loop_nest_release(&l->nest);
+	cp_cfg_module_release(&l->cm);
 }
 
-static bool oracle_is_entry(void *ctx, uint64_t addr)
+void rc_loops_infer_noreturn(struct rc_loops *l)
 {
-	struct cp_module *m = ctx;
-	const struct cp_proc_range *r = cp_proc_table_find(&m->procs, addr);
-	return r && !r->is_part && m->procs.procs[r->proc].lo == addr;
-}
-
-static bool oracle_is_noreturn(void *ctx, uint64_t addr)
-{
-	struct cp_module *m = ctx;
-	const struct cp_proc_range *r = cp_proc_table_find(&m->procs, addr);
-	if (!r || r->is_part)
-		return false;
-	const struct cp_proc *p = &m->procs.procs[r->proc];
-	if (p->lo != addr)
-		return false;
-	if (cp_cfg_noreturn_name(p->linkage))
-		return true;
-	for (size_t i = 0; i < p->naliases; i++)
-		if (cp_cfg_noreturn_name(p->aliases[i]))
-			return true;
-	return false;
-}
-
-static size_t oracle_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct cp_module *m = ctx;
-	return cp_elf_read(&m->image, addr, buf, len);
+	l->inferred_noreturn = cp_cfg_module_infer_noreturn(&l->cm, &l->cfg);
 }
 
 static void add_seg(struct rc_proc *rp, uint64_t lo, uint64_t hi, int32_t loop)
@@ -64,8 +44,7 @@ int rc_loops_find(struct rc_loops *l, struct rc_proc *rp)
 	rp->nloop_segs = 0;
 	if (!rp->nparts)
 		return 0;
-	struct cp_cfg_oracle oracle = {rp->m, oracle_is_entry, oracle_is_noreturn, oracle_read};
-	int rc = cp_cfg_build(&l->cfg, rp->parts, rp->nparts, &oracle);
+	int rc = cp_cfg_build(&l->cfg, rp->parts, rp->nparts, &l->oracle);
 	if (rc)
 		return rc;
 	cp_loops_find(&l->nest, &l->cfg);

@@ -425,7 +425,9 @@ int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 	struct rc_proc rp;
 	struct rc_loops loops;
 	rc_proc_init(&rp);
-	rc_loops_init(&loops);
+	rc_loops_init(&loops, m);
+	if (!(opt && opt->no_loops))
+		rc_loops_infer_noreturn(&loops);
 	as.rp = &rp;
 	int rc = 0;
 	fill_header(b, m);

@@ -5,6 +5,7 @@
  * the time to decode, and to build CFG + loops for, every procedure (bench/struct/run.sh). */
 #include "analyze/cfg/cfg-module.h"
 #include "analyze/loops/loops.h"
+#include "analyze/structure/recover.h"
 #include "arch/x86_64/decode.h"
 #include "base/error.h"
 
@@ -365,6 +366,52 @@ static void test_module_fixtures(void **state)
 	cp_module_release(&m);
 }
 
+/* Structure recovery uses the module oracle with no-return inference: a call to a
+ * procedure that only traps (no name says so) ends its block, so the loop after it has a
+ * single entry (fixture noret-loop.S) instead of a fake second one through the call. */
+static void test_struct_noreturn_inferred(void **state)
+{
+	(void)state;
+	const char *build = getenv("CP_BUILD_DIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/asm/libcp-asm-fixtures.so",
+		 build ? build : ".");
+	struct cp_module m;
+	assert_int_equal(cp_module_open(&m, path, 0), 0);
+	size_t idx;
+	const struct cp_proc *p = proc_named(&m, "fx_nrloop", &idx);
+	struct cp_structure_builder b;
+	cp_structure_builder_init(&b);
+	assert_int_equal(cp_struct_recover(&m, &b, NULL), 0);
+	uint32_t proc = CP_ST_NONE;
+	for (uint32_t i = 0; i < b.nscopes; i++)
+		if (b.scopes[i].kind == CP_ST_PROC && b.scopes[i].addr == p->lo)
+			proc = i;
+	assert_int_not_equal(proc, CP_ST_NONE);
+	assert_false(b.scopes[proc].flags & CP_ST_F_IRREDUCIBLE);
+	uint32_t loop = CP_ST_NONE, nloops = 0;
+	for (uint32_t i = 0; i < b.nscopes; i++)
+		if (b.scopes[i].kind == CP_ST_LOOP && b.scopes[i].parent == proc)
+			loop = i, nloops++;
+	assert_int_equal(nloops, 1);
+	assert_false(b.scopes[loop].flags & CP_ST_F_IRREDUCIBLE);
+	size_t entries = 0, backs = 0;
+	for (size_t e = 0; e < b.nedges; e++) {
+		if (b.edges[e].loop != loop)
+			continue;
+		entries += b.edges[e].kind == CP_ST_EDGE_ENTRY;
+		backs += b.edges[e].kind == CP_ST_EDGE_BACK;
+		if (b.edges[e].kind != CP_ST_EDGE_EXIT) /* into the header */
+			assert_int_equal(b.edges[e].to, b.scopes[loop].addr);
+	}
+	assert_int_equal(entries, 1);
+	assert_int_equal(backs, 1);
+	for (size_t n = 0; n < b.nnotes; n++)
+		assert_int_not_equal(b.notes[n].scope, proc);
+	cp_structure_builder_release(&b);
+	cp_module_release(&m);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -434,6 +481,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_boundaries_match_objdump),
 		cmocka_unit_test(test_every_procedure),
 		cmocka_unit_test(test_module_fixtures),
+		cmocka_unit_test(test_struct_noreturn_inferred),
 		cmocka_unit_test(test_compiled_switches),
 		cmocka_unit_test(test_parallel_matches_serial),
 	};
