@@ -219,10 +219,13 @@ static void thread_add(struct builder *b, const struct cp_mf_image *im, struct m
 		for (size_t m = 0; m < nm; m++)
 			vals[metric_map[m]] += raw[m];
 		uint32_t at = st[i].vnode;
-		if (n->kind != CP_MF_NODE_PARTIAL)
-			at = cp_view_child(v, at, CP_VK_LINE,
-					   cp_view_line_name(&b->p->pool, st[i].file, st[i].line),
-					   v->nodes[at].module, st[i].file, st[i].line);
+		if (n->kind != CP_MF_NODE_PARTIAL) {
+			at = cp_view_child(v, at, CP_VK_LINE, NULL, v->nodes[at].module, st[i].file,
+					   st[i].line);
+			if (!v->nodes[at].name)
+				v->nodes[at].name = cp_view_line_name(&b->p->pool, st[i].file,
+								      st[i].line);
+		}
 		cp_view_add_excl(v, at, vals);
 	}
 	free(st);

@@ -21,10 +21,11 @@ struct child_key {
 	int line;
 };
 
+/* A statement is identified by its file and line; its name is only their display. */
 static uint64_t key_hash(const struct child_key *k)
 {
 	uint64_t h = cp_hash_mix(k->parent, k->kind);
-	h = cp_hash_mix(h, (uintptr_t)k->name);
+	h = cp_hash_mix(h, k->kind == CP_VK_LINE ? 0 : (uintptr_t)k->name);
 	h = cp_hash_mix(h, (uintptr_t)k->module);
 	h = cp_hash_mix(h, (uintptr_t)k->file);
 	return cp_hash_mix(h, (uint64_t)k->line);
@@ -34,7 +35,8 @@ static int key_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct cp_vnode *n = &((const struct cp_view *)ctx)->nodes[idx];
 	const struct child_key *k = key;
-	return n->parent == k->parent && n->kind == k->kind && n->name == k->name &&
+	return n->parent == k->parent && n->kind == k->kind &&
+	       (n->name == k->name || k->kind == CP_VK_LINE) &&
 	       n->module == k->module && n->file == k->file && n->line == k->line;
 }
 
@@ -227,9 +229,11 @@ static void flat_path(struct cp_view *out, const struct path_frame *fr, size_t n
 		uint32_t f = cp_view_child(out, m, CP_VK_FILE, file, fr[j].module, fr[j].loc_file, 0);
 		uint32_t p = cp_view_child(out, f, CP_VK_PROCEDURE, fr[j].proc, fr[j].module,
 					   fr[j].loc_file, 0);
-		uint32_t l = cp_view_child(out, p, CP_VK_LINE,
-					   cp_view_line_name(pool, fr[j].loc_file, fr[j].loc_line),
-					   fr[j].module, fr[j].loc_file, fr[j].loc_line);
+		/* keyed by file:line; the display name is made once, when the node is new */
+		uint32_t l = cp_view_child(out, p, CP_VK_LINE, NULL, fr[j].module, fr[j].loc_file,
+					   fr[j].loc_line);
+		if (!out->nodes[l].name)
+			out->nodes[l].name = cp_view_line_name(pool, fr[j].loc_file, fr[j].loc_line);
 		int excl = j == 0;
 		count_once(out, m, stamp, vals, excl);
 		count_once(out, f, stamp, vals, excl);

@@ -48,7 +48,8 @@ struct cp_view {
 /* Creates the root node. */
 void cp_view_init(struct cp_view *v, size_t nmetrics, struct cp_strpool *pool);
 void cp_view_release(struct cp_view *v);
-/* The child of parent with this key (strings must be pooled), created if missing. */
+/* The child of parent with this key (strings must be pooled), created if missing. A LINE
+ * node is keyed by file and line only: pass name NULL and set it when the node is new. */
 uint32_t cp_view_child(struct cp_view *v, uint32_t parent, enum cp_vkind kind, const char *name,
 		       const char *module, const char *file, int line);
 /* The pooled display name of a statement: "file.c:12" (base name of file). */
