@@ -126,7 +126,15 @@ def table(results, top, tol):
             continue
         ok = max(vals) - min(vals) <= tol
         flags += not ok
-        lines.append(row + f" | {'yes' if ok else '**NO**'} |")
+        verdict = "yes"
+        if not ok:
+            verdict = "**NO**"
+            if "callpath" in tools:  # say whether callpath or the peers are the outlier
+                cp = vals[tools.index("callpath")]
+                peers = [(abs(v - cp), t) for t, v in zip(tools, vals) if t != "callpath"]
+                d, t = min(peers)
+                verdict += f" (callpath within {d:.1f} of {t})"
+        lines.append(row + f" | {verdict} |")
     return "\n".join(lines), flags
 
 
