@@ -16,7 +16,8 @@ struct modfile {
 	const char *path, *shortname; /* pooled */
 	uint8_t build_id[32];
 	uint32_t build_id_len;
-	int failed; /* the symbolizer could not read it (reported once) */
+	int failed;  /* the symbolizer could not read it (reported once) */
+	int runtime; /* callpath's own runtime: its interposed wrappers are not the program's */
 };
 
 struct inl {
@@ -73,6 +74,7 @@ static struct modfile *modfile_get(struct builder *b, const struct cp_mf_module_
 	f->path = path;
 	const char *slash = strrchr(m->path, '/');
 	f->shortname = cp_strpool_get(&b->p->pool, slash ? slash + 1 : m->path);
+	f->runtime = !strcmp(f->shortname, "libcallpath-rt.so");
 	f->build_id_len = m->build_id_len;
 	memcpy(f->build_id, m->build_id, sizeof f->build_id);
 	XGROW(b->mods, b->nmods + 1, b->mods_alloc);
@@ -188,6 +190,10 @@ static void thread_node(struct builder *b, struct modfile **modmap, const struct
 	}
 	long mi = n->module == CP_MF_MODULE_NONE ? -1 : cp_mf_proc_module(proc, n->module);
 	struct modfile *mf = mi < 0 ? NULL : modmap[mi];
+	if (mf && mf->runtime && n->kind == CP_MF_NODE_CALL) {
+		*st = *ps; /* an interposed wrapper (nanosleep, pthread_create...): skip its frame */
+		return;
+	}
 	uint32_t fi = frame_get(b, mf, n->offset, n->kind == CP_MF_NODE_CALL); /* may move frames */
 	const struct frame *f = &b->frames[fi];
 	const char *module = mf ? mf->path : NULL;

@@ -57,6 +57,8 @@ static const struct cp_symops fake_ops = {fake_lookup, NULL};
 
 /* ---- measurements from paths ---- */
 
+#define RT 0x100000000ull /* a frame in the runtime's module (id 0) */
+
 struct tpath {
 	uint64_t cost;
 	uint64_t frames[8]; /* outermost first; the last one is the sampled PC; 0 ends */
@@ -88,8 +90,9 @@ static void thread_paths(struct mfb *b, int pid, uint32_t tidx, const struct tpa
 		for (int f = 0; f < n; f++) {
 			uint16_t kind = f + 1 == n ? CP_MF_NODE_PC : CP_MF_NODE_CALL;
 			/* return addresses point after the call: +1 keeps them in the procedure */
-			uint64_t off = p[i].frames[f] + (kind == CP_MF_NODE_CALL ? 0x11 : 0x20);
-			at = node_find_or_add(b, at, kind, off, module);
+			uint64_t fr = p[i].frames[f] & ~RT;
+			uint64_t off = fr + (kind == CP_MF_NODE_CALL ? 0x11 : 0x20);
+			at = node_find_or_add(b, at, kind, off, p[i].frames[f] & RT ? 0 : module);
 		}
 		size_t ns = sizeof(struct cp_mf_node) + 8;
 		uint8_t *v = b->buf + sizeof(struct cp_mf_thread) + at * ns + sizeof(struct cp_mf_node);
@@ -110,7 +113,7 @@ static void dir_write(int pid, const char *module_path, const struct tpath *cons
 	struct mfb pb, tb;
 	mfb_proc(&pb, pid, 0, 1, names);
 	mfb_string(&pb, CP_MF_REC_CMDLINE, "./fake\0", 7);
-	mfb_module(&pb, 0, "/lib/other.so", 0x7000000);
+	mfb_module(&pb, 0, "/opt/callpath/lib/libcallpath-rt.so", 0x7000000);
 	mfb_module(&pb, 3, module_path, 0x400000);
 	mfb_finish(&pb);
 	char name[64];
@@ -360,6 +363,22 @@ static void test_fold_and_truncate(void **state)
 	cp_profile_release(&p);
 }
 
+static void test_runtime_frames_hidden(void **state)
+{
+	/* main -> the runtime's nanosleep wrapper -> B: the wrapper is not the program's. */
+	const struct tpath paths[] = {{10, {MAIN, RT | 0x2000, B}}, {4, {MAIN, RT | 0x3000}}};
+	struct cp_profile p;
+	profile_of(&p, paths, 2, CP_PROFILE_ALL_THREADS);
+	const struct cp_view *v = &p.td;
+	uint32_t m = child(v, 0, CP_VK_PROCEDURE, "main");
+	uint32_t b = child(v, m, CP_VK_PROCEDURE, "B");
+	assert_int_equal(INCL(v, b), 10);
+	assert_string_equal(v->nodes[b].file, "/src/main.c"); /* called from main's line */
+	/* A sample inside the runtime itself stays visible. */
+	assert_int_equal(INCL(v, child(v, m, CP_VK_PROCEDURE, "[libcallpath-rt.so+0x3020]")), 4);
+	cp_profile_release(&p);
+}
+
 static void test_threads(void **state)
 {
 	const struct tpath t0[] = {{30, {MAIN, A}}};
@@ -507,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fold_and_truncate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_frames_hidden, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inlined_and_symbolize_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_missing_module, setup, teardown),
