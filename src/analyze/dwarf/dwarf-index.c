@@ -109,6 +109,22 @@ void cp_dwarf_release(struct cp_dwarf *d)
 	d->debug_fd = -1;
 }
 
+int cp_dwarf_reopen(struct cp_dwarf *d, const struct cp_elf_image *im)
+{
+	if (!d->dbg)
+		return 0;
+	const char *path = d->debug_path ? d->debug_path : im->path;
+	dwarf_end(d->dbg);
+	free(d->cus);
+	d->cus = NULL;
+	d->ncus = d->nunits = 0;
+	d->dbg = dwarf_begin_elf(d->debug_elf ? d->debug_elf : im->elf, DWARF_C_READ, NULL);
+	if (!d->dbg)
+		return cp_error(CP_EFORMAT, "%s: DWARF does not open again: %s", path,
+				dwarf_errmsg(-1));
+	return index_units(d, path);
+}
+
 int cp_dwarf_cu_at(const struct cp_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 {
 	/* Last range starting at or below addr; ranges of different units do not overlap in

@@ -29,6 +29,13 @@ struct cp_dwarf {
  * (d->dbg stays NULL); corrupt DWARF is (CP_EFORMAT, with libdw's message). */
 int cp_dwarf_open(struct cp_dwarf *d, const struct cp_elf_image *im);
 void cp_dwarf_release(struct cp_dwarf *d);
+/* Ends the libdw handle and begins a new one on the same ELF (whose debug sections libdw
+ * has already decompressed, and which keeps them), then rebuilds the unit index. This
+ * drops what libdw caches per unit for the life of a handle (parsed line tables and file
+ * tables, abbreviations), which otherwise grows to several times the text size. Every
+ * Dwarf_Die obtained before is invalid afterwards. CP_EFORMAT if the DWARF no longer
+ * opens (d->dbg is then NULL). */
+int cp_dwarf_reopen(struct cp_dwarf *d, const struct cp_elf_image *im);
 
 /* The compilation unit whose ranges contain addr: 1 and *cu set, or 0. */
 int cp_dwarf_cu_at(const struct cp_dwarf *d, uint64_t addr, Dwarf_Die *cu);

@@ -40,6 +40,8 @@ struct rc_proc {
 	struct cp_cfg_part *parts; /* parts[0] = main part (entry) */
 	size_t nparts, parts_alloc;
 	int has_dwarf;
+	int has_cu;       /* cu is set (the procedure is inside a unit's ranges) */
+	size_t cu_rows;   /* rows of cu's line table (0 if it has none) */
 	Dwarf_Die cu, sub;
 	struct rc_inline *inl;
 	size_t ninl, inl_alloc;

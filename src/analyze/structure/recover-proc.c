@@ -21,7 +21,8 @@ static void rc_proc_clear(struct rc_proc *rp)
 	for (size_t i = 0; i < rp->ninl; i++)
 		free(rp->inl[i].name);
 	rp->nparts = rp->ninl = rp->ninl_segs = rp->nlines = rp->nloop_segs = 0;
-	rp->has_dwarf = 0;
+	rp->has_dwarf = rp->has_cu = 0;
+	rp->cu_rows = 0;
 }
 
 void rc_proc_release(struct rc_proc *rp)
@@ -301,6 +302,7 @@ static int collect_lines(struct rc_proc *rp)
 			return die_error(rp, &rp->cu, "line table");
 		return 0;
 	}
+	rp->cu_rows = n;
 	for (size_t i = 0; i < rp->nparts; i++)
 		lines_for_part(rp, lines, n, rp->parts[i].lo, rp->parts[i].hi);
 	if (rp->nlines)
@@ -325,6 +327,7 @@ static int collect_dwarf(struct rc_proc *rp)
 	struct cp_dwarf *d = &rp->m->dwarf;
 	if (!d->dbg || !cp_dwarf_cu_at(d, rp->p->lo, &rp->cu))
 		return 0;
+	rp->has_cu = 1;
 	/* Lines even without a subprogram DIE (assembly, empty functions). */
 	if (cp_dwarf_inline_chain(&rp->cu, rp->p->lo, chain, 1) < 1)
 		return collect_lines(rp);

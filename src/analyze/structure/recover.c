@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -407,6 +408,32 @@ static int recover_proc(struct assembler *as, struct rc_loops *loops, int no_loo
 	return 0;
 }
 
+/* Units whose line tables libdw holds since the handle was last (re)opened. */
+struct dwarf_budget {
+	Dwarf_Off *units;
+	size_t n, alloc, rows, limit, reopens;
+};
+
+static int budget_account(struct dwarf_budget *bu, struct cp_module *m, struct rc_proc *rp)
+{
+	if (!rp->has_cu)
+		return 0;
+	Dwarf_Off off = dwarf_dieoffset(&rp->cu);
+	for (size_t i = bu->n; i-- > 0;) /* most often the unit of the previous procedure */
+		if (bu->units[i] == off)
+			return 0;
+	XGROW(bu->units, bu->n + 1, bu->alloc);
+	bu->units[bu->n++] = off;
+	bu->rows += rp->cu_rows;
+	if (bu->rows < bu->limit)
+		return 0;
+	bu->n = bu->rows = 0;
+	bu->reopens++;
+	int rc = cp_dwarf_reopen(&m->dwarf, &m->image);
+	malloc_trim(0); /* hand the freed tables back to the system, not just to malloc */
+	return rc;
+}
+
 static void fill_header(struct cp_structure_builder *b, const struct cp_module *m)
 {
 	const struct cp_elf_image *im = &m->image;
@@ -419,9 +446,11 @@ static void fill_header(struct cp_structure_builder *b, const struct cp_module *
 }
 
 int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
-		      const struct cp_struct_options *opt)
+		      struct cp_struct_options *opt)
 {
 	struct assembler as = {.b = b};
+	struct dwarf_budget bu = {.limit = opt && opt->dwarf_rows_budget ? opt->dwarf_rows_budget
+									  : CP_STRUCT_DWARF_ROWS};
 	struct rc_proc rp;
 	struct rc_loops loops;
 	rc_proc_init(&rp);
@@ -436,9 +465,14 @@ int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 		rc = rc_proc_collect(&rp, m, (uint32_t)i);
 		if (!rc)
 			rc = recover_proc(&as, &loops, opt && opt->no_loops);
+		if (!rc)
+			rc = budget_account(&bu, m, &rp);
 		if (opt && opt->progress && (i % 256 == 255 || i + 1 == total))
 			opt->progress(opt->progress_ctx, i + 1, total);
 	}
+	if (opt)
+		opt->dwarf_reopens = bu.reopens;
+	free(bu.units);
 	rc_loops_release(&loops);
 	rc_proc_release(&rp);
 	free(as.slots);

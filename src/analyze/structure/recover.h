@@ -21,12 +21,21 @@ struct cp_struct_options {
 	/* Called now and then with procedures done / total (may be NULL). */
 	void (*progress)(void *ctx, size_t done, size_t total);
 	void *progress_ctx;
+	/* libdw keeps the parsed line table of every unit it has read until the handle ends;
+	 * the handle is reopened (cp_dwarf_reopen) once the units read since the last
+	 * opening have this many line-table rows together. 0: CP_STRUCT_DWARF_ROWS;
+	 * SIZE_MAX: never. The output does not depend on it. */
+	size_t dwarf_rows_budget;
+	size_t dwarf_reopens; /* out: how many times the handle was reopened */
 };
+
+/* A few MB of libdw 0.188 line rows and file tables (2.5 MB on libc 2.36). */
+#define CP_STRUCT_DWARF_ROWS 50000
 
 /* Recovers the structure of m into b (b initialised by the caller; header module fields
  * are filled here). Returns 0 or a negative CP_E* code (corrupt DWARF, ...). */
 int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
-		      const struct cp_struct_options *opt);
+		      struct cp_struct_options *opt);
 
 /* Whole pipeline from a memory buffer, for the fuzzer and tests: opens, recovers,
  * serializes and re-reads through the validating reader. */

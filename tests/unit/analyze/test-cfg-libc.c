@@ -412,6 +412,44 @@ static void test_struct_noreturn_inferred(void **state)
 	cp_module_release(&m);
 }
 
+/* Structure of m, serialized, with libdw reopened after `budget` line rows. */
+static void *struct_bytes(struct cp_module *m, size_t budget, size_t *len, size_t *reopens)
+{
+	struct cp_structure_builder b;
+	cp_structure_builder_init(&b);
+	struct cp_struct_options o = {.dwarf_rows_budget = budget};
+	assert_int_equal(cp_struct_recover(m, &b, &o), 0);
+	void *buf = NULL;
+	assert_int_equal(cp_structure_builder_finish(&b, &buf, len), 0);
+	cp_structure_builder_release(&b);
+	*reopens = o.dwarf_reopens;
+	return buf;
+}
+
+/* Reopening libdw during recovery (to drop its per-unit line tables) changes nothing in
+ * the output: libc with its debug file, reopened every few units vs never. */
+static void test_struct_dwarf_reopen_same_output(void **state)
+{
+	(void)state;
+	struct cp_module m;
+	assert_int_equal(cp_module_open(&m, libc_path(), CP_MODULE_STRICT_DWARF), 0);
+	if (!m.dwarf.dbg || m.dwarf.ncus < 100) {
+		cp_module_release(&m);
+		skip(); /* no debug file for libc here */
+	}
+	size_t len1, len2, reopens1, reopens2;
+	void *never = struct_bytes(&m, SIZE_MAX, &len1, &reopens1);
+	void *often = struct_bytes(&m, 20000, &len2, &reopens2);
+	assert_int_equal(reopens1, 0);
+	assert_true(reopens2 >= 5);
+	print_message("# libc: %zu reopenings of libdw, %zu-byte structure\n", reopens2, len2);
+	assert_int_equal(len1, len2);
+	assert_memory_equal(never, often, len1);
+	free(never);
+	free(often);
+	cp_module_release(&m);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -482,6 +520,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_every_procedure),
 		cmocka_unit_test(test_module_fixtures),
 		cmocka_unit_test(test_struct_noreturn_inferred),
+		cmocka_unit_test(test_struct_dwarf_reopen_same_output),
 		cmocka_unit_test(test_compiled_switches),
 		cmocka_unit_test(test_parallel_matches_serial),
 	};
