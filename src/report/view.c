@@ -218,26 +218,33 @@ static int has_cost(const struct cp_view *v, uint32_t node)
 	return 0;
 }
 
+/* Module > file > procedure > line. Code without line information (no DWARF) has no file
+ * or line level: its procedure hangs directly below the module. */
 static void flat_path(struct cp_view *out, const struct path_frame *fr, size_t n, uint64_t stamp,
 		      const uint64_t *vals)
 {
 	struct cp_strpool *pool = out->pool;
 	for (size_t j = 0; j < n; j++) {
 		const char *mod = fr[j].module ? fr[j].module : cp_strpool_get(pool, "<unknown>");
-		const char *file = fr[j].loc_file ? fr[j].loc_file : cp_strpool_get(pool, "<unknown file>");
+		const char *file = fr[j].loc_file;
+		int excl = j == 0;
 		uint32_t m = cp_view_child(out, 0, CP_VK_MODULE, mod, fr[j].module, NULL, 0);
-		uint32_t f = cp_view_child(out, m, CP_VK_FILE, file, fr[j].module, fr[j].loc_file, 0);
-		uint32_t p = cp_view_child(out, f, CP_VK_PROCEDURE, fr[j].proc, fr[j].module,
-					   fr[j].loc_file, 0);
+		count_once(out, m, stamp, vals, excl);
+		uint32_t parent = m;
+		if (file) {
+			parent = cp_view_child(out, m, CP_VK_FILE, file, fr[j].module, file, 0);
+			count_once(out, parent, stamp, vals, excl);
+		}
+		uint32_t p = cp_view_child(out, parent, CP_VK_PROCEDURE, fr[j].proc, fr[j].module,
+					   file, 0);
+		count_once(out, p, stamp, vals, excl);
+		if (!file)
+			continue;
 		/* keyed by file:line; the display name is made once, when the node is new */
-		uint32_t l = cp_view_child(out, p, CP_VK_LINE, NULL, fr[j].module, fr[j].loc_file,
+		uint32_t l = cp_view_child(out, p, CP_VK_LINE, NULL, fr[j].module, file,
 					   fr[j].loc_line);
 		if (!out->nodes[l].name)
-			out->nodes[l].name = cp_view_line_name(pool, fr[j].loc_file, fr[j].loc_line);
-		int excl = j == 0;
-		count_once(out, m, stamp, vals, excl);
-		count_once(out, f, stamp, vals, excl);
-		count_once(out, p, stamp, vals, excl);
+			out->nodes[l].name = cp_view_line_name(pool, file, fr[j].loc_line);
 		count_once(out, l, stamp, vals, excl);
 	}
 }

@@ -18,11 +18,13 @@
 
 /* ---- fake symbolizer: procedure by 0x1000 block of offsets ---- */
 
-static const char *const procs[] = {NULL, "main", "A", "B", "C", "work", "light", "heavy"};
-static const char *const files[] = {NULL, "/src/main.c", "/src/a.c", "/src/b.c", "/src/c.c",
-				    "/src/w.c", "/src/l.c", "/src/h.c"};
+static const char *const procs[] = {NULL,   "main",  "A",     "B",     "C",
+				    "work", "light", "heavy", "nodebug"};
+/* "nodebug" has a symbol but no line information, like code without DWARF */
+static const char *const files[] = {NULL,       "/src/main.c", "/src/a.c", "/src/b.c", "/src/c.c",
+				    "/src/w.c", "/src/l.c",    "/src/h.c", NULL};
 enum { MAIN = 0x1000, A = 0x2000, B = 0x3000, C = 0x4000, WORK = 0x5000, LIGHT = 0x6000,
-       HEAVY = 0x7000 };
+       HEAVY = 0x7000, NODEBUG = 0x8000 };
 static int lookups;
 
 static int fake_lookup(void *ctx, const char *path, const uint8_t *bid, size_t bidlen,
@@ -41,7 +43,7 @@ static int fake_lookup(void *ctx, const char *path, const uint8_t *bid, size_t b
 	out->proc_lo = p << 12;
 	out->proc_hi = (p + 1) << 12;
 	out->file = files[p];
-	out->line = 10 + (int)((a & 0x7f) >> 4);
+	out->line = files[p] ? 10 + (int)((a & 0x7f) >> 4) : 0;
 	if (a >= C + 0x80 && a < C + 0x100) { /* C inlines I at c.c:5 */
 		out->ninline = 1;
 		out->inline_frames[0].name = "I";
@@ -279,6 +281,27 @@ static void test_flat(void **state)
 	assert_int_equal(EXCL(&fl, stmt), 5);
 	uint32_t fw = child(&fl, mod, CP_VK_FILE, "/src/w.c");
 	assert_int_equal(EXCL(&fl, child(&fl, fw, CP_VK_PROCEDURE, "work")), 100);
+	cp_view_release(&fl);
+	cp_profile_release(&p);
+}
+
+/* Code without line information has no file or line level in the flat view: its procedure
+ * sits directly below the module. */
+static void test_flat_without_lines(void **state)
+{
+	const struct tpath paths[] = {{7, {MAIN, NODEBUG}}, {3, {MAIN, NODEBUG, WORK}}};
+	struct cp_profile p;
+	profile_of(&p, paths, 2, CP_PROFILE_ALL_THREADS);
+	struct cp_view fl;
+	cp_view_flat(&p.td, &fl);
+	uint32_t mod = child(&fl, 0, CP_VK_MODULE, "/bin/fake");
+	uint32_t nd = child(&fl, mod, CP_VK_PROCEDURE, "nodebug");
+	assert_int_equal(INCL(&fl, nd), 10);
+	assert_int_equal(EXCL(&fl, nd), 7);
+	for (uint32_t i = 1; i < fl.n; i++) {
+		assert_true(fl.nodes[i].kind != CP_VK_LINE || fl.nodes[i].parent != nd);
+		assert_true(fl.nodes[i].kind != CP_VK_FILE || fl.nodes[i].name != NULL);
+	}
 	cp_view_release(&fl);
 	cp_profile_release(&p);
 }
@@ -524,6 +547,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recursion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bottom_up_callers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flat_without_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fold_and_truncate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runtime_frames_hidden, setup, teardown),
