@@ -83,7 +83,7 @@ __attribute__((noinline)) static double energy(void)
 
 int main(int argc, char **argv)
 {
-	int steps = argc > 1 ? atoi(argv[1]) : 60;
+	int steps = argc > 1 ? atoi(argv[1]) : 300;
 	init_bodies(42);
 	double e0 = energy();
 	for (int s = 0; s < steps; s++) {
