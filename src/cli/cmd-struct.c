@@ -17,6 +17,7 @@ struct struct_args {
 	int nbins;
 	const char *output;
 	int dump, json, flags;
+	unsigned jobs;
 	uint64_t *lookup, *symbolize;
 	int nlookup, nsymbolize;
 };
@@ -25,7 +26,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: callpath struct BINARY... [-o FILE] [--dump] [--format text|json]\n"
-		"                       [--no-cache] [--no-loops] [--lookup ADDR]... "
+		"                       [--no-cache] [--no-loops] [-j N] [--lookup ADDR]... "
 		"[--symbolize ADDR]...\n\n"
 		"Recovers procedures, inlined code, loop nests and statements of executables and\n"
 		"shared libraries, and caches the result by build-id ($XDG_CACHE_HOME/callpath/"
@@ -36,6 +37,8 @@ static void usage(FILE *out)
 		"  --format F         text (default) or json, for --dump and --lookup\n"
 		"  --no-cache         recompute even if a cached structure exists (and refresh it)\n"
 		"  --no-loops         skip control-flow and loop analysis (not cached)\n"
+		"  -j N               threads for control-flow and loop analysis (default: the\n"
+		"                     number of CPUs; the result is the same for any N)\n"
 		"  --lookup ADDR      print the scope chain of an address (ELF virtual address)\n"
 		"  --symbolize ADDR   print the report's symbolization of an address\n");
 }
@@ -56,7 +59,7 @@ static int parse_args(int argc, char **argv, struct struct_args *a)
 	a->bins = xcalloc((size_t)argc, sizeof(*a->bins));
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(arg, "-o") || !strcmp(arg, "--format") ||
+		int takes = !strcmp(arg, "-o") || !strcmp(arg, "-j") || !strcmp(arg, "--format") ||
 			    !strcmp(arg, "--lookup") || !strcmp(arg, "--symbolize");
 		if (takes && !val) {
 			cli_error("struct", "option %s needs a value", arg);
@@ -64,7 +67,16 @@ static int parse_args(int argc, char **argv, struct struct_args *a)
 		}
 		if (!strcmp(arg, "-o"))
 			a->output = val;
-		else if (!strcmp(arg, "--dump"))
+		else if (!strcmp(arg, "-j")) {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+			if (*end || end == val || n < 1 || n > 64) {
+				cli_error("struct", "-j takes a number of threads from 1 to 64, not '%s'",
+					  val);
+				return -1;
+			}
+			a->jobs = (unsigned)n;
+		} else if (!strcmp(arg, "--dump"))
 			a->dump = 1;
 		else if (!strcmp(arg, "--no-cache"))
 			a->flags |= CP_STRUCT_NO_CACHE;
@@ -137,6 +149,8 @@ static int obtain(const struct struct_args *a, const char *bin, struct cp_struct
 {
 	struct progress pg = {bin, 0};
 	struct cp_struct_options opt = {0};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	opt.jobs = a->jobs ? a->jobs : cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned)cpus;
 	if (isatty(STDERR_FILENO)) {
 		opt.progress = show_progress;
 		opt.progress_ctx = &pg;

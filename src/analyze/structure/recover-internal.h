@@ -73,22 +73,20 @@ struct rc_nested {
 void rc_flatten(struct rc_nested *r, size_t n, const int32_t *parent, size_t nvalues,
 		struct rc_seg **out, size_t *nout, size_t *alloc);
 
-/* CFG + loop nest of the procedure (cfg/nest reused across procedures), built with the
- * module oracle (cfg-module.h). */
+/* CFG + loop nest of one procedure (cfg/nest reused across procedures), built with the
+ * module oracle (cfg-module.h), which is only read: one rc_loops per thread or slot. */
 struct rc_loops {
 	struct cp_cfg cfg;
 	struct cp_loop_nest nest;
-	struct cp_cfg_module cm;
-	struct cp_cfg_oracle oracle;
-	size_t inferred_noreturn; /* procedures found not to return by their code */
+	const struct cp_cfg_oracle *oracle;
 };
-/* m must outlive l. */
-void rc_loops_init(struct rc_loops *l, const struct cp_module *m);
+/* oracle must outlive l. */
+void rc_loops_init(struct rc_loops *l, const struct cp_cfg_oracle *oracle);
 void rc_loops_release(struct rc_loops *l);
-/* Marks the procedures none of whose paths return (cp_cfg_module_infer_noreturn), so that
- * calls to them end their block instead of falling into the next code. Once per module,
- * before the first rc_loops_find. */
-void rc_loops_infer_noreturn(struct rc_loops *l);
 int rc_loops_find(struct rc_loops *l, struct rc_proc *rp);
+
+/* Calls fn(ctx, k) for every k in [0, n), on up to `threads` threads (the caller's one
+ * among them); returns when all are done. fn must be safe to run concurrently. */
+void rc_parallel_for(size_t n, unsigned threads, void (*fn)(void *ctx, size_t k), void *ctx);
 
 #endif

@@ -7,25 +7,17 @@
 
 #include <string.h>
 
-void rc_loops_init(struct rc_loops *l, const struct cp_module *m)
+void rc_loops_init(struct rc_loops *l, const struct cp_cfg_oracle *oracle)
 {
 	cp_cfg_init(&l->cfg);
 	cp_loop_nest_init(&l->nest);
-	cp_cfg_module_init(&l->cm, m);
-	l->oracle = cp_cfg_module_oracle(&l->cm);
-	l->inferred_noreturn = 0;
+	l->oracle = oracle;
 }
 
 void rc_loops_release(struct rc_loops *l)
 {
 	cp_cfg_release(&l->cfg);
 	cp_loop_nest_release(&l->nest);
-	cp_cfg_module_release(&l->cm);
-}
-
-void rc_loops_infer_noreturn(struct rc_loops *l)
-{
-	l->inferred_noreturn = cp_cfg_module_infer_noreturn(&l->cm, &l->cfg);
 }
 
 static void add_seg(struct rc_proc *rp, uint64_t lo, uint64_t hi, int32_t loop)
@@ -44,7 +36,7 @@ int rc_loops_find(struct rc_loops *l, struct rc_proc *rp)
 	rp->nloop_segs = 0;
 	if (!rp->nparts)
 		return 0;
-	int rc = cp_cfg_build(&l->cfg, rp->parts, rp->nparts, &l->oracle);
+	int rc = cp_cfg_build(&l->cfg, rp->parts, rp->nparts, l->oracle);
 	if (rc)
 		return rc;
 	cp_loops_find(&l->nest, &l->cfg);

@@ -392,20 +392,16 @@ static uint32_t make_proc_scope(struct assembler *as)
 	return cp_structure_builder_scope(as->b, &s);
 }
 
-static int recover_proc(struct assembler *as, struct rc_loops *loops, int no_loops)
+/* Scopes of procedure as->rp; loops: its CFG and loop nest, or NULL. */
+static void recover_proc(struct assembler *as, struct rc_loops *loops)
 {
-	struct rc_proc *rp = as->rp;
 	map_reset(as);
 	as->last_file = NULL;
 	as->proc_scope = make_proc_scope(as);
-	as->loops = NULL;
-	if (!no_loops && !(rp->p->flags & CP_PROC_PLT) && rp->nparts &&
-	    !rc_loops_find(loops, rp)) {
-		as->loops = loops;
+	as->loops = loops;
+	if (loops)
 		make_loops(as);
-	}
 	place_code(as);
-	return 0;
 }
 
 /* Units whose line tables libdw holds since the handle was last (re)opened. */
@@ -414,24 +410,86 @@ struct dwarf_budget {
 	size_t n, alloc, rows, limit, reopens;
 };
 
-static int budget_account(struct dwarf_budget *bu, struct cp_module *m, struct rc_proc *rp)
+/* Notes the unit of rp; true when the units noted hold `limit` line rows. */
+static bool budget_account(struct dwarf_budget *bu, struct rc_proc *rp)
 {
 	if (!rp->has_cu)
-		return 0;
+		return bu->rows >= bu->limit;
 	Dwarf_Off off = dwarf_dieoffset(&rp->cu);
 	for (size_t i = bu->n; i-- > 0;) /* most often the unit of the previous procedure */
 		if (bu->units[i] == off)
-			return 0;
+			return bu->rows >= bu->limit;
 	XGROW(bu->units, bu->n + 1, bu->alloc);
 	bu->units[bu->n++] = off;
 	bu->rows += rp->cu_rows;
-	if (bu->rows < bu->limit)
-		return 0;
+	return bu->rows >= bu->limit;
+}
+
+static int budget_reopen(struct dwarf_budget *bu, struct cp_module *m)
+{
 	bu->n = bu->rows = 0;
 	bu->reopens++;
 	int rc = cp_dwarf_reopen(&m->dwarf, &m->image);
 	malloc_trim(0); /* hand the freed tables back to the system, not just to malloc */
 	return rc;
+}
+
+/* A batch of procedures: their DWARF inputs are collected in order (libdw on one
+ * thread), their CFGs and loop nests found in parallel, then their scopes assembled in
+ * order, so the output does not depend on the number of threads. */
+#define RC_BATCH 16
+
+struct rc_slot {
+	struct rc_proc rp;
+	struct rc_loops loops;
+	int loops_rc; /* 0: loops found */
+};
+
+static void slot_loops(void *ctx, size_t k)
+{
+	struct rc_slot *sl = &((struct rc_slot *)ctx)[k];
+	if ((sl->rp.p->flags & CP_PROC_PLT) || !sl->rp.nparts)
+		sl->loops_rc = -1;
+	else
+		sl->loops_rc = rc_loops_find(&sl->loops, &sl->rp);
+}
+
+struct recovery {
+	struct cp_module *m;
+	struct assembler as;
+	struct rc_slot slots[RC_BATCH];
+	struct dwarf_budget bu;
+	int no_loops;
+	unsigned jobs;
+};
+
+static int recover_batch(struct recovery *r, size_t first, size_t n,
+			 const struct cp_struct_options *opt)
+{
+	bool reopen = false;
+	for (size_t k = 0; k < n; k++) {
+		int rc = rc_proc_collect(&r->slots[k].rp, r->m, (uint32_t)(first + k));
+		if (rc)
+			return rc;
+		reopen |= budget_account(&r->bu, &r->slots[k].rp);
+	}
+	if (!r->no_loops)
+		rc_parallel_for(n, r->jobs, slot_loops, r->slots);
+	size_t total = r->m->procs.nprocs;
+	for (size_t k = 0; k < n; k++) {
+		struct rc_slot *sl = &r->slots[k];
+		r->as.rp = &sl->rp;
+		recover_proc(&r->as, !r->no_loops && !sl->loops_rc ? &sl->loops : NULL);
+		size_t done = first + k + 1;
+		if (opt && opt->progress && (done % 256 == 0 || done == total))
+			opt->progress(opt->progress_ctx, done, total);
+		/* each slot's arrays fit the largest procedure it has seen: do not keep them */
+		const struct cp_cfg_oracle *o = sl->loops.oracle;
+		rc_loops_release(&sl->loops);
+		rc_loops_init(&sl->loops, o);
+	}
+	/* only now: the batch's Dwarf_Die values die with the handle */
+	return reopen ? budget_reopen(&r->bu, r->m) : 0;
 }
 
 static void fill_header(struct cp_structure_builder *b, const struct cp_module *m)
@@ -448,36 +506,39 @@ static void fill_header(struct cp_structure_builder *b, const struct cp_module *
 int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 		      struct cp_struct_options *opt)
 {
-	struct assembler as = {.b = b};
-	struct dwarf_budget bu = {.limit = opt && opt->dwarf_rows_budget ? opt->dwarf_rows_budget
-									  : CP_STRUCT_DWARF_ROWS};
-	struct rc_proc rp;
-	struct rc_loops loops;
-	rc_proc_init(&rp);
-	rc_loops_init(&loops, m);
-	if (!(opt && opt->no_loops))
-		rc_loops_infer_noreturn(&loops);
-	as.rp = &rp;
-	int rc = 0;
-	fill_header(b, m);
-	size_t total = m->procs.nprocs;
-	for (size_t i = 0; i < total && !rc; i++) {
-		rc = rc_proc_collect(&rp, m, (uint32_t)i);
-		if (!rc)
-			rc = recover_proc(&as, &loops, opt && opt->no_loops);
-		if (!rc)
-			rc = budget_account(&bu, m, &rp);
-		if (opt && opt->progress && (i % 256 == 255 || i + 1 == total))
-			opt->progress(opt->progress_ctx, i + 1, total);
+	struct recovery *r = xcalloc(1, sizeof(*r));
+	struct cp_cfg_module cm;
+	r->m = m;
+	r->as.b = b;
+	r->bu.limit = opt && opt->dwarf_rows_budget ? opt->dwarf_rows_budget : CP_STRUCT_DWARF_ROWS;
+	r->no_loops = opt && opt->no_loops;
+	r->jobs = opt && opt->jobs ? opt->jobs : 1;
+	cp_cfg_module_init(&cm, m);
+	struct cp_cfg_oracle oracle = cp_cfg_module_oracle(&cm);
+	for (size_t k = 0; k < RC_BATCH; k++) {
+		rc_proc_init(&r->slots[k].rp);
+		rc_loops_init(&r->slots[k].loops, &oracle);
 	}
+	/* calls to procedures that cannot return end their block (no invented edges) */
+	if (!r->no_loops)
+		cp_cfg_module_infer_noreturn(&cm, &r->slots[0].loops.cfg);
+	fill_header(b, m);
+	int rc = 0;
+	size_t total = m->procs.nprocs;
+	for (size_t first = 0; first < total && !rc; first += RC_BATCH)
+		rc = recover_batch(r, first, total - first < RC_BATCH ? total - first : RC_BATCH, opt);
 	if (opt)
-		opt->dwarf_reopens = bu.reopens;
-	free(bu.units);
-	rc_loops_release(&loops);
-	rc_proc_release(&rp);
-	free(as.slots);
-	free(as.loop_scope);
-	free(as.loop_home);
+		opt->dwarf_reopens = r->bu.reopens;
+	for (size_t k = 0; k < RC_BATCH; k++) {
+		rc_loops_release(&r->slots[k].loops);
+		rc_proc_release(&r->slots[k].rp);
+	}
+	cp_cfg_module_release(&cm);
+	free(r->bu.units);
+	free(r->as.slots);
+	free(r->as.loop_scope);
+	free(r->as.loop_home);
+	free(r);
 	return rc;
 }
 

@@ -27,6 +27,9 @@ struct cp_struct_options {
 	 * SIZE_MAX: never. The output does not depend on it. */
 	size_t dwarf_rows_budget;
 	size_t dwarf_reopens; /* out: how many times the handle was reopened */
+	/* Threads for CFGs and loop nests (DWARF and assembly stay on the caller's thread);
+	 * 0 = 1. The output is the same for any number. */
+	unsigned jobs;
 };
 
 /* A few MB of libdw 0.188 line rows and file tables (2.5 MB on libc 2.36). */
