@@ -2,7 +2,7 @@
 # Whole `callpath struct --no-cache` (ELF + symbols + DWARF inline tree + lines + CFG +
 # loops + scope tree + structure file) on large real binaries: wall and CPU time and peak
 # RSS (/usr/bin/time -v), next to `objdump -d --line-numbers` on the same file (a floor
-# for decode + line work) and `callpath struct --no-loops`. Single-threaded.
+# for decode + line work) and `callpath struct --no-loops`. Single-threaded (-j 1).
 #   bench/struct/callpath-struct.sh [-r RUNS] [-B BUILD_DIR] [BINARY...]
 set -euo pipefail
 runs=3
@@ -38,8 +38,8 @@ printf '| binary | file MB | .text MB | procedures | loops | struct wall s | str
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for bin in "$@"; do
 	[ -r "$bin" ] || { echo "skip $bin (missing)" >&2; continue; }
-	full=$(for ((i = 0; i < runs; i++)); do measure "$cp" struct --no-cache "$bin"; done)
-	nol=$(for ((i = 0; i < runs; i++)); do measure "$cp" struct --no-cache --no-loops "$bin"; done)
+	full=$(for ((i = 0; i < runs; i++)); do measure "$cp" struct --no-cache -j 1 "$bin"; done)
+	nol=$(for ((i = 0; i < runs; i++)); do measure "$cp" struct --no-cache -j 1 --no-loops "$bin"; done)
 	od=$(for ((i = 0; i < runs; i++)); do measure objdump -d --line-numbers "$bin"; done)
 	summary=$("$cp" struct "$bin")
 	procs=$(echo "$summary" | sed -n 's/.*: \([0-9]*\) procedures, \([0-9]*\) loops.*/\1/p')
