@@ -311,21 +311,9 @@ uint32_t cp_structure_builder_string(struct cp_structure_builder *b, const char 
 	return off;
 }
 
-/* The big tables grow by a quarter (not double, as XGROW does): they are still in memory
- * when recovery ends, which is the peak, and doubling leaves up to half of them unused.
- * Large reallocations are remapped by the C library, not copied. */
-#define BUILDER_GROW(array, need, alloc)                                                           \
-	do {                                                                                       \
-		if ((size_t)(need) > (alloc)) {                                                    \
-			size_t bg_n = (alloc) < 1024 ? 1024 : (alloc) + (alloc) / 4;                \
-			(array) = xrealloc((array), bg_n * sizeof(*(array)));                      \
-			(alloc) = bg_n;                                                            \
-		}                                                                                  \
-	} while (0)
-
 uint32_t cp_structure_builder_scope(struct cp_structure_builder *b, const struct cp_st_scope *s)
 {
-	BUILDER_GROW(b->scopes, b->nscopes + 1, b->scopes_alloc);
+	XGROW(b->scopes, b->nscopes + 1, b->scopes_alloc);
 	b->scopes[b->nscopes] = *s;
 	if (s->kind == CP_ST_PROC)
 		b->hdr.nprocs++;
@@ -339,7 +327,7 @@ void cp_structure_builder_range(struct cp_structure_builder *b, uint64_t lo, uin
 {
 	while (lo < hi) {
 		uint64_t len = hi - lo > UINT32_MAX ? UINT32_MAX : hi - lo;
-		BUILDER_GROW(b->ranges, b->nranges + 1, b->ranges_alloc);
+		XGROW(b->ranges, b->nranges + 1, b->ranges_alloc);
 		b->ranges[b->nranges++] = (struct cp_st_range){lo, (uint32_t)len, scope};
 		lo += len;
 	}
@@ -347,7 +335,7 @@ void cp_structure_builder_range(struct cp_structure_builder *b, uint64_t lo, uin
 
 void cp_structure_builder_edge(struct cp_structure_builder *b, const struct cp_st_edge *e)
 {
-	BUILDER_GROW(b->edges, b->nedges + 1, b->edges_alloc);
+	XGROW(b->edges, b->nedges + 1, b->edges_alloc);
 	b->edges[b->nedges++] = *e;
 }
 

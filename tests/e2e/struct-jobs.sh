@@ -16,7 +16,7 @@ for bin in "${bins[@]}"; do
 		"$CALLPATH" struct --no-cache -j $j "$bin" -o "$WORK/s.$j" >/dev/null ||
 			fail "struct -j $j failed on $bin"
 	done
-	# without -j: as many threads as CPUs
+	# without -j (one thread)
 	"$CALLPATH" struct --no-cache "$bin" -o "$WORK/s.default" >/dev/null || fail "struct failed on $bin"
 	for j in 2 3 7 default; do
 		cmp -s "$WORK/s.1" "$WORK/s.$j" || fail "struct -j $j differs from -j 1 on $bin"
