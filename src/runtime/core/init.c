@@ -93,6 +93,7 @@ void cp_rt_init(void)
 	}
 	cp_signal_fatal_install();
 	cp_thread_begin(0);
+	cp_adopt_start();
 }
 
 /* For metrics on the tick-based fallback: the rate actually delivered, over the threads
@@ -171,6 +172,7 @@ void cp_rt_fini(int crashed_sig)
 	if (!cp_rt.active || __atomic_exchange_n(&cp_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	int was_enabled = __atomic_exchange_n(&cp_rt.enabled, 0, __ATOMIC_ACQ_REL);
+	cp_adopt_stop();
 	if (!was_enabled && cp_rt.failure)
 		cp_rt.enabled = 0;
 	/* The crash path cannot wait for a lock its own thread may hold. */
@@ -207,6 +209,7 @@ void cp_rt_after_fork_child(void)
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		cp_rt.phdr->metrics[i].mechanism = cp_rt.metrics[i].mechanism;
 	cp_thread_begin(0);
+	cp_adopt_start();
 }
 
 void cp_rt_before_exec(void)
@@ -228,6 +231,7 @@ void cp_rt_exec_failed(void)
 	cp_rt.finished = 0;
 	cp_rt.enabled = 1;
 	cp_rt_note("exec failed: profiling resumed");
+	cp_adopt_start();
 	struct cp_thread *self = cp_self;
 	if (self) {
 		self->stopped = 0;
@@ -235,7 +239,8 @@ void cp_rt_exec_failed(void)
 				   __ATOMIC_RELEASE);
 		for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 			if (!cp_rt.metrics[i].disabled)
-				cp_rt.metrics[i].src->thread_start(&cp_rt.metrics[i], &self->src[i]);
+				cp_rt.metrics[i].src->thread_start(&cp_rt.metrics[i], &self->src[i],
+								    self->tid);
 	}
 }
 

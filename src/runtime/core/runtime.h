@@ -25,6 +25,8 @@ extern uintptr_t cp_trampolines[2] CP_HIDDEN;
 
 #define CP_MAX_THREADS 8192
 #define CP_MAX_FRAMES 512
+/* Threads the task scan can adopt (not started through pthread_create). */
+#define CP_MAX_ADOPTED 256
 /* Default sampling signal: a real-time signal programs rarely use (SIGPROF and SIGALRM
  * belong to programs and to other profilers). CALLPATH_SIGNAL=N overrides it. */
 #define CP_DEFAULT_SIGNAL_OFFSET 6 /* SIGRTMIN + 6 */
@@ -57,6 +59,7 @@ struct cp_thread {
 	uint64_t cpu_start_ns;    /* thread CPU clock when measuring began (exec keeps it) */
 	uint32_t slot;            /* index in the registry */
 	int lazy;                 /* first seen in a signal handler */
+	int adopted;              /* found by the task scan; set up by another thread */
 	int app_blocked;          /* the program asked our signal to be blocked */
 };
 
@@ -86,6 +89,13 @@ struct cp_runtime {
 	 * (thread end, which unmaps it) and walking them (exit) hold threads_lock. */
 	pthread_mutex_t threads_lock;
 	struct cp_thread *volatile threads[CP_MAX_THREADS];
+	/* tid of each registry slot (0 = free): what the task scan reads, never the blocks. */
+	volatile int32_t tids[CP_MAX_THREADS];
+	/* Threads adopted by the task scan (core/adopt.c), found by tid in the handler. */
+	struct cp_thread *volatile adopted[CP_MAX_ADOPTED];
+	volatile uint32_t nadopted;
+	int scan_timer;            /* kernel id of the process-CPU timer that triggers scans */
+	int scan_timer_valid;
 	int exit_status;
 	int exit_status_known;
 	int finished;
@@ -114,6 +124,14 @@ void cp_proc_flush_pending_note(void) CP_HIDDEN;
 
 /* core/thread.c */
 struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN; /* AS-safe */
+struct cp_thread *cp_thread_adopt(pid_t tid) CP_HIDDEN;        /* AS-safe */
+struct cp_thread *cp_thread_find_adopted(pid_t tid) CP_HIDDEN; /* AS-safe */
+
+/* core/adopt.c: threads the runtime did not see start. */
+#define CP_SCAN_MAGIC (CP_TIMER_MAGIC | 0xff) /* sival_int of the scan timer */
+void cp_adopt_start(void) CP_HIDDEN;  /* process start / fork child: scan, arm the timer */
+void cp_adopt_stop(void) CP_HIDDEN;   /* fini: disarm the timer */
+void cp_adopt_scan(int immediate) CP_HIDDEN; /* AS-safe */
 void cp_thread_end(struct cp_thread *t, int finished) CP_HIDDEN;
 void cp_thread_sources_stop(struct cp_thread *t) CP_HIDDEN;
 void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns) CP_HIDDEN;

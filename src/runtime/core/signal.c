@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/sigsafe/sigsafe.h"
@@ -146,10 +147,28 @@ static void chain_to_program(int sig, siginfo_t *si, void *ucv)
 	/* SIG_DFL of a real-time signal would terminate; we never let a stray one do that. */
 }
 
+/* This thread's state. With adopted threads about, cp_self may be another thread's: a
+ * thread made by clone without CLONE_SETTLS shares its creator's TLS. */
+static struct cp_thread *handler_thread(void)
+{
+	struct cp_thread *t = cp_self;
+	if (!__atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE))
+		return t;
+	pid_t tid = cp_ss_gettid();
+	if (t && t->tid == tid)
+		return t;
+	return cp_thread_find_adopted(tid);
+}
+
 static void sample_handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
-	struct cp_thread *t = cp_self;
+	if (si->si_code == SI_TIMER && si->si_value.sival_int == CP_SCAN_MAGIC) {
+		cp_adopt_scan(0);
+		errno = saved_errno;
+		return;
+	}
+	struct cp_thread *t = handler_thread();
 	uint64_t weight = 0;
 	int metric = -1;
 	if (t)
@@ -171,6 +190,11 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 	} else {
 		t->busy = 1;
 		sample_take(t, (uint32_t)metric, weight, ucv);
+		/* Nobody reads an adopted thread's CPU clock at its end (no key destructor, and
+		 * at exit it may be gone): its header keeps the time up to its last sample. */
+		if (t->adopted)
+			t->cct.hdr->cpu_ns =
+				cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_start_ns;
 		t->busy = 0;
 	}
 	errno = saved_errno;

@@ -10,6 +10,19 @@
 
 #include "base/sigsafe/sigsafe.h"
 
+/* Removes t from the adopted list; 1 if it was there. */
+static int adopted_forget(struct cp_thread *t)
+{
+	int found = 0;
+	for (uint32_t i = 0; i < cp_rt.nadopted; i++) {
+		if (cp_rt.adopted[i] == t) {
+			__atomic_store_n(&cp_rt.adopted[i], NULL, __ATOMIC_RELEASE);
+			found = 1;
+		}
+	}
+	return found;
+}
+
 void cp_thread_end(struct cp_thread *t, int finished)
 {
 	if (!t)
@@ -21,9 +34,13 @@ void cp_thread_end(struct cp_thread *t, int finished)
 	if (cp_self == t)
 		cp_self = NULL;
 	pthread_mutex_lock(&cp_rt.threads_lock);
+	__atomic_store_n(&cp_rt.tids[t->slot], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&cp_rt.threads[t->slot], NULL, __ATOMIC_RELEASE);
 	cp_cct_close(&t->cct, finished);
-	munmap(t, sizeof *t);
+	/* An adopted block (a pthread thread the scan took first) may be read by a handler
+	 * searching the adopted list right now: unlisted, and left mapped. */
+	if (!adopted_forget(t))
+		munmap(t, sizeof *t);
 	pthread_mutex_unlock(&cp_rt.threads_lock);
 }
 
@@ -64,10 +81,14 @@ void cp_thread_forget_all_but_self(void)
 		if (!t)
 			continue;
 		cp_rt.threads[i] = NULL;
+		cp_rt.tids[i] = 0;
 		for (uint32_t m = 0; m < cp_rt.nmetrics; m++)
 			cp_perf_fd_close(&t->src[m], 0);
 		cp_cct_abandon(&t->cct);
 		munmap(t, sizeof *t);
 	}
+	for (uint32_t i = 0; i < CP_MAX_ADOPTED; i++)
+		cp_rt.adopted[i] = NULL;
+	cp_rt.nadopted = 0;
 	cp_self = NULL;
 }

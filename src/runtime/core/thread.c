@@ -2,9 +2,11 @@
  * (CCT arena) and the armed sample sources. cp_thread_begin is async-signal-safe so that a
  * thread first seen by a sample can be set up inside the handler. */
 #include "runtime/core/runtime.h"
+#include "runtime/sample/timer.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -28,10 +30,30 @@ static int registry_add(struct cp_thread *t)
 		    __atomic_compare_exchange_n(&cp_rt.threads[i], &expected, t, 0,
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			t->slot = i;
+			__atomic_store_n(&cp_rt.tids[i], t->tid, __ATOMIC_RELEASE);
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* The thread's name: its own (prctl) or, for an adopted thread, /proc/self/task/TID/comm. */
+static void thread_name(struct cp_thread *t, char *name, size_t cap)
+{
+	if (!t->adopted) {
+		prctl(PR_GET_NAME, name, 0, 0, 0);
+		return;
+	}
+	char path[64];
+	cp_ss_format(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = syscall(SYS_read, fd, name, cap - 1);
+	syscall(SYS_close, fd);
+	if (n > 0 && name[n - 1] == '\n')
+		n--;
+	name[n > 0 ? n : 0] = '\0';
 }
 
 static int thread_file(struct cp_thread *t)
@@ -51,7 +73,7 @@ static int thread_file(struct cp_thread *t)
 	int rc = cp_cct_create(&t->cct, path, &info);
 	if (rc)
 		return rc;
-	prctl(PR_GET_NAME, t->cct.hdr->name, 0, 0, 0);
+	thread_name(t, t->cct.hdr->name, sizeof t->cct.hdr->name);
 	return 0;
 }
 
@@ -62,7 +84,7 @@ static void sources_start(struct cp_thread *t)
 		t->src[i].fd = -1;
 		if (m->disabled)
 			continue;
-		if (m->src->thread_start(m, &t->src[i]) < 0)
+		if (m->src->thread_start(m, &t->src[i], t->tid) < 0)
 			__atomic_add_fetch(&cp_rt.sources_unarmed, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -73,10 +95,10 @@ void cp_thread_sources_stop(struct cp_thread *t)
 		cp_rt.metrics[i].src->thread_stop(&cp_rt.metrics[i], &t->src[i]);
 }
 
-struct cp_thread *cp_thread_begin(int lazy)
+/* Control block, registry slot and file of thread tid; NULL (counted) on failure. The
+ * result is busy (samples dropped) until the caller clears it. AS-safe. */
+static struct cp_thread *thread_state_create(pid_t tid, int lazy, int adopted)
 {
-	if (!cp_rt.active || cp_self)
-		return cp_self;
 	void *mem = mmap(NULL, sizeof(struct cp_thread), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
@@ -85,9 +107,10 @@ struct cp_thread *cp_thread_begin(int lazy)
 	}
 	struct cp_thread *t = mem;
 	t->busy = 1;
-	t->tid = cp_ss_gettid();
+	t->tid = tid;
 	t->lazy = lazy;
-	t->cpu_start_ns = cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	t->adopted = adopted;
+	t->cpu_start_ns = cp_ss_now_ns(adopted ? cp_thread_cpu_clock(tid) : CLOCK_THREAD_CPUTIME_ID);
 	t->tidx = __atomic_fetch_add(&cp_rt.next_tidx, 1, __ATOMIC_ACQ_REL);
 	/* One thread that cannot be measured (descriptor or thread limits, full disk) is
 	 * counted and noted at exit; the others go on. */
@@ -97,6 +120,7 @@ struct cp_thread *cp_thread_begin(int lazy)
 		return NULL;
 	}
 	if (thread_file(t)) {
+		__atomic_store_n(&cp_rt.tids[t->slot], 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&cp_rt.threads[t->slot], NULL, __ATOMIC_RELEASE);
 		munmap(mem, sizeof *t);
 		__atomic_add_fetch(&cp_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
@@ -105,6 +129,24 @@ struct cp_thread *cp_thread_begin(int lazy)
 	if (cp_rt.phdr) /* "thread files created so far", readable while running */
 		__atomic_store_n(&cp_rt.phdr->nthreads,
 				 __atomic_load_n(&cp_rt.next_tidx, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+	return t;
+}
+
+struct cp_thread *cp_thread_begin(int lazy)
+{
+	if (!cp_rt.active || cp_self)
+		return cp_self;
+	pid_t tid = cp_ss_gettid();
+	/* The task scan may have adopted this thread already (it ran a while before reaching
+	 * us): take that state over rather than measuring the thread twice. */
+	struct cp_thread *t = cp_thread_find_adopted(tid);
+	if (t) {
+		cp_self = t;
+		return t;
+	}
+	t = thread_state_create(tid, lazy, 0);
+	if (!t)
+		return NULL;
 	if (lazy)
 		cp_unwind_thread_init_signal_safe((uintptr_t)__builtin_frame_address(0));
 	else
@@ -113,6 +155,37 @@ struct cp_thread *cp_thread_begin(int lazy)
 	sources_start(t);
 	t->busy = 0;
 	return t;
+}
+
+/* Measures thread tid (not the caller) from now on: state, file and sources routed to it.
+ * Its samples find the state by tid (cp_thread_find_adopted), since its TLS may be its
+ * creator's (raw clone without CLONE_SETTLS). AS-safe. */
+struct cp_thread *cp_thread_adopt(pid_t tid)
+{
+	uint32_t n = __atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE);
+	if (n >= CP_MAX_ADOPTED) {
+		__atomic_add_fetch(&cp_rt.threads_unmeasured, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	struct cp_thread *t = thread_state_create(tid, 1, 1);
+	if (!t)
+		return NULL;
+	sources_start(t);
+	__atomic_store_n(&cp_rt.adopted[n], t, __ATOMIC_RELEASE);
+	__atomic_store_n(&cp_rt.nadopted, n + 1, __ATOMIC_RELEASE);
+	t->busy = 0;
+	return t;
+}
+
+struct cp_thread *cp_thread_find_adopted(pid_t tid)
+{
+	uint32_t n = __atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
+		struct cp_thread *t = __atomic_load_n(&cp_rt.adopted[i], __ATOMIC_ACQUIRE);
+		if (t && t->tid == tid)
+			return t;
+	}
+	return NULL;
 }
 
 /* Writes the exit-time fields of a thread's header. */

@@ -25,7 +25,7 @@
  * the user PC the call returns to). Kernels that refuse it unprivileged get user-only. */
 static int count_kernel = 1;
 
-static int perf_open_self(uint64_t period)
+static int perf_open_thread(uint64_t period, pid_t tid)
 {
 	struct perf_event_attr attr;
 	__builtin_memset(&attr, 0, sizeof attr);
@@ -37,7 +37,7 @@ static int perf_open_self(uint64_t period)
 	attr.exclude_kernel = !count_kernel;
 	attr.exclude_hv = 1;
 	attr.wakeup_events = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_PERF_FD_FLOOR);
@@ -49,10 +49,10 @@ static int perf_open_self(uint64_t period)
 	return fd;
 }
 
-/* Routes the overflow signal to the calling thread. AS-safe (fcntl, ioctl). */
-static int perf_route_to_self(int fd)
+/* Routes the overflow signal to thread tid. AS-safe (fcntl, ioctl). */
+static int perf_route_to(int fd, pid_t tid)
 {
-	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
+	struct f_owner_ex owner = {F_OWNER_TID, tid};
 	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, cp_rt.signo) ||
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) ||
 	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
@@ -62,10 +62,10 @@ static int perf_route_to_self(int fd)
 
 static int cputime_process_init(struct cp_metric *m)
 {
-	int fd = cp_rt.no_perf ? -ENOSYS : perf_open_self(m->period);
+	int fd = cp_rt.no_perf ? -ENOSYS : perf_open_thread(m->period, 0);
 	if (fd == -EACCES || fd == -EPERM) {
 		count_kernel = 0;
-		fd = perf_open_self(m->period);
+		fd = perf_open_thread(m->period, 0);
 		if (fd >= 0)
 			cp_rt_note("cputime: the kernel refuses to count kernel time for this user "
 				   "(perf_event_paranoid); time in system calls is not sampled");
@@ -87,14 +87,14 @@ static int cputime_process_init(struct cp_metric *m)
 	return 0;
 }
 
-static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st)
+static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
 {
 	if (m->mechanism == CP_MF_MECH_POSIX_TIMER)
-		return cp_timer_thread_start(m, st);
-	int fd = perf_open_self(m->period);
+		return cp_timer_thread_start(m, st, tid);
+	int fd = perf_open_thread(m->period, tid);
 	if (fd < 0)
 		return fd;
-	int rc = perf_route_to_self(fd);
+	int rc = perf_route_to(fd, tid);
 	if (rc) {
 		cp_fd_close(fd);
 		return rc;

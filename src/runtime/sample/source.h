@@ -11,6 +11,7 @@
 #define CP_RUNTIME_SOURCE_H
 
 #include <signal.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 struct cp_metric;
@@ -31,8 +32,10 @@ struct cp_sample_source {
 	 * Writes notes through cp_rt_note(). 0, or -1 to disable this metric. */
 	int (*process_init)(struct cp_metric *m);
 	void (*process_fini)(struct cp_metric *m);
-	/* Arms sampling of the calling thread. Async-signal-safe. 0 or -errno. */
-	int (*thread_start)(struct cp_metric *m, struct cp_source_thread *st);
+	/* Arms sampling of thread tid of this process (the calling thread, or one adopted by
+	 * the task scan: threads not started through pthread_create). Async-signal-safe.
+	 * 0 or -errno. */
+	int (*thread_start)(struct cp_metric *m, struct cp_source_thread *st, pid_t tid);
 	void (*thread_stop)(struct cp_metric *m, struct cp_source_thread *st);
 	/* Is this delivery ours? If so, sets *weight (in unit) and returns 1. AS-safe. */
 	int (*claims)(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,

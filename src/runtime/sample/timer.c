@@ -10,18 +10,27 @@
 
 #include "base/sigsafe/banned.h"
 
-int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st)
+clockid_t cp_thread_cpu_clock(pid_t tid)
 {
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
+{
+	clockid_t clock = m->clock_id;
+	/* Another thread's CPU time: CLOCK_THREAD_CPUTIME_ID would be the caller's. */
+	if (clock == CLOCK_THREAD_CPUTIME_ID && tid != (pid_t)syscall(SYS_gettid))
+		clock = cp_thread_cpu_clock(tid);
 	struct sigevent sev;
 	int kernel_timer = -1;
 	__builtin_memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = cp_rt.signo;
 	sev.sigev_value.sival_int = CP_TIMER_MAGIC | (int)m->index;
-	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	sev._sigev_un._tid = tid;
 	/* The raw system call: glibc's timer_create is AS-safe for SIGEV_THREAD_ID too, but
 	 * the kernel's timer id is what we keep, with no libc bookkeeping. */
-	if (syscall(SYS_timer_create, m->clock_id, &sev, &kernel_timer))
+	if (syscall(SYS_timer_create, clock, &sev, &kernel_timer))
 		return -errno;
 	struct itimerspec its;
 	its.it_interval.tv_sec = (time_t)(m->period / 1000000000u);

@@ -5,7 +5,9 @@
 
 #include "runtime/sample/source.h"
 
-int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st);
+int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid);
+/* Clock id of another thread's CPU time (the kernel's per-thread CPUCLOCK_SCHED). */
+clockid_t cp_thread_cpu_clock(pid_t tid);
 void cp_timer_thread_stop(struct cp_metric *m, struct cp_source_thread *st);
 int cp_timer_claims(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,
 		    uint64_t *weight);

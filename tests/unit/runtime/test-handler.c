@@ -24,7 +24,7 @@
 
 extern const struct cp_modules_listener cp_proc_module_listener;
 
-static int fake_start(struct cp_metric *m, struct cp_source_thread *st)
+static int fake_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
 {
 	return 0;
 }

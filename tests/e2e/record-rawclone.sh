@@ -1,0 +1,49 @@
+#!/bin/bash
+# A thread made by raw clone(2) (no pthread_create, its creator's TLS) is adopted by the
+# runtime's task scan: it gets its own finished thread file, named as the thread named
+# itself, whose samples lie in its work function (address range from nm, not from callpath).
+source "$(dirname "$0")/lib.sh"
+require_tool nm
+for v in O2 O0; do
+	prog=$CP_WORKLOADS/rawclone.$v
+	[ -x "$prog" ] || skip "workloads not built"
+	run "$CALLPATH" record -q -o "$WORK/m$v" -- "$prog" 150
+	grep -q "rawclone done" "$WORK/run.out" || fail "program output missing ($v)"
+	read -r lo size < <(nm -S "$prog" | awk '$4 ~ /^rawclone_work($|\.)/ {print $1, $2; exit}')
+	[ -n "$lo" ] || fail "rawclone_work not in nm output of $prog"
+	python3 - "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/m$v" "$prog" "$lo" "$size" <<'PY' ||
+import importlib.util, os, struct, sys
+spec = importlib.util.spec_from_file_location("rc", sys.argv[1])
+rc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rc)
+d, prog, lo, size = sys.argv[2], sys.argv[3], int(sys.argv[4], 16), int(sys.argv[5], 16)
+procs = [rc.read_proc(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".proc")]
+assert len(procs) == 1, procs
+exe_ids = [m["id"] for m in procs[0]["modules"] if os.path.realpath(m["path"]) == os.path.realpath(prog)]
+assert exe_ids, "executable not among the modules"
+thr = [f for f in os.listdir(d) if f.endswith(".thr")]
+infos = {f: rc.read_thread(os.path.join(d, f)) for f in thr}
+workers = [f for f, t in infos.items() if t["name"] == "rawworker"]
+assert len(workers) == 1, {f: t["name"] for f, t in infos.items()}
+w = infos[workers[0]]
+assert w["flags"] & 1, "worker file not FINISHED"
+assert w["samples"][0] >= 100, w["samples"]
+assert w["tid"] != procs[0]["pid"], "worker has the main thread's tid"
+# Self weight of the worker's nodes inside rawclone_work (offsets = link-time addresses).
+data = open(os.path.join(d, workers[0]), "rb").read()
+hsize = struct.unpack_from("<I", data, 16)[0]
+used = struct.unpack_from("<Q", data, 24)[0]
+ns, nm = 24 + 8 * w["nmetrics"], w["nmetrics"]
+inside = total = 0
+for off in range(hsize, used, ns):
+    _, kind, _, module, _, offset = struct.unpack_from("<IHHIIQ", data, off)
+    v = struct.unpack_from("<Q", data, off + 24)[0]
+    total += v
+    if module in exe_ids and lo <= offset < lo + size:
+        inside += v
+print("worker samples", w["samples"][0], "in rawclone_work", inside / total)
+assert inside >= 0.9 * total, (inside, total)
+PY
+		fail "raw-clone thread not measured ($v)"
+done
+exit 0
