@@ -483,7 +483,9 @@ static int recover_batch(struct recovery *r, size_t first, size_t n,
 		size_t done = first + k + 1;
 		if (opt && opt->progress && (done % 256 == 0 || done == total))
 			opt->progress(opt->progress_ctx, done, total);
-		/* each slot's arrays fit the largest procedure it has seen: do not keep them */
+		/* each slot's arrays fit the largest procedure it has seen: do not keep them
+		 * (keeping those of procedures up to 2048 instructions cost libc 2 MB of RSS
+		 * and saved no measurable time) */
 		const struct cp_cfg_oracle *o = sl->loops.oracle;
 		rc_loops_release(&sl->loops);
 		rc_loops_init(&sl->loops, o);
