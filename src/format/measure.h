@@ -128,7 +128,7 @@ struct cp_mf_module {
 struct cp_mf_unload {
 	uint32_t id;
 	uint32_t pad;
-	uint64_t load_seq;
+	uint64_t load_seq; /* the unload's position in the load/unload event order */
 };
 
 /* Special values of cp_mf_node.module. */

@@ -44,7 +44,7 @@ def read_proc(path):
         name, unit, src, mech, period = METRIC.unpack_from(data, 64 + PROC.size + i * METRIC.size)
         metrics.append({"name": cstr(name), "unit": cstr(unit), "source": src,
                         "mechanism": mech, "period": period})
-    recs = {"cmdline": [], "exe": None, "modules": [], "unloads": [], "notes": [], "env": []}
+    recs = {"cmdline": [], "exe": None, "modules": [], "unloads": [], "unload_seq": {}, "notes": [], "env": []}
     off = hsize
     while off < used:
         if off + 8 > used:
@@ -59,10 +59,12 @@ def read_proc(path):
             recs["exe"] = cstr(payload)
         elif typ == 3:
             mid, bl, bias, lo, hi, seq = struct.unpack_from("<IIQQQQ", payload, 0)
-            recs["modules"].append({"id": mid, "bias": bias, "lo": lo, "hi": hi,
+            recs["modules"].append({"id": mid, "bias": bias, "lo": lo, "hi": hi, "seq": seq,
                                     "path": cstr(payload[72:])})
         elif typ == 4:
-            recs["unloads"].append(struct.unpack_from("<I", payload, 0)[0])
+            uid, _, useq = struct.unpack_from("<IIQ", payload, 0)
+            recs["unloads"].append(uid)
+            recs["unload_seq"][str(uid)] = useq
         elif typ == 5:
             recs["notes"].append(cstr(payload))
         off += (size + 7) & ~7

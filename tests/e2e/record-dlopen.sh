@@ -1,6 +1,7 @@
 #!/bin/bash
 # dlopen/dlclose: a library loaded twice (elsewhere the second time) gets two module ids,
-# both unloaded, and samples resolve into both epochs.
+# both unloaded (each unload ordered between the loads), and samples resolve into both
+# epochs.
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/dlopen.O2
@@ -15,6 +16,10 @@ p = d["procs"][0]
 libs = [m for m in p["modules"] if m["path"].endswith("libdlwork.so")]
 assert len(libs) == 2 and libs[0]["id"] != libs[1]["id"], libs
 assert set(p["unloads"]) >= {m["id"] for m in libs}, p["unloads"]
+# load_seq orders loads and unloads: load 1 < unload 1 < load 2 < unload 2.
+us = p["unload_seq"]
+order = [libs[0]["seq"], us[str(libs[0]["id"])], libs[1]["seq"], us[str(libs[1]["id"])]]
+assert all(a < b for a, b in zip(order, order[1:])), order
 # Read the nodes: PC samples must land in both module ids.
 t = d["threads"][0]
 data = open(os.path.join(sys.argv[2], t["file"]), "rb").read()

@@ -22,6 +22,7 @@ uint32_t cp_mod_index_seq;
 static struct cp_ehinfo ehinfo[CP_MODULES_MAX];
 static uint32_t seen[CP_MODULES_MAX]; /* sync pass marker, writer only */
 static uint64_t sync_pass;
+static uint64_t event_seq; /* load/unload events numbered so far (under lock) */
 static unsigned long last_adds, last_subs;
 static struct cp_modules_listener listener;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -134,7 +135,7 @@ static int sync_one(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	}
 	tmp.id = ctx->n;
-	tmp.load_seq = sync_pass;
+	tmp.load_seq = tmp.unload_seq = 0; /* numbered when published */
 	cp_mod_slots[ctx->n] = tmp;
 	seen[ctx->n] = 1;
 	ctx->n++;
@@ -185,17 +186,19 @@ static void sync_publish(struct sync_ctx *ctx, int *unloaded_any)
 {
 	uint32_t old_n = ctx->first_new;
 
-	for (uint32_t i = old_n; i < ctx->n; i++) {
-		cp_cfi_prepare(&cp_mod_slots[i], &ehinfo[i]);
-		cp_mod_slots[i].unwind_private = &ehinfo[i];
-	}
-	__atomic_store_n(&cp_mod_n_slots, ctx->n, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < old_n; i++) {
 		if (!seen[i] && !cp_mod_slots[i].unloaded) {
+			cp_mod_slots[i].unload_seq = ++event_seq;
 			__atomic_store_n(&cp_mod_slots[i].unloaded, 1, __ATOMIC_RELEASE);
 			*unloaded_any = 1;
 		}
 	}
+	for (uint32_t i = old_n; i < ctx->n; i++) {
+		cp_mod_slots[i].load_seq = ++event_seq;
+		cp_cfi_prepare(&cp_mod_slots[i], &ehinfo[i]);
+		cp_mod_slots[i].unwind_private = &ehinfo[i];
+	}
+	__atomic_store_n(&cp_mod_n_slots, ctx->n, __ATOMIC_RELEASE);
 	index_rebuild(ctx->n);
 }
 

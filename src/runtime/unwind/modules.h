@@ -21,7 +21,11 @@ struct cp_module {
 	uint64_t bias;       /* dlpi_addr */
 	uint64_t text_lo;    /* executable PT_LOAD range, runtime addresses */
 	uint64_t text_hi;
+	/* Position of the load, and of the unload (0 while loaded), in the process's sequence
+	 * of load/unload events as the registry saw them (1, 2, ...). One sync that finds
+	 * both unloads and loads counts the unloads first. */
 	uint64_t load_seq;
+	uint64_t unload_seq;
 	const uint8_t *eh_frame_hdr; /* PT_GNU_EH_FRAME, runtime address, or NULL */
 	uint64_t eh_frame_hdr_size;
 	uint32_t build_id_len;

@@ -182,7 +182,7 @@ static void on_module_loaded(const struct cp_module *m, void *arg)
 
 static void on_module_unloaded(const struct cp_module *m, void *arg)
 {
-	struct cp_mf_unload rec = {.id = m->id, .pad = 0, .load_seq = m->load_seq};
+	struct cp_mf_unload rec = {.id = m->id, .pad = 0, .load_seq = m->unload_seq};
 	cp_proc_record(CP_MF_REC_UNLOAD, &rec, sizeof rec);
 }
 

@@ -21,6 +21,7 @@ static const char *const dl_candidates[] = {"libz.so.1", "libbz2.so.1", "liblzma
 struct seen {
 	int loaded, unloaded;
 	uint32_t last_loaded_id, last_unloaded_id;
+	uint64_t last_load_seq, last_unload_seq;
 	char last_path[CP_MODULE_PATH_MAX];
 };
 
@@ -31,6 +32,7 @@ static void on_loaded(const struct cp_module *m, void *arg)
 	struct seen *s = arg;
 	s->loaded++;
 	s->last_loaded_id = m->id;
+	s->last_load_seq = m->load_seq;
 	strcpy(s->last_path, m->path);
 }
 
@@ -39,6 +41,7 @@ static void on_unloaded(const struct cp_module *m, void *arg)
 	struct seen *s = arg;
 	s->unloaded++;
 	s->last_unloaded_id = m->id;
+	s->last_unload_seq = m->unload_seq;
 }
 
 static int setup(void **state)
@@ -142,6 +145,7 @@ static void test_dlopen_epochs(void **state)
 	uintptr_t fn;
 	const struct cp_module *m, *m2;
 	uint32_t id1;
+	uint64_t load1, unload1;
 	int loaded0 = seen.loaded, unloaded0 = seen.unloaded;
 
 	(void)state;
@@ -160,6 +164,9 @@ static void test_dlopen_epochs(void **state)
 	assert_int_equal(seen.loaded, loaded0 + 1);
 	assert_int_equal(seen.last_loaded_id, m->id);
 	id1 = m->id;
+	load1 = seen.last_load_seq;
+	assert_true(load1 > 0);
+	assert_int_equal(m->unload_seq, 0);
 	assert_int_equal(cp_modules_sync(), 0); /* nothing changed: no new announcements */
 	assert_int_equal(seen.loaded, loaded0 + 1);
 
@@ -169,6 +176,10 @@ static void test_dlopen_epochs(void **state)
 	assert_int_equal(m->unloaded != 0, 1); /* the slot stays, marked */
 	assert_int_equal(seen.unloaded, unloaded0 + 1);
 	assert_int_equal(seen.last_unloaded_id, id1);
+	/* The unload is an event of its own, after the load, before the next load. */
+	unload1 = seen.last_unload_seq;
+	assert_true(unload1 > load1);
+	assert_int_equal(m->load_seq, load1);
 
 	h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	assert_non_null(h);
@@ -178,6 +189,8 @@ static void test_dlopen_epochs(void **state)
 	assert_non_null(m2);
 	assert_ptr_not_equal(m2, m);
 	assert_true(m2->id > id1); /* ids are never reused */
+	assert_true(m2->load_seq > unload1);
+	assert_int_equal(seen.last_load_seq, m2->load_seq);
 	dlclose(h);
 	assert_int_equal(cp_modules_sync(), 0);
 }
