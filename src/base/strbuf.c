@@ -65,12 +65,17 @@ void strbuf_addch(struct strbuf *sb, char c)
 
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 {
+	char small[256];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
+	if ((size_t)n < sizeof small) {
+		strbuf_add(sb, small, (size_t)n);
+		return;
+	}
 	strbuf_grow(sb, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
