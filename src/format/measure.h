@@ -37,6 +37,10 @@ enum cp_mf_flags {
 	CP_MF_FINISHED = 1u << 0, /* written at normal exit/thread end; absent if killed */
 	CP_MF_CRASHED = 1u << 1,  /* the program died from a fatal signal (process file) */
 	CP_MF_DISABLED = 1u << 2, /* the runtime disabled itself; see notes in process file */
+	/* Process file: how the image relates to others (no NOTE records for routine events). */
+	CP_MF_FORK_CHILD = 1u << 3, /* began as a fork child of ppid (its own file from then) */
+	CP_MF_EXEC_ENDED = 1u << 4, /* ended by a successful exec: if followed, the new image's
+				     * file is <pid>.<gen+1> (same pid, next gen) */
 };
 
 /* First 64 bytes of every file. */

@@ -11,7 +11,7 @@ $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"
 python3 - "$WORK/m.json" <<'PY' || fail "realtime/cputime split wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
-p = [p for p in d["procs"] if not any("fork child" in n for n in p["notes"])][0]
+p = [p for p in d["procs"] if not p["flags"] & 8][0]
 names = [m["name"] for m in p["metrics"]]
 assert names == ["realtime", "cputime"], names
 t = [t for t in d["threads"] if t["pid"] == p["pid"]][0]

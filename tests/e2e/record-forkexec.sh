@@ -1,6 +1,7 @@
 #!/bin/bash
-# fork: the child gets its own process file; exec: the new image is followed (a third
-# process file, same pid, next gen) unless --no-follow-exec.
+# fork: the child gets its own process file (flag FORK_CHILD); exec: the new image is
+# followed (a third process file, same pid, next gen; the old one flagged EXEC_ENDED) unless
+# --no-follow-exec. Neither writes a NOTE.
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/forkexec.O2
@@ -14,12 +15,16 @@ d = json.load(open(sys.argv[1]))
 procs = {(p["pid"], p["gen"]): p for p in d["procs"]}
 assert len(procs) == 3, list(procs)
 parent = [p for p in d["procs"] if p["exe"].endswith("forkexec.O2") and p["gen"] == 0 and
-          not any("fork child" in n for n in p["notes"])]
-child = [p for p in d["procs"] if any("fork child" in n for n in p["notes"])]
+          not p["flags"] & 8]
+child = [p for p in d["procs"] if p["flags"] & 8]
 exe = [p for p in d["procs"] if p["exe"].endswith("chain.O2")]
 assert len(parent) == 1 and len(child) == 1 and len(exe) == 1, d["procs"]
 assert child[0]["ppid"] == parent[0]["pid"]
 assert exe[0]["pid"] == child[0]["pid"] and exe[0]["gen"] == child[0]["gen"] + 1
+# Relations are header flags (8 FORK_CHILD, 16 EXEC_ENDED), not routine NOTE records.
+assert child[0]["flags"] & 16 and not parent[0]["flags"] & 16 and not exe[0]["flags"] & 24
+assert not any("fork" in n or "exec" in n for p in d["procs"] for n in p["notes"]), \
+    [p["notes"] for p in d["procs"]]
 assert all(p["flags"] & 1 for p in d["procs"])
 for p in d["procs"]:
     ts = [t for t in d["threads"] if t["pid"] == p["pid"] and t["gen"] == p["gen"]]

@@ -61,8 +61,8 @@ static int image_start(int after_fork)
 	if (cp_proc_create())
 		return -1;
 	cp_proc_write_cmdline();
-	if (after_fork)
-		cp_rt_note("fork child of process %d", (int)getppid());
+	if (after_fork) /* the relation is in the header (ppid, flag), not in a NOTE */
+		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_FORK_CHILD, __ATOMIC_RELEASE);
 	if (modules_start(after_fork))
 		return -1;
 	if (!after_fork)
@@ -216,8 +216,7 @@ void cp_rt_before_exec(void)
 {
 	if (!cp_rt.active)
 		return;
-	cp_rt_note("exec: this image is being replaced%s",
-		   cp_rt.follow_exec ? " (the new image is profiled in its own file)" : "");
+	__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_EXEC_ENDED, __ATOMIC_RELEASE);
 	cp_rt_fini(0);
 }
 
@@ -227,7 +226,8 @@ void cp_rt_exec_failed(void)
 		return;
 	/* Resume: the image goes on. Headers stay marked finished up to here; new samples
 	 * still land in the same files. */
-	__atomic_and_fetch(&cp_rt.phdr->h.flags, ~(uint32_t)CP_MF_FINISHED, __ATOMIC_RELEASE);
+	__atomic_and_fetch(&cp_rt.phdr->h.flags, ~(uint32_t)(CP_MF_FINISHED | CP_MF_EXEC_ENDED),
+			   __ATOMIC_RELEASE);
 	cp_rt.finished = 0;
 	cp_rt.enabled = 1;
 	cp_rt_note("exec failed: profiling resumed");
