@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,10 @@ int cmd_struct(int argc, char **argv)
 	}
 	struct struct_args a = {0};
 	int status = 0;
+	/* Blocks of 1 MB and more in their own mappings, always (glibc raises this threshold
+	 * as big blocks are freed, then grows the big tables inside the heap by copying and
+	 * keeps the holes): peak RSS of libclang-cpp.so.14 128 -> 110 MB, same output. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	if (parse_args(argc, argv, &a)) {
 		status = CLI_EXIT_FAILURE;
 		goto out;
