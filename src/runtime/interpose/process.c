@@ -21,12 +21,14 @@ static int in_foreign_child(void)
 	return cp_rt.active && (int32_t)getpid() != cp_rt.pid;
 }
 
+/* Samples stay on across fork: its CPU time (copying a large parent's page tables) is the
+ * program's and belongs to the fork call site. The handler is lock-free and finishes before
+ * the fork system call starts, so the child never inherits a half-inserted sample; the
+ * child has no sample source until cp_rt_after_fork_child begins its thread (perf events
+ * are routed to the parent's tids, POSIX timers are not inherited). */
 CP_EXPORT pid_t fork(void)
 {
 	typeof(cp_real.fork) real = CP_REAL(fork);
-	struct cp_thread *t = cp_self;
-	if (t)
-		t->busy = 1;
 	cp_dl_fork_prepare();
 	pid_t pid = real();
 	if (pid == 0) {
@@ -34,8 +36,6 @@ CP_EXPORT pid_t fork(void)
 		cp_rt_after_fork_child();
 	} else {
 		cp_dl_fork_parent();
-		if (t)
-			t->busy = 0;
 	}
 	return pid;
 }
