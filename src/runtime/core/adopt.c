@@ -54,7 +54,8 @@ static pid_t parse_tid(const char *s)
 
 static int tid_known(pid_t tid)
 {
-	for (uint32_t i = 0; i < CP_MAX_THREADS; i++)
+	uint32_t hw = __atomic_load_n(&cp_rt.tids_hw, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < hw; i++)
 		if (__atomic_load_n(&cp_rt.tids[i], __ATOMIC_ACQUIRE) == tid)
 			return 1;
 	return 0;

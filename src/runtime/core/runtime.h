@@ -91,6 +91,7 @@ struct cp_runtime {
 	struct cp_thread *volatile threads[CP_MAX_THREADS];
 	/* tid of each registry slot (0 = free): what the task scan reads, never the blocks. */
 	volatile int32_t tids[CP_MAX_THREADS];
+	volatile uint32_t tids_hw; /* slots [tids_hw, CP_MAX_THREADS) were never used */
 	/* Threads adopted by the task scan (core/adopt.c), found by tid in the handler. */
 	struct cp_thread *volatile adopted[CP_MAX_ADOPTED];
 	volatile uint32_t nadopted;

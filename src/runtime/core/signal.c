@@ -163,12 +163,14 @@ static struct cp_thread *handler_thread(void)
 static void sample_handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
+	struct cp_thread *t = handler_thread();
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == CP_SCAN_MAGIC) {
+		if (t) /* ours: a sleep it interrupted is resumed (interpose/sleep.c) */
+			t->our_signals++;
 		cp_adopt_scan(0);
 		errno = saved_errno;
 		return;
 	}
-	struct cp_thread *t = handler_thread();
 	uint64_t weight = 0;
 	int metric = -1;
 	if (t)

@@ -31,6 +31,11 @@ static int registry_add(struct cp_thread *t)
 						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 			t->slot = i;
 			__atomic_store_n(&cp_rt.tids[i], t->tid, __ATOMIC_RELEASE);
+			uint32_t hw = __atomic_load_n(&cp_rt.tids_hw, __ATOMIC_ACQUIRE);
+			while (hw < i + 1 &&
+			       !__atomic_compare_exchange_n(&cp_rt.tids_hw, &hw, i + 1, 0,
+							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				;
 			return 0;
 		}
 	}
