@@ -125,7 +125,8 @@ def handler_table(resdir):
             (int(kv["samples"]), float(kv["trimmed_mean_ns"]), float(kv["median_ns"]),
              float(kv["p99_ns"]), int(kv["long"]), float(kv["first100_ns"])))
     lines = ["**Signal-handler time per sample** (handler-time.so: TSC read before and after "
-             "the profiler's signal handler; median over 3 runs. Mean excludes handler runs "
+             "the profiler's signal handler; median over the runs, 3 per run.sh. Mean "
+             "excludes handler runs "
              "> 500 µs — the thread descheduled inside the handler — counted in 'long'; "
              "'first 100' = ms spent in the first 100 samples, the cold-cache start)", "",
              "| workload | tool | samples/run | mean µs | median µs | p99 µs | long | "
@@ -155,8 +156,8 @@ def gaps_table(resdir):
             (int(f[1]), float(kv["sum_ns"]), float(kv["big_ns"]), float(kv["spin_s"])))
     lines = ["**Interruption cost per sample, kernel included** (gaps.c: the sampled thread "
              "spins 1 s reading the TSC at stack depth D; gaps of 0.12 µs–1 ms between reads "
-             "are summed; cost = (gap time with the tool − without) / samples; median of "
-             "3 runs; 'descheduled' = time in gaps > 1 ms, i.e. the VM's other load)", "",
+             "are summed; cost = (gap time with the tool − without) / samples; median over "
+             "the runs, 3 per run.sh; 'descheduled' = time in gaps > 1 ms, i.e. the VM's other load)", "",
              "| depth | tool | samples/s | gap ms/s | descheduled ms/s | µs/sample |",
              "|---|---|---|---|---|---|"]
     cost = {}
