@@ -2,16 +2,21 @@
 # A thread made by raw clone(2) (no pthread_create, its creator's TLS) is adopted by the
 # runtime's task scan: it gets its own finished thread file, named as the thread named
 # itself, whose samples lie in its work function (address range from nm, not from callpath).
+# "early": the thread starts in .preinit_array, before the runtime initialises; it is
+# adopted at init (its file starts with the process's, not a scan period later).
 source "$(dirname "$0")/lib.sh"
 require_tool nm
-for v in O2 O0; do
-	prog=$CP_WORKLOADS/rawclone.$v
+for v in O2 O0 early; do
+	prog=$CP_WORKLOADS/rawclone.${v/early/O2}
 	[ -x "$prog" ] || skip "workloads not built"
-	run "$CALLPATH" record -q -o "$WORK/m$v" -- "$prog" 150
+	early=0
+	[ $v = early ] && early=1
+	run env RAWCLONE_EARLY=$early "$CALLPATH" record -q -o "$WORK/m$v" -- "$prog" 150
 	grep -q "rawclone done" "$WORK/run.out" || fail "program output missing ($v)"
+	[ $v != early ] || grep -q "(early)" "$WORK/run.out" || fail "worker not started early"
 	read -r lo size < <(nm -S "$prog" | awk '$4 ~ /^rawclone_work($|\.)/ {print $1, $2; exit}')
 	[ -n "$lo" ] || fail "rawclone_work not in nm output of $prog"
-	python3 - "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/m$v" "$prog" "$lo" "$size" <<'PY' ||
+	python3 - "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/m$v" "$prog" "$lo" "$size" $early <<'PY' ||
 import importlib.util, os, struct, sys
 spec = importlib.util.spec_from_file_location("rc", sys.argv[1])
 rc = importlib.util.module_from_spec(spec)
@@ -43,6 +48,10 @@ for off in range(hsize, used, ns):
         inside += v
 print("worker samples", w["samples"][0], "in rawclone_work", inside / total)
 assert inside >= 0.9 * total, (inside, total)
+if sys.argv[6] == "1":  # adopted by the scan at init, not by the first periodic scan
+    late = (w["start_ns"] - procs[0]["start_ns"]) / 1e9
+    print("early worker's file starts", late, "s after the process file")
+    assert late < 0.05, late
 PY
 		fail "raw-clone thread not measured ($v)"
 done

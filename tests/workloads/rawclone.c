@@ -1,11 +1,14 @@
 /* A thread created with the raw clone(2) system call (no pthread_create, no TLS of its
  * own): it sets its name to "rawworker" and spends about a second of CPU time in
  * rawclone_work; the main thread waits for it on a futex without using CPU.
+ * With RAWCLONE_EARLY=1 the thread starts in a .preinit_array function, before any shared
+ * library's constructor (a profiler's included): it is already running at its init.
  * Usage: rawclone [iterations in millions, default 200] */
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -16,6 +19,8 @@
 static volatile double sink;
 static long iterations = 200;
 static volatile int child_tid = 1; /* cleared by the kernel when the child exits */
+static volatile int named;         /* the child has set its name */
+static int started_tid;
 
 __attribute__((noinline)) static double rawclone_work(long n)
 {
@@ -29,23 +34,48 @@ static int child_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "rawworker", 0, 0, 0);
+	named = 1;
 	for (long i = 0; i < iterations; i++)
 		sink += rawclone_work(1000000);
 	syscall(SYS_exit, 0); /* this thread only; no libc exit path */
 	return 0;
 }
 
+static int start_worker(void)
+{
+	char *stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		    CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
+	int tid = clone(child_main, stack + STACK_SIZE, flags, NULL, NULL, NULL, &child_tid);
+	while (tid > 0 && !named)
+		; /* its name is set before anyone looks at it */
+	return tid;
+}
+
+static void early_start(int argc, char **argv, char **envp)
+{
+	int early = 0;
+	for (char **e = envp; e && *e; e++)
+		early |= !strcmp(*e, "RAWCLONE_EARLY=1");
+	if (!early)
+		return;
+	if (argc > 1)
+		iterations = atol(argv[1]);
+	started_tid = start_worker();
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **,
+									       char **) =
+	early_start;
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
 		iterations = atol(argv[1]);
-	char *stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return 1;
-	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
-		    CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
-	int tid = clone(child_main, stack + STACK_SIZE, flags, NULL, NULL, NULL, &child_tid);
+	int tid = started_tid ? started_tid : start_worker();
 	if (tid < 0) {
 		perror("clone");
 		return 1;
@@ -56,6 +86,6 @@ int main(int argc, char **argv)
 		if (v)
 			syscall(SYS_futex, &child_tid, FUTEX_WAIT, v, NULL, NULL, 0);
 	}
-	printf("rawclone done %d\n", tid);
+	printf("rawclone done %d%s\n", tid, started_tid ? " (early)" : "");
 	return 0;
 }
