@@ -4,6 +4,8 @@
 # itself, whose samples lie in its work function (address range from nm, not from callpath).
 # "early": the thread starts in .preinit_array, before the runtime initialises; it is
 # adopted at init (its file starts with the process's, not a scan period later).
+# "sleep" (-e realtime): a raw-clone thread that only waits is found too (the scan then
+# runs on wall-clock time).
 source "$(dirname "$0")/lib.sh"
 require_tool nm
 for v in O2 O0 early; do
@@ -55,4 +57,9 @@ if sys.argv[6] == "1":  # adopted by the scan at init, not by the first periodic
 PY
 		fail "raw-clone thread not measured ($v)"
 done
+run env RAWCLONE_SLEEP=1 "$CALLPATH" record -q -e realtime -o "$WORK/ms" -- "$CP_WORKLOADS/rawclone.O2"
+grep -q "rawclone done" "$WORK/run.out" || fail "program output missing (sleep)"
+python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/ms" >"$WORK/ms.json" || fail "invalid files (sleep)"
+json_assert "$WORK/ms.json" '[t["samples"][0] >= 300 for t in d["threads"] if t["name"] == "rawworker"] == [True]' \
+	"waiting raw-clone thread not measured with -e realtime"
 exit 0

@@ -3,6 +3,8 @@
  * rawclone_work; the main thread waits for it on a futex without using CPU.
  * With RAWCLONE_EARLY=1 the thread starts in a .preinit_array function, before any shared
  * library's constructor (a profiler's included): it is already running at its init.
+ * With RAWCLONE_SLEEP=1 the thread instead waits about a second in rawclone_wait (raw
+ * nanosleep calls, no CPU).
  * Usage: rawclone [iterations in millions, default 200] */
 #include <linux/futex.h>
 #include <sched.h>
@@ -12,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define STACK_SIZE (256 << 10)
@@ -30,12 +33,28 @@ __attribute__((noinline)) static double rawclone_work(long n)
 	return x;
 }
 
+static int sleeper;
+
+/* About 1 s of waiting in 10 ms naps (a nap cut short by a signal is not resumed). */
+__attribute__((noinline)) static void rawclone_wait(void)
+{
+	struct timespec start, now, nap = {0, 10000000};
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		syscall(SYS_nanosleep, &nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) <
+		 1000000000L);
+}
+
 static int child_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "rawworker", 0, 0, 0);
 	named = 1;
-	for (long i = 0; i < iterations; i++)
+	if (sleeper)
+		rawclone_wait();
+	for (long i = 0; i < iterations && !sleeper; i++)
 		sink += rawclone_work(1000000);
 	syscall(SYS_exit, 0); /* this thread only; no libc exit path */
 	return 0;
@@ -75,6 +94,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1)
 		iterations = atol(argv[1]);
+	const char *sl = getenv("RAWCLONE_SLEEP");
+	sleeper = sl && *sl == '1';
 	int tid = started_tid ? started_tid : start_worker();
 	if (tid < 0) {
 		perror("clone");
