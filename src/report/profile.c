@@ -322,6 +322,10 @@ static void image_add(struct builder *b, const struct cp_mf_image *im, int threa
 	for (size_t i = 0; i < pr->nmodules; i++)
 		modmap[i] = modfile_get(b, &pr->modules[i]);
 	s->nprocs++;
+	if (pr->hdr.h.flags & CP_MF_FORK_CHILD)
+		s->nforked++;
+	if (pr->hdr.gen > 0)
+		s->nexeced++;
 	s->nthreads_total += im->nthreads;
 	summary_notes(b, im, many);
 	for (size_t i = 0; i < im->nthreads; i++) {

@@ -30,6 +30,8 @@ struct cp_summary {
 	char *command; /* the first process image's command line */
 	char *host;
 	size_t nprocs, nthreads, nthreads_total;
+	size_t nforked; /* process images that began as fork children */
+	size_t nexeced; /* process images started by a followed exec (gen > 0) */
 	size_t nmetrics;
 	struct cp_metric_desc metrics[CP_MF_MAX_METRICS];
 	uint64_t cpu_ns; /* thread CPU time summed over the selected threads (0 if unknown) */

@@ -134,9 +134,10 @@ static void json_summary(const struct cp_summary *s, FILE *out)
 	json_str(out, s->command);
 	fputs(",\"host\":", out);
 	json_str(out, s->host);
-	fprintf(out, ",\"processes\":%zu,\"threads\":%zu,\"threads_total\":%zu,\"duration_s\":%.6f,"
-		     "\"cpu_s\":%.6f,",
-		s->nprocs, s->nthreads, s->nthreads_total, s->duration_s, (double)s->cpu_ns / 1e9);
+	fprintf(out, ",\"processes\":%zu,\"fork_children\":%zu,\"exec_images\":%zu,"
+		     "\"threads\":%zu,\"threads_total\":%zu,\"duration_s\":%.6f,\"cpu_s\":%.6f,",
+		s->nprocs, s->nforked, s->nexeced, s->nthreads, s->nthreads_total, s->duration_s,
+		(double)s->cpu_ns / 1e9);
 	fprintf(out, "\"unwind\":{\"complete\":%llu,\"partial\":%llu,\"failed\":%llu,"
 		     "\"complete_pct\":%.4f,\"frames\":%llu},\"dropped\":%llu,\"notes\":",
 		(unsigned long long)s->unwind_complete, (unsigned long long)s->unwind_partial,

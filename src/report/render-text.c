@@ -105,7 +105,10 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 {
 	fprintf(out, "measurement: %s\n", s->dir);
 	fprintf(out, "command:     %s\n", s->command);
-	fprintf(out, "processes:   %zu   threads: %zu", s->nprocs, s->nthreads);
+	fprintf(out, "processes:   %zu", s->nprocs);
+	if (s->nforked || s->nexeced)
+		fprintf(out, " (%zu fork children, %zu exec'd images)", s->nforked, s->nexeced);
+	fprintf(out, "   threads: %zu", s->nthreads);
 	if (s->nthreads != s->nthreads_total)
 		fprintf(out, " (of %zu)", s->nthreads_total);
 	if (s->host && s->host[0])
