@@ -1,5 +1,6 @@
 #include "analyze/structure/dump.h"
 
+#include "analyze/elf/elf-image.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -14,7 +15,7 @@ struct interval {
 /* Per-scope address intervals (union over the subtree) and children, in CSR form. */
 struct tree {
 	const struct cp_structure *st;
-	size_t n;
+	size_t n, i;
 	size_t *ivl_first, *ivl_count;
 	struct interval *ivl;
 	size_t *child_first, *child_count;
@@ -227,12 +228,7 @@ void cp_struct_dump_text(const struct cp_structure *st, FILE *out)
 	tree_init(&t, st);
 	char hex[65];
 	size_t n, i;
-	static const char digits[] = "0123456789abcdef";
-	for (i = 0; i < st->hdr->build_id_len; i++) {
-		hex[2 * i] = digits[st->hdr->build_id[i] >> 4];
-		hex[2 * i + 1] = digits[st->hdr->build_id[i] & 15];
-	}
-	hex[2 * i] = 0;
+	cp_build_id_hex(st->hdr->build_id, st->hdr->build_id_len, hex);
 	fprintf(out, "load module %s (build-id %s): %u procedures, %u loops\n",
 		str(&t, st->hdr->module_path), hex[0] ? hex : "none", st->hdr->nprocs,
 		st->hdr->nloops);
@@ -332,12 +328,7 @@ void cp_struct_dump_json(const struct cp_structure *st, FILE *out)
 	tree_init(&t, st);
 	char hex[65];
 	size_t n, i;
-	static const char digits[] = "0123456789abcdef";
-	for (i = 0; i < st->hdr->build_id_len; i++) {
-		hex[2 * i] = digits[st->hdr->build_id[i] >> 4];
-		hex[2 * i + 1] = digits[st->hdr->build_id[i] & 15];
-	}
-	hex[2 * i] = 0;
+	cp_build_id_hex(st->hdr->build_id, st->hdr->build_id_len, hex);
 	fputs("{\"format\":\"callpath-structure\",\"version\":1", out);
 	json_str(&t, "module", str(&t, st->hdr->module_path), out);
 	json_str(&t, "build_id", hex, out);
