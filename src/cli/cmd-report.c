@@ -18,7 +18,7 @@ static const char usage_text[] =
 	"                                   procedure, or module > file > procedure > line\n"
 	"  --metric NAME          metric to show, sort and threshold by (default: the first)\n"
 	"  --sort inclusive|exclusive|name  order of siblings (default inclusive)\n"
-	"  --threshold PCT        hide scopes below PCT%% of the total inclusive value\n"
+	"  --threshold PCT        hide scopes below PCT% of the total inclusive value\n"
 	"                         (default 1 for text, 0 for csv/json)\n"
 	"  --depth N              show at most N levels\n"
 	"  --focus FUNC           show the subtrees rooted at procedure FUNC\n"
