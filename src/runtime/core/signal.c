@@ -230,7 +230,9 @@ static void fatal_handler(int sig, siginfo_t *si, void *ucv)
 	struct sigaction dfl;
 	__builtin_memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
-	if (cp_self)
+	/* In a vfork child this thread's state is the parent's: leave it alone (cp_rt_fini
+	 * does nothing there either). */
+	if (cp_self && cp_ss_getpid() == cp_rt.pid)
 		cp_self->busy = 1;
 	cp_rt_fini(sig);
 	real_sigaction_fn(sig, &dfl, NULL);
