@@ -7,11 +7,18 @@ cat >"$WORK/manyt.c" <<'C'
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <unistd.h>
+static int started;
+/* Every thread stays alive until all 80 exist (or 5 s passed), so the runtime needs more
+ * descriptors at once than the limit allows, however the threads are scheduled. */
 static void *work(void *a)
 {
 	volatile unsigned long x = 0;
 	for (unsigned long i = 0; i < 20000000; i++)
 		x += i;
+	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	for (int ms = 0; ms < 5000 && __atomic_load_n(&started, __ATOMIC_SEQ_CST) < 80; ms++)
+		usleep(1000);
 	return 0;
 }
 int main(void)
