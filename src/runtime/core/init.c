@@ -167,12 +167,16 @@ static void notes_at_exit(void)
 }
 
 /* crashed_sig != 0: called from the fatal-signal handler, AS-safe path only. */
+int cp_rt_foreign_child(void)
+{
+	return cp_rt.active && cp_ss_getpid() != cp_rt.pid;
+}
+
 void cp_rt_fini(int crashed_sig)
 {
-	/* A vfork child, or a child forked inside libc (daemon(), _Fork) that our fork wrapper
-	 * never saw, still holds the parent's state: finishing it would end the parent's
-	 * profile, through the shared mappings and perf events. */
-	if (cp_rt.active && cp_ss_getpid() != cp_rt.pid)
+	/* Finishing the parent's state from a foreign child would end the parent's profile,
+	 * through the shared mappings and perf events. */
+	if (cp_rt_foreign_child())
 		return;
 	if (!cp_rt.active || __atomic_exchange_n(&cp_rt.finished, 1, __ATOMIC_ACQ_REL))
 		return;

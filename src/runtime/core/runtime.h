@@ -108,6 +108,10 @@ extern __thread struct cp_thread *cp_self CP_HIDDEN;
 /* core/init.c */
 void cp_rt_init(void) CP_HIDDEN;
 void cp_rt_fini(int crashed_sig) CP_HIDDEN;
+/* True in a vfork child, a raw clone child or a fork child made inside libc (daemon(),
+ * _Fork): it shares or copied the parent's measurement state and must not touch it, only
+ * exec or exit. Async-signal-safe. */
+int cp_rt_foreign_child(void) CP_HIDDEN;
 void cp_rt_after_fork_child(void) CP_HIDDEN;
 /* Marks the image as ended by exec (files finished) / resumes if the exec failed. */
 void cp_rt_before_exec(void) CP_HIDDEN;

@@ -232,7 +232,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *ucv)
 	dfl.sa_handler = SIG_DFL;
 	/* In a vfork child this thread's state is the parent's: leave it alone (cp_rt_fini
 	 * does nothing there either). */
-	if (cp_self && cp_ss_getpid() == cp_rt.pid)
+	if (cp_self && !cp_rt_foreign_child())
 		cp_self->busy = 1;
 	cp_rt_fini(sig);
 	real_sigaction_fn(sig, &dfl, NULL);

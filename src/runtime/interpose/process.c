@@ -14,13 +14,6 @@
 
 extern char **environ;
 
-/* A vfork child (or a raw clone child) shares our memory: it must not touch the
- * parent's measurement state, only exec or exit. */
-static int in_foreign_child(void)
-{
-	return cp_rt.active && (int32_t)getpid() != cp_rt.pid;
-}
-
 /* Samples stay on across fork: its CPU time (copying a large parent's page tables) is the
  * program's and belongs to the fork call site. The handler is lock-free and finishes before
  * the fork system call starts, so the child never inherits a half-inserted sample; the
@@ -106,7 +99,7 @@ CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 		return real(path, argv, envp);
 	struct exec_envbuf eb;
 	char *const *env = exec_env(envp, &eb);
-	if (in_foreign_child())
+	if (cp_rt_foreign_child())
 		return real(path, argv, env);
 	cp_rt_before_exec();
 	int rc = real(path, argv, env);
@@ -124,7 +117,7 @@ CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 		return real(file, argv, envp);
 	struct exec_envbuf eb;
 	char *const *env = exec_env(envp, &eb);
-	if (in_foreign_child())
+	if (cp_rt_foreign_child())
 		return real(file, argv, env);
 	cp_rt_before_exec();
 	int rc = real(file, argv, env);
@@ -217,7 +210,7 @@ CP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 
 CP_EXPORT void exit(int status)
 {
-	if (!cp_rt.exit_status_known && !in_foreign_child()) {
+	if (!cp_rt.exit_status_known && !cp_rt_foreign_child()) {
 		cp_rt.exit_status = status & 0xff;
 		cp_rt.exit_status_known = 1;
 	}
@@ -226,7 +219,7 @@ CP_EXPORT void exit(int status)
 
 CP_EXPORT void _exit(int status)
 {
-	if (in_foreign_child())
+	if (cp_rt_foreign_child())
 		CP_REAL(_exit)(status);
 	cp_rt.exit_status = status & 0xff;
 	cp_rt.exit_status_known = 1;
@@ -236,7 +229,7 @@ CP_EXPORT void _exit(int status)
 
 CP_EXPORT void _Exit(int status)
 {
-	if (in_foreign_child())
+	if (cp_rt_foreign_child())
 		CP_REAL(_Exit)(status);
 	cp_rt.exit_status = status & 0xff;
 	cp_rt.exit_status_known = 1;
