@@ -9,7 +9,10 @@ BUILD_PKGS=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev          # analyze/: ELF, DWARF, line tables, inline trees
   libzydis-dev                  # arch/x86_64/: decode and encode
-  libsqlite3-dev libzstd-dev zlib1g-dev
+  libsqlite3-dev                # db/: the profile database
+  libzstd-dev                   # db/: per-thread value blobs
+  zlib1g-dev libprotobuf-c-dev protobuf-c-compiler   # export/: pprof profile.proto, gzip
+  libpfm4-dev                   # runtime/sample/: counter events by name
   libcmocka-dev                 # tests/unit
 )
 # Tools the tests use as independent references, and the peers the benchmarks run beside.
@@ -17,7 +20,16 @@ TEST_PKGS=(
   valgrind elfutils binutils gfortran clang libclang-rt-14-dev
   linux-perf google-perftools libgoogle-perftools-dev libunwind-dev
   hyperfine xz-utils sqlite3 python3
+  golang-go                     # `go tool pprof` reads our pprof export
+  python3-jsonschema            # validates the speedscope export against its schema
+  uftrace                       # peer of `callpath probe` in bench/probe
 )
+
+# speedscope (npm) reads our folded/speedscope exports: Debian's nodejs+npm unless a Node.js
+# with npm is already installed (a vendor nodejs package conflicts with Debian's npm).
+if ! command -v npm >/dev/null 2>&1; then
+  TEST_PKGS+=(nodejs npm)
+fi
 
 missing=()
 for p in "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"; do

@@ -15,7 +15,11 @@ struct command {
 
 static const struct command commands[] = {
 	{"record", cmd_record, "run a program and sample its calling contexts"},
+	{"probe", cmd_probe, "count and time only the functions you name, per call path"},
+	{"gprof", cmd_gprof, "gprof without recompiling: write a gmon.out for a program"},
+	{"analyze", cmd_analyze, "correlate a measurement with program structure into a database"},
 	{"report", cmd_report, "show a profile: top-down, bottom-up or flat"},
+	{"export", cmd_export, "write a profile for callgrind, pprof, speedscope, gprof, flame graphs"},
 	{"struct", cmd_struct, "recover procedures, inlined code, loops and lines of binaries"},
 };
 
@@ -24,7 +28,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: callpath [--version] [--help] COMMAND [ARGS...]\n\n"
 		     "A call-path profiler for unmodified native programs.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].fn)
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'callpath COMMAND --help' for a command's options.\n"
 		     "Quick start: callpath record ./app   (records, then prints the profile)\n");
 }
@@ -73,7 +78,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (commands[i].fn && !strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "callpath: '%s' is not a command. See 'callpath --help'.\n", argv[1]);
 	return CLI_EXIT_FAILURE;
