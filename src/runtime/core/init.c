@@ -56,6 +56,9 @@ static int modules_start(int replay)
 /* Everything but configuration, shared by process start and fork children. */
 static int image_start(int after_fork)
 {
+	/* A fork child's parent is the image it was copied from, even when that has exited
+	 * already (daemon(): the parent _exits at once and getppid() says 1). */
+	cp_rt.ppid = after_fork ? cp_rt.pid : (int32_t)getppid();
 	cp_rt.pid = (int32_t)getpid();
 	cp_rt.next_tidx = 0;
 	if (cp_proc_create())
@@ -79,6 +82,7 @@ void cp_rt_init(void)
 		return;
 	cp_real_init();
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
+	cp_fork_hooks_install();
 	if (cp_config_load())
 		return;
 	if (image_start(0)) {

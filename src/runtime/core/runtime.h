@@ -70,6 +70,7 @@ struct cp_runtime {
 	int follow_exec;
 	int no_perf;            /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
 	int32_t pid;
+	int32_t ppid; /* parent: the forking process for a fork child (even if it exited) */
 	uint32_t gen;
 	char outdir[PATH_MAX];
 	uint32_t nmetrics;
@@ -157,6 +158,8 @@ int cp_config_load(void) CP_HIDDEN;
  * program that clears its environment (env -i) still passes them on to exec'd images. */
 extern char *cp_saved_env[] CP_HIDDEN;
 
+/* interpose/process.c: registers the fork handlers (pthread_atfork) at init. */
+void cp_fork_hooks_install(void) CP_HIDDEN;
 /* interpose/dl.c: fork() keeps the module registry's lock consistent. */
 void cp_dl_fork_prepare(void) CP_HIDDEN;
 void cp_dl_fork_parent(void) CP_HIDDEN;

@@ -6,6 +6,7 @@
 #include "runtime/interpose/real.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,23 +15,29 @@
 
 extern char **environ;
 
-/* Samples stay on across fork: its CPU time (copying a large parent's page tables) is the
+/* fork is followed through pthread_atfork, not by wrapping fork(): the handlers then run
+ * for forks made inside libc too (daemon()), and in the right order around the program's
+ * own handlers: prepare handlers run in reverse order of registration, so ours (registered
+ * at init, before the program's constructors) takes the module registry's lock only after
+ * the program's prepare handlers have taken their locks, never holding it while they wait
+ * for a lock whose holder needs the registry (dlopen). The child gets a fresh profile.
+ *
+ * Samples stay on across fork: its CPU time (copying a large parent's page tables) is the
  * program's and belongs to the fork call site. The handler is lock-free and finishes before
  * the fork system call starts, so the child never inherits a half-inserted sample; the
  * child has no sample source until cp_rt_after_fork_child begins its thread (perf events
- * are routed to the parent's tids, POSIX timers are not inherited). */
-CP_EXPORT pid_t fork(void)
+ * are routed to the parent's tids, POSIX timers are not inherited). vfork and _Fork run no
+ * handlers: such a child is foreign (cp_rt_foreign_child) and leaves the parent's files
+ * alone. */
+static void fork_child(void)
 {
-	typeof(cp_real.fork) real = CP_REAL(fork);
-	cp_dl_fork_prepare();
-	pid_t pid = real();
-	if (pid == 0) {
-		cp_dl_fork_child();
-		cp_rt_after_fork_child();
-	} else {
-		cp_dl_fork_parent();
-	}
-	return pid;
+	cp_dl_fork_child();
+	cp_rt_after_fork_child();
+}
+
+void cp_fork_hooks_install(void)
+{
+	pthread_atfork(cp_dl_fork_prepare, cp_dl_fork_parent, fork_child);
 }
 
 /* The variables that make a new image profiled. */

@@ -28,7 +28,6 @@ void *cp_real_resolve(void **slot, const char *name)
 void cp_real_init(void)
 {
 	CP_REAL(pthread_create);
-	CP_REAL(fork);
 	CP_REAL(execve);
 	CP_REAL(execvpe);
 	CP_REAL(posix_spawn);

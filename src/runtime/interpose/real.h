@@ -14,7 +14,6 @@
 
 struct cp_real {
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	pid_t (*fork)(void);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
 	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,

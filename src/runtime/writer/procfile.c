@@ -26,7 +26,7 @@ static void proc_header_init(struct cp_mf_process *p)
 	p->h.kind = CP_MF_KIND_PROCESS;
 	p->h.header_size = (uint32_t)((sizeof *p + 7) & ~(size_t)7);
 	p->pid = cp_rt.pid;
-	p->ppid = (int32_t)getppid();
+	p->ppid = cp_rt.ppid;
 	p->gen = cp_rt.gen;
 	p->start_ns = now_ns(CLOCK_REALTIME);
 	gethostname(p->hostname, sizeof p->hostname - 1);
