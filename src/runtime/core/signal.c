@@ -208,7 +208,16 @@ int cp_signal_install(void)
 	__builtin_memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = sample_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	/* Nothing of the program's may run inside a sample: a program handler that
+	 * siglongjmps would leave it half taken (t->busy stuck, every later sample of the
+	 * thread dropped; record-sigjump). Other signals wait the few microseconds a sample
+	 * takes. Synchronous faults stay deliverable, so a fault is never held pending. */
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	sigdelset(&sa.sa_mask, SIGILL);
+	sigdelset(&sa.sa_mask, SIGFPE);
+	sigdelset(&sa.sa_mask, SIGTRAP);
 	return real_sigaction_fn(cp_rt.signo, &sa, NULL);
 }
 
