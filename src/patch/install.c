@@ -1,0 +1,237 @@
+/* Stub memory near the patched code, and writing entry jumps into running code. */
+#include "patch/patch.h"
+
+#include "arch/x86_64/relocate.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define POOL_SIZE (64u * 1024u)
+#define MAX_POOLS 512
+#define REACH (1ull << 30) /* a pool is used for functions within 1 GiB of it */
+#define STEP (16ull << 20) /* candidate addresses tried when mapping a pool */
+#define STUB_LEN 24	   /* movabs (10) + jmp (5 or 14), padded */
+#define PAGE 4096ull
+
+static struct pool {
+	uint64_t base;
+	uint32_t used;
+} pools[MAX_POOLS];
+static volatile unsigned npools;
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+static int membarrier_state; /* 0 unknown, 1 registered, -1 unavailable */
+
+static int within(uint64_t a, uint64_t b, uint64_t d)
+{
+	return (a > b ? a - b : b - a) < d;
+}
+
+int cp_patch_owns(uint64_t addr)
+{
+	unsigned n = __atomic_load_n(&npools, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		if (addr >= pools[i].base && addr < pools[i].base + POOL_SIZE)
+			return 1;
+	return 0;
+}
+
+/* Maps a pool within REACH of fn: free ranges just below and above it are tried in turn
+ * (MAP_FIXED_NOREPLACE never replaces a mapping; old kernels treat it as a hint, so the
+ * result is checked). */
+static uint64_t map_near(uint64_t fn)
+{
+	uint64_t page = fn & ~(uint64_t)(POOL_SIZE - 1);
+	for (uint64_t k = 1; k * STEP < REACH - POOL_SIZE; k++) {
+		for (int dir = 0; dir < 2; dir++) {
+			uint64_t hint = dir ? page + k * STEP : page - k * STEP;
+			if (!dir && (page < k * STEP || hint < (1ull << 20)))
+				continue;
+			if (dir && hint >= (1ull << 47) - POOL_SIZE)
+				continue;
+			void *m = mmap((void *)hint, POOL_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (m == MAP_FAILED)
+				continue;
+			uint64_t got = (uint64_t)m;
+			if (within(got, fn, REACH - POOL_SIZE))
+				return got;
+			munmap(m, POOL_SIZE);
+		}
+	}
+	return 0;
+}
+
+static struct pool *pool_for(uint64_t fn, uint32_t len)
+{
+	for (unsigned i = 0; i < npools; i++)
+		if (within(pools[i].base, fn, REACH - POOL_SIZE) &&
+		    pools[i].used + len <= POOL_SIZE)
+			return &pools[i];
+	if (npools == MAX_POOLS)
+		return NULL;
+	uint64_t base = map_near(fn);
+	if (!base)
+		return NULL;
+	pools[npools].base = base;
+	pools[npools].used = 0;
+	__atomic_store_n(&npools, npools + 1, __ATOMIC_RELEASE);
+	return &pools[npools - 1];
+}
+
+static int entry_jumps_to_us(const uint8_t *code, uint64_t addr)
+{
+	if (code[0] != 0xe9)
+		return 0;
+	int32_t rel;
+	memcpy(&rel, code + 1, 4);
+	return cp_patch_owns(addr + 5 + (int64_t)rel);
+}
+
+int cp_patch_prepare(uint64_t addr, size_t size, uint64_t handler, uint64_t cookie,
+		     struct cp_patch *p)
+{
+	const uint8_t *code = (const uint8_t *)addr;
+	struct cp_patch_plan plan;
+	uint8_t buf[STUB_LEN + CP_PATCH_MAX_TRAMP];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (size >= CP_PATCH_JMP_LEN && entry_jumps_to_us(code, addr))
+		return CP_PATCH_ALREADY;
+	rc = cp_patch_plan(code, size, addr, &plan);
+	if (rc)
+		return rc;
+	uint32_t len = (STUB_LEN + plan.roff[plan.ninsn] + CP_PATCH_JMP_LEN + 15u) & ~15u;
+
+	pthread_mutex_lock(&patch_lock);
+	struct pool *pool = pool_for(addr, len);
+	if (!pool) {
+		rc = CP_PATCH_NO_NEAR_MEMORY;
+		goto out;
+	}
+	uint64_t stub = pool->base + pool->used;
+	memset(buf, 0xcc, sizeof(buf));
+	unsigned o = cp_x86_encode_movabs_r11(buf, cookie);
+	if (!cp_x86_encode_jmp32(buf + o, stub + o, handler))
+		cp_x86_encode_jmp_abs(buf + o, handler);
+	if (!cp_patch_build_trampoline(&plan, code, stub + STUB_LEN, buf + STUB_LEN) ||
+	    !cp_x86_rel32_fits(addr + CP_PATCH_JMP_LEN, stub)) {
+		rc = CP_PATCH_NO_NEAR_MEMORY;
+		goto out;
+	}
+	/* The pool stays executable throughout: other stubs in it may be running. */
+	if (mprotect((void *)pool->base, POOL_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		rc = CP_PATCH_PROTECT;
+		goto out;
+	}
+	memcpy((void *)stub, buf, len);
+	mprotect((void *)pool->base, POOL_SIZE, PROT_READ | PROT_EXEC);
+	pool->used += len;
+	p->addr = addr;
+	p->stub = stub;
+	p->trampoline = stub + STUB_LEN;
+	p->n = plan.n;
+	memcpy(p->saved, code, CP_PATCH_JMP_LEN);
+out:
+	pthread_mutex_unlock(&patch_lock);
+	return rc;
+}
+
+/* Other cores discard anything they fetched of the old bytes (the cross-modifying-code
+ * rule asks for a serialising instruction on them). Without membarrier SYNC_CORE the
+ * single aligned store still guarantees no core sees a torn jump. */
+static void sync_cores(void)
+{
+	if (membarrier_state == 0) {
+		long r = syscall(SYS_membarrier,
+				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+		membarrier_state = r == 0 ? 1 : -1;
+	}
+	if (membarrier_state == 1)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
+static void store16(uint64_t *w, const uint8_t *bytes, unsigned at)
+{
+	uint64_t lo = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
+	uint64_t hi = __atomic_load_n(&w[1], __ATOMIC_RELAXED);
+	for (;;) {
+		uint8_t next[16];
+		uint64_t nlo, nhi;
+		unsigned char ok;
+		memcpy(next, &lo, 8);
+		memcpy(next + 8, &hi, 8);
+		memcpy(next + at, bytes, CP_PATCH_JMP_LEN);
+		memcpy(&nlo, next, 8);
+		memcpy(&nhi, next + 8, 8);
+		__asm__ volatile("lock cmpxchg16b %1\n\tsete %0"
+				 : "=q"(ok), "+m"(*(volatile __int128 *)w), "+a"(lo), "+d"(hi)
+				 : "b"(nlo), "c"(nhi)
+				 : "memory", "cc");
+		if (ok)
+			return;
+	}
+}
+
+/* Replaces the 5 entry bytes so that no thread can fetch a mix of old and new bytes: one
+ * 8-byte store when they sit in one aligned word, one cmpxchg16b when they sit in one
+ * aligned 16-byte block (a single cache line either way); otherwise only when no other
+ * thread runs. The page stays executable while writable (code on it may be running). */
+static int write_entry(uint64_t addr, const uint8_t *bytes, int concurrent)
+{
+	unsigned in8 = addr & 7, in16 = addr & 15;
+	if (concurrent && in8 > 3 && in16 > 11)
+		return CP_PATCH_STRADDLE;
+	uint64_t lo = addr & ~(PAGE - 1), hi = (addr + CP_PATCH_JMP_LEN + PAGE - 1) & ~(PAGE - 1);
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return CP_PATCH_PROTECT;
+	if (in8 <= 3) {
+		uint64_t *w = (uint64_t *)(addr - in8);
+		uint64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+		memcpy((uint8_t *)&v + in8, bytes, CP_PATCH_JMP_LEN);
+		__atomic_store_n(w, v, __ATOMIC_SEQ_CST);
+	} else if (in16 <= 11) {
+		store16((uint64_t *)(addr - in16), bytes, in16);
+	} else {
+		memcpy((void *)addr, bytes, CP_PATCH_JMP_LEN);
+	}
+	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
+	sync_cores();
+	return CP_PATCH_OK;
+}
+
+int cp_patch_commit(struct cp_patch *p, int concurrent)
+{
+	uint8_t jmp[CP_PATCH_JMP_LEN];
+	if (!p->stub || p->committed)
+		return p->committed ? CP_PATCH_ALREADY : CP_PATCH_NOT_FUNC;
+	if (!cp_x86_encode_jmp32(jmp, p->addr, p->stub))
+		return CP_PATCH_NO_NEAR_MEMORY;
+	pthread_mutex_lock(&patch_lock);
+	int rc = write_entry(p->addr, jmp, concurrent);
+	pthread_mutex_unlock(&patch_lock);
+	if (rc == CP_PATCH_OK)
+		p->committed = 1;
+	return rc;
+}
+
+int cp_patch_revert(struct cp_patch *p, int concurrent)
+{
+	if (!p->committed)
+		return CP_PATCH_OK;
+	pthread_mutex_lock(&patch_lock);
+	int rc = write_entry(p->addr, p->saved, concurrent);
+	pthread_mutex_unlock(&patch_lock);
+	if (rc == CP_PATCH_OK)
+		p->committed = 0;
+	return rc;
+}

@@ -1,0 +1,101 @@
+/* The patch engine: redirect a function's entry to a per-function stub, with the
+ * overwritten prologue relocated into a trampoline so the original code still runs.
+ *
+ *   entry:  jmp rel32 stub                 (5 bytes written over the first instructions)
+ *   stub:   movabs $cookie, %r11           (r11: scratch at every call boundary in the
+ *           jmp handler                     SysV ABI, never an argument register)
+ *   tramp:  <relocated prologue>           (cp_x86_relocate: RIP-relative operands
+ *           jmp entry + n                   re-aimed, short branches widened)
+ *
+ * The handler (the caller's, e.g. the probe runtime's assembly entry) finds the cookie in
+ * r11 and continues the function by jumping to the trampoline. Stubs and trampolines live in
+ * executable pages mapped within +-1 GiB of the function, so both jumps are rel32.
+ *
+ * Functions that cannot be patched exactly are refused with a reason (enum cp_patch_status),
+ * never patched wrongly. Preparing and committing are separate so the caller can publish the
+ * trampoline address in its cookie before the entry jump becomes visible to other threads.
+ * docs/internals/patch.md explains the cross-modifying-code protocol.
+ *
+ * Links only cp_arch and libc: the preloaded runtime uses it. No malloc; a mutex serialises
+ * prepare/commit/revert (never call them from a signal handler). */
+#ifndef CP_PATCH_PATCH_H
+#define CP_PATCH_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CP_PATCH_JMP_LEN 5
+#define CP_PATCH_MAX_INSNS 8
+
+enum cp_patch_status {
+	CP_PATCH_OK = 0,
+	CP_PATCH_TOO_SHORT,	 /* fewer than 5 bytes of whole instructions in the function */
+	CP_PATCH_JUMP_INTO,	 /* a branch of the function lands inside the patched bytes */
+	CP_PATCH_IFUNC,		 /* an IFUNC symbol (its value is a resolver run once) */
+	CP_PATCH_PLT,		 /* a PLT stub, not a function */
+	CP_PATCH_NOT_EXEC,	 /* not in an executable section/mapping */
+	CP_PATCH_UNSUPPORTED,	 /* a prologue instruction cannot be relocated exactly */
+	CP_PATCH_UNDECODABLE,	 /* the function's bytes do not decode */
+	CP_PATCH_NO_NEAR_MEMORY, /* no free address range within reach of the function */
+	CP_PATCH_STRADDLE,	 /* the entry crosses a 16-byte line while threads run */
+	CP_PATCH_ALREADY,	 /* the entry already jumps into our stubs */
+	CP_PATCH_PROTECT,	 /* mprotect refused to make the code writable */
+	CP_PATCH_NOT_FUNC,	 /* not a function symbol, or its size is unknown */
+	CP_PATCH_NSTATUS
+};
+
+/* A short reason for users ("prologue instruction cannot be relocated"). */
+const char *cp_patch_status_str(int status);
+
+/* Classifies an ELF symbol before looking at code: st_type is ELF64_ST_TYPE(st_info),
+ * section the name of the section holding it (may be NULL), exec whether that section is
+ * executable. */
+int cp_patch_check_symbol(unsigned st_type, uint64_t size, const char *section, int exec);
+
+/* What patching a function moves. */
+struct cp_patch_plan {
+	uint64_t addr;
+	uint8_t n; /* bytes of whole instructions overwritten/moved (>= 5) */
+	uint8_t ninsn;
+	uint8_t off[CP_PATCH_MAX_INSNS + 1];  /* instruction starts in the original, off[ninsn]=n */
+	uint8_t roff[CP_PATCH_MAX_INSNS + 1]; /* their starts in the trampoline */
+	uint8_t bad_insn;		      /* for UNSUPPORTED/UNDECODABLE: the offending one */
+	uint64_t bad_addr;		      /* JUMP_INTO: the branch; UNDECODABLE: where */
+};
+
+/* Decides whether the function whose `size` bytes at `code` run at `addr` can be patched.
+ * Scans the whole function for direct branches into bytes 1..n-1 of the moved prologue
+ * (indirect jumps are not seen). Pure: usable offline on a file's bytes. */
+int cp_patch_plan(const uint8_t *code, size_t size, uint64_t addr, struct cp_patch_plan *plan);
+
+/* Builds the relocated prologue of `plan` (code = the function's current bytes) as if placed
+ * at tramp_addr, followed by the jump back; out must hold CP_PATCH_MAX_TRAMP bytes. Returns
+ * the length, or 0 when a displacement does not reach from tramp_addr. */
+#define CP_PATCH_MAX_TRAMP (CP_PATCH_MAX_INSNS * 24 + CP_PATCH_JMP_LEN)
+unsigned cp_patch_build_trampoline(const struct cp_patch_plan *plan, const uint8_t *code,
+				   uint64_t tramp_addr, uint8_t *out);
+
+/* One installed (or prepared) patch. */
+struct cp_patch {
+	uint64_t addr;
+	uint64_t stub;
+	uint64_t trampoline;
+	uint8_t saved[CP_PATCH_JMP_LEN]; /* original entry bytes */
+	uint8_t n;
+	uint8_t committed;
+};
+
+/* Plans the function at addr (its size bytes are mapped and readable), builds stub and
+ * trampoline near it. Nothing is visible to the program yet. */
+int cp_patch_prepare(uint64_t addr, size_t size, uint64_t handler, uint64_t cookie,
+		     struct cp_patch *p);
+/* Writes the entry jump. `concurrent`: other threads may be running (then the 5 bytes must
+ * lie inside one 16-byte aligned block, written with one atomic store). */
+int cp_patch_commit(struct cp_patch *p, int concurrent);
+/* Restores the entry bytes (the stub and trampoline stay mapped: a thread may be in them). */
+int cp_patch_revert(struct cp_patch *p, int concurrent);
+
+/* True when addr lies in memory the engine mapped for stubs and trampolines. */
+int cp_patch_owns(uint64_t addr);
+
+#endif
