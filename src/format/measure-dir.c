@@ -232,3 +232,125 @@ void cp_mf_dir_release(struct cp_mf_dir *d)
 	free(d->path);
 	memset(d, 0, sizeof *d);
 }
+
+/* ---- streaming listing (cp_mf_list) ---- */
+
+static uint64_t proc_start_ns(const char *dir, const char *name)
+{
+	struct strbuf path;
+	strbuf_init(&path);
+	strbuf_addf(&path, "%s/%s", dir, name);
+	int fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	strbuf_release(&path);
+	uint64_t t = 0;
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &t, sizeof t, offsetof(struct cp_mf_process, start_ns)) != sizeof t)
+		t = 0;
+	close(fd);
+	return t;
+}
+
+static int list_image_cmp(const void *a, const void *b)
+{
+	const struct cp_mf_list_image *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+int cp_mf_list_open(struct cp_mf_list *l, const char *path)
+{
+	struct dir_entry *ents = NULL;
+	size_t n = 0, nproc = 0;
+	memset(l, 0, sizeof *l);
+	l->path = xstrdup(path);
+	int rc = dir_list(path, &ents, &n);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		nproc += ents[i].is_proc;
+	if (!nproc) {
+		rc = cp_error(CP_ENOENT, "%s: no measurement files (<pid>.<gen>.proc); is it a callpath measurement directory?",
+			      path);
+		goto out;
+	}
+	l->images = xcalloc(nproc, sizeof(*l->images));
+	/* Sorted: process files first by (pid, gen), then thread files by (pid, gen, tidx). */
+	for (size_t i = 0; i < nproc; i++) {
+		struct cp_mf_list_image *im = &l->images[l->nimages++];
+		im->pid = ents[i].pid;
+		im->gen = ents[i].gen;
+		im->proc_name = ents[i].name;
+		ents[i].name = NULL;
+	}
+	size_t k = 0;
+	for (size_t i = nproc; i < n; i++) {
+		const struct dir_entry *e = &ents[i];
+		while (k < l->nimages && (l->images[k].pid < e->pid ||
+					  (l->images[k].pid == e->pid && l->images[k].gen < e->gen)))
+			k++;
+		if (k == l->nimages || l->images[k].pid != e->pid || l->images[k].gen != e->gen) {
+			rc = cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it", path,
+				      e->name, e->pid, e->gen);
+			goto out;
+		}
+		struct cp_mf_list_image *im = &l->images[k];
+		im->thr_names = xrealloc(im->thr_names, (im->nthreads + 1) * sizeof(char *));
+		im->thr_names[im->nthreads++] = ents[i].name;
+		ents[i].name = NULL;
+	}
+	for (size_t i = 0; i < l->nimages; i++)
+		l->images[i].start_ns = proc_start_ns(path, l->images[i].proc_name);
+	qsort(l->images, l->nimages, sizeof(*l->images), list_image_cmp);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+	if (rc)
+		cp_mf_list_release(l);
+	return rc;
+}
+
+void cp_mf_list_release(struct cp_mf_list *l)
+{
+	for (size_t i = 0; i < l->nimages; i++) {
+		struct cp_mf_list_image *im = &l->images[i];
+		free(im->proc_name);
+		for (size_t j = 0; j < im->nthreads; j++)
+			free(im->thr_names[j]);
+		free(im->thr_names);
+	}
+	free(l->images);
+	free(l->path);
+	memset(l, 0, sizeof *l);
+}
+
+int cp_mf_list_proc(const struct cp_mf_list *l, size_t i, struct cp_mf_proc *p)
+{
+	const struct cp_mf_list_image *im = &l->images[i];
+	memset(p, 0, sizeof *p);
+	int rc = file_load(l->path, im->proc_name, 1, p, NULL);
+	if (rc) {
+		cp_mf_proc_release(p);
+		return rc;
+	}
+	if (p->hdr.pid != im->pid || p->hdr.gen != im->gen) {
+		rc = cp_error(CP_EFORMAT, "file %s/%s: pid %d / gen %u inside do not match its name",
+			      l->path, im->proc_name, p->hdr.pid, p->hdr.gen);
+		cp_mf_proc_release(p);
+	}
+	return rc;
+}
+
+int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const struct cp_mf_proc *proc,
+		      struct cp_mf_thr *t)
+{
+	memset(t, 0, sizeof *t);
+	int rc = file_load(l->path, l->images[i].thr_names[j], 0, t, proc);
+	if (rc)
+		cp_mf_thr_release(t);
+	return rc;
+}

@@ -84,6 +84,35 @@ struct cp_mf_dir {
 int cp_mf_dir_open(struct cp_mf_dir *d, const char *path);
 void cp_mf_dir_release(struct cp_mf_dir *d);
 
+/* Streaming access to a measurement directory, for runs of thousands of process images:
+ * the listing holds only file names (images in start order, like cp_mf_dir); each file is
+ * mapped, parsed into memory and unmapped on demand, so at most one file is open or
+ * mapped at a time and the caller keeps only what it is working on. */
+struct cp_mf_list_image {
+	int pid;
+	unsigned gen;
+	uint64_t start_ns;   /* from the process file's header (0 if unreadable) */
+	char *proc_name;     /* file names relative to the directory */
+	char **thr_names;    /* by tidx */
+	size_t nthreads;
+};
+
+struct cp_mf_list {
+	char *path;
+	struct cp_mf_list_image *images;
+	size_t nimages;
+};
+
+/* Lists path (errors as cp_mf_dir_open: missing directory, no process file, a thread file
+ * without its process file). */
+int cp_mf_list_open(struct cp_mf_list *l, const char *path);
+void cp_mf_list_release(struct cp_mf_list *l);
+/* Reads the process file of image i. */
+int cp_mf_list_proc(const struct cp_mf_list *l, size_t i, struct cp_mf_proc *p);
+/* Reads thread file j of image i, checked against its process file proc. */
+int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const struct cp_mf_proc *proc,
+		      struct cp_mf_thr *t);
+
 /* Reads one file (process or thread) through mmap; for the fuzzer and tools. */
 int cp_mf_file_map(const char *path, void **buf, size_t *size);
 void cp_mf_file_unmap(void *buf, size_t size);

@@ -1,0 +1,566 @@
+/* Correlation of calling context trees with program structure (correlate.h). */
+#include "db/correlate/correlate.h"
+
+#include "base/xalloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHAIN_MAX 256
+
+/* ---- a small open-addressing table of entry indices (the caller compares keys) ---- */
+
+struct htab {
+	uint32_t *slots; /* index + 1, 0 = empty */
+	uint64_t *hashes;
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static void htab_grow(struct htab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+	uint64_t *hashes = xcalloc(cap, sizeof(*hashes));
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i])
+			continue;
+		size_t j = t->hashes[i] & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = t->slots[i];
+		hashes[j] = t->hashes[i];
+	}
+	free(t->slots);
+	free(t->hashes);
+	t->slots = slots;
+	t->hashes = hashes;
+	t->cap = cap;
+}
+
+/* Slot of hash h: either holding an entry for which eq() is true, or empty. */
+typedef int (*htab_eq)(const void *ctx, uint32_t idx, const void *key);
+static size_t htab_find(struct htab *t, uint64_t h, htab_eq eq, const void *ctx, const void *key)
+{
+	if ((t->n + 1) * 4 > t->cap * 3)
+		htab_grow(t);
+	size_t j = h & (t->cap - 1);
+	while (t->slots[j] && !(t->hashes[j] == h && eq(ctx, t->slots[j] - 1, key)))
+		j = (j + 1) & (t->cap - 1);
+	return j;
+}
+
+static void htab_set(struct htab *t, size_t slot, uint64_t h, uint32_t idx)
+{
+	t->slots[slot] = idx + 1;
+	t->hashes[slot] = h;
+	t->n++;
+}
+
+static void htab_release(struct htab *t)
+{
+	free(t->slots);
+	free(t->hashes);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- modules ---- */
+
+struct gmod {
+	uint32_t dbmod;
+	int has_st;
+	int runtime;
+	struct cp_structure st;
+	uint32_t *proc_of;   /* [st nscopes]: database procedure of a PROC/INLINE scope */
+	uint32_t unknown_sf; /* the module's "[name]" frame, UINT32_MAX until used */
+	const char *name;    /* base name (database string) */
+	uint8_t build_id[32];
+	uint32_t build_id_len;
+	const char *path;
+};
+
+/* A static frame: what the chain of one (module, address) instantiates. */
+struct sframe {
+	uint32_t gm;
+	uint32_t pad;
+	uint64_t addr;		  /* the address looked up */
+	uint32_t proc;		  /* database procedure of the frame */
+	uint32_t mid_first, nmid; /* INLINE/LOOP templates in c->mids */
+	uint32_t stmt_file, stmt_line;
+	int unknown; /* no structure: collapses with a parent frame of the same procedure */
+	uint64_t entry;
+	uint64_t stmt_addr;
+};
+
+/* A frame instantiated under a parent scope and call site. */
+struct dframe {
+	uint32_t anchor_p, csf_p, csl_p, sf; /* key */
+	uint32_t frame;			     /* the PROC scope */
+	uint32_t anchor;		     /* innermost INLINE/LOOP/PROC: where callees hang */
+	uint32_t stmt;			     /* STMT scope, UINT32_MAX until costs arrive */
+};
+
+struct sfkey {
+	uint32_t gm, sf;
+	uint64_t addr;
+};
+
+struct cp_corr {
+	struct cp_db *db;
+	struct sfkey *sfkeys; /* entries of sftab */
+	size_t nsfkeys, asfkeys;
+	struct gmod *mods;
+	size_t nmods, amods;
+	struct htab modtab;
+	struct sframe *sfs;
+	size_t nsfs, asfs;
+	struct htab sftab;
+	struct cp_db_scope *mids;
+	size_t nmids, amids;
+	struct dframe *dfs;
+	size_t ndfs, adfs;
+	struct htab dftab;
+	uint32_t partial; /* the PARTIAL scope, UINT32_MAX until used */
+	size_t nodes;
+};
+
+struct cp_corr *cp_corr_new(struct cp_db *db)
+{
+	struct cp_corr *c = xcalloc(1, sizeof(*c));
+	c->db = db;
+	c->partial = UINT32_MAX;
+	return c;
+}
+
+void cp_corr_free(struct cp_corr *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nmods; i++) {
+		if (c->mods[i].has_st)
+			cp_structure_release(&c->mods[i].st);
+		free(c->mods[i].proc_of);
+	}
+	free(c->mods);
+	htab_release(&c->modtab);
+	free(c->sfs);
+	free(c->sfkeys);
+	htab_release(&c->sftab);
+	free(c->mids);
+	free(c->dfs);
+	htab_release(&c->dftab);
+	free(c);
+}
+
+struct modkey {
+	const char *path;
+	const uint8_t *build_id;
+	size_t len;
+};
+
+static int mod_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct gmod *g = &((const struct cp_corr *)ctx)->mods[idx];
+	const struct modkey *k = key;
+	return g->build_id_len == k->len && !memcmp(g->build_id, k->build_id, k->len) &&
+	       !strcmp(g->path, k->path);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+uint32_t cp_corr_module(struct cp_corr *c, const char *path, const uint8_t *build_id,
+			size_t build_id_len, uint32_t flags)
+{
+	if (build_id_len > 32)
+		build_id_len = 32;
+	struct modkey k = {path, build_id, build_id_len};
+	uint64_t h = str_hash(path);
+	for (size_t i = 0; i < build_id_len; i++)
+		h = mix(h, build_id[i]);
+	size_t slot = htab_find(&c->modtab, h, mod_eq, c, &k);
+	if (c->modtab.slots[slot])
+		return c->modtab.slots[slot] - 1;
+	XGROW(c->mods, c->nmods + 1, c->amods);
+	uint32_t gm = (uint32_t)c->nmods++;
+	struct gmod *g = &c->mods[gm];
+	memset(g, 0, sizeof *g);
+	g->dbmod = cp_db_module(c->db, path, build_id, build_id_len, flags);
+	g->path = c->db->modules[g->dbmod].path;
+	g->name = c->db->modules[g->dbmod].name;
+	if (!g->name) {
+		const char *slash = strrchr(g->path, '/');
+		g->name = slash ? slash + 1 : g->path;
+	}
+	g->runtime = !strcmp(g->name, "libcallpath-rt.so");
+	memcpy(g->build_id, build_id, build_id_len);
+	g->build_id_len = (uint32_t)build_id_len;
+	g->unknown_sf = UINT32_MAX;
+	htab_set(&c->modtab, slot, h, gm);
+	return gm;
+}
+
+uint32_t cp_corr_module_db(const struct cp_corr *c, uint32_t gm)
+{
+	return c->mods[gm].dbmod;
+}
+
+size_t cp_corr_nmodules(const struct cp_corr *c)
+{
+	return c->nmods;
+}
+
+void cp_corr_module_structure(struct cp_corr *c, uint32_t gm, struct cp_structure *st)
+{
+	struct gmod *g = &c->mods[gm];
+	if (g->has_st) {
+		cp_structure_release(&g->st);
+		free(g->proc_of);
+		g->proc_of = NULL;
+		g->has_st = 0;
+	}
+	if (!st)
+		return;
+	g->st = *st;
+	memset(st, 0, sizeof *st);
+	g->has_st = 1;
+	size_t n = g->st.hdr->nscopes;
+	g->proc_of = xmalloc((n ? n : 1) * sizeof(*g->proc_of));
+	for (size_t i = 0; i < n; i++)
+		g->proc_of[i] = CP_DB_NONE;
+}
+
+/* ---- static frames ---- */
+
+static uint32_t st_file(struct cp_corr *c, const struct gmod *g, uint32_t stroff)
+{
+	const char *s = stroff ? cp_structure_string(&g->st, stroff) : NULL;
+	return s && *s ? cp_db_file(c->db, s) : CP_DB_NONE;
+}
+
+/* The database procedure of structure scope s (PROC or INLINE) of module gm. */
+static uint32_t st_proc(struct cp_corr *c, uint32_t gm, uint32_t s)
+{
+	struct gmod *g = &c->mods[gm];
+	if (g->proc_of[s] != CP_DB_NONE)
+		return g->proc_of[s];
+	const struct cp_st_scope *sc = &g->st.scopes[s];
+	struct cp_db_proc p;
+	memset(&p, 0, sizeof p);
+	char buf[600];
+	const char *name = cp_structure_string(&g->st, sc->name);
+	p.module = g->dbmod;
+	p.file = st_file(c, g, sc->file);
+	p.line = sc->line;
+	if (sc->kind == CP_ST_PROC) {
+		p.entry = sc->addr;
+		const char *link = sc->aux ? cp_structure_string(&g->st, sc->aux) : NULL;
+		p.linkage = link && *link && (!name || strcmp(link, name)) ? link : NULL;
+		if (sc->flags & CP_ST_F_PLT)
+			p.flags |= CP_DB_PROC_PLT;
+		if (!name || !*name) {
+			snprintf(buf, sizeof buf, "[%s+0x%" PRIx64 "]", g->name, sc->addr);
+			name = buf;
+			p.flags |= CP_DB_PROC_UNKNOWN;
+		}
+	} else if (!name || !*name) {
+		name = "[inlined]";
+	}
+	p.name = name;
+	uint32_t id = cp_db_proc(c->db, &p);
+	c->mods[gm].proc_of[s] = id;
+	return id;
+}
+
+static uint32_t sframe_new(struct cp_corr *c, uint32_t gm, uint64_t addr)
+{
+	XGROW(c->sfs, c->nsfs + 1, c->asfs);
+	uint32_t i = (uint32_t)c->nsfs++;
+	struct sframe *f = &c->sfs[i];
+	memset(f, 0, sizeof *f);
+	f->gm = gm;
+	f->addr = addr;
+	f->stmt_file = CP_DB_NONE;
+	f->mid_first = (uint32_t)c->nmids;
+	return i;
+}
+
+/* The "[name]" frame of a module whose code is unknown. */
+static uint32_t sframe_unknown(struct cp_corr *c, uint32_t gm)
+{
+	struct gmod *g = &c->mods[gm];
+	if (g->unknown_sf != UINT32_MAX)
+		return g->unknown_sf;
+	char buf[600];
+	snprintf(buf, sizeof buf, "[%s]", g->name);
+	struct cp_db_proc p;
+	memset(&p, 0, sizeof p);
+	p.name = buf;
+	p.module = g->dbmod;
+	p.file = CP_DB_NONE;
+	p.flags = CP_DB_PROC_UNKNOWN;
+	uint32_t proc = cp_db_proc(c->db, &p);
+	uint32_t i = sframe_new(c, gm, UINT64_MAX);
+	c->sfs[i].proc = proc;
+	c->sfs[i].unknown = 1;
+	c->mods[gm].unknown_sf = i;
+	return i;
+}
+
+static uint32_t sframe_build(struct cp_corr *c, uint32_t gm, uint64_t addr)
+{
+	struct gmod *g = &c->mods[gm];
+	uint32_t chain[CHAIN_MAX];
+	int n = cp_structure_chain(&g->st, addr, chain, CHAIN_MAX);
+	if (n <= 0 || g->st.scopes[chain[0]].kind != CP_ST_PROC)
+		return sframe_unknown(c, gm);
+	uint32_t i = sframe_new(c, gm, addr);
+	uint32_t proc = st_proc(c, gm, chain[0]);
+	uint32_t frame_proc = proc; /* procedure of the innermost frame so far */
+	uint64_t entry = g->st.scopes[chain[0]].addr;
+	uint32_t stmt_file = CP_DB_NONE, stmt_line = 0;
+	uint64_t stmt_addr = 0;
+	for (int k = 1; k < n; k++) {
+		const struct cp_st_scope *sc = &g->st.scopes[chain[k]];
+		struct cp_db_scope t;
+		memset(&t, 0, sizeof t);
+		t.module = g->dbmod;
+		t.file = CP_DB_NONE;
+		switch (sc->kind) {
+		case CP_ST_INLINE:
+			frame_proc = st_proc(c, gm, chain[k]);
+			t.kind = CP_DBK_INLINE;
+			t.proc = frame_proc;
+			t.file = st_file(c, g, sc->aux);
+			t.line = sc->aux_line;
+			t.addr = sc->addr;
+			break;
+		case CP_ST_LOOP:
+			t.kind = CP_DBK_LOOP;
+			t.proc = frame_proc;
+			t.file = st_file(c, g, sc->file);
+			t.line = sc->line;
+			t.line_lo = sc->line_lo;
+			t.line_hi = sc->line_hi;
+			t.addr = sc->addr;
+			break;
+		case CP_ST_STMT:
+			stmt_file = st_file(c, g, sc->file);
+			stmt_line = sc->line;
+			stmt_addr = sc->addr;
+			continue;
+		default:
+			continue;
+		}
+		XGROW(c->mids, c->nmids + 1, c->amids);
+		c->mids[c->nmids++] = t;
+	}
+	struct sframe *f = &c->sfs[i];
+	f->proc = proc;
+	f->entry = entry;
+	f->nmid = (uint32_t)c->nmids - f->mid_first;
+	f->stmt_file = stmt_file;
+	f->stmt_line = stmt_line;
+	f->stmt_addr = stmt_addr;
+	return i;
+}
+
+static int sf_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct sfkey *e = &((const struct cp_corr *)ctx)->sfkeys[idx];
+	const struct sfkey *k = key;
+	return e->gm == k->gm && e->addr == k->addr;
+}
+
+static uint32_t sframe_get(struct cp_corr *c, uint32_t gm, uint64_t addr)
+{
+	if (!c->mods[gm].has_st)
+		return sframe_unknown(c, gm);
+	struct sfkey k = {gm, 0, addr};
+	uint64_t h = mix(mix(0, gm), addr);
+	size_t slot = htab_find(&c->sftab, h, sf_eq, c, &k);
+	if (c->sftab.slots[slot])
+		return c->sfkeys[c->sftab.slots[slot] - 1].sf;
+	k.sf = sframe_build(c, gm, addr);
+	/* sframe_build never touches sftab: the slot is still ours */
+	XGROW(c->sfkeys, c->nsfkeys + 1, c->asfkeys);
+	c->sfkeys[c->nsfkeys] = k;
+	htab_set(&c->sftab, slot, h, (uint32_t)c->nsfkeys++);
+	return k.sf;
+}
+
+/* ---- instantiated frames ---- */
+
+struct dfkey {
+	uint32_t anchor_p, csf_p, csl_p, sf;
+};
+
+static int df_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct dframe *d = &((const struct cp_corr *)ctx)->dfs[idx];
+	const struct dfkey *k = key;
+	return d->anchor_p == k->anchor_p && d->csf_p == k->csf_p && d->csl_p == k->csl_p &&
+	       d->sf == k->sf;
+}
+
+static uint32_t dframe_get(struct cp_corr *c, uint32_t anchor_p, uint32_t csf_p, uint32_t csl_p,
+			   uint32_t sfi)
+{
+	struct dfkey k = {anchor_p, csf_p, csl_p, sfi};
+	uint64_t h = mix(mix(mix(mix(0, anchor_p), csf_p), csl_p), sfi);
+	size_t slot = htab_find(&c->dftab, h, df_eq, c, &k);
+	if (c->dftab.slots[slot])
+		return c->dftab.slots[slot] - 1;
+	const struct sframe *f = &c->sfs[sfi];
+	const struct gmod *g = &c->mods[f->gm];
+	struct cp_db_scope s;
+	memset(&s, 0, sizeof s);
+	s.kind = CP_DBK_PROC;
+	s.proc = f->proc;
+	s.module = g->dbmod;
+	s.file = csf_p;
+	s.line = csl_p;
+	s.addr = f->entry;
+	uint32_t frame = cp_db_scope_child(c->db, anchor_p, &s);
+	uint32_t at = frame;
+	for (uint32_t m = 0; m < f->nmid; m++) {
+		struct cp_db_scope t = c->mids[f->mid_first + m];
+		at = cp_db_scope_child(c->db, at, &t);
+	}
+	XGROW(c->dfs, c->ndfs + 1, c->adfs);
+	uint32_t i = (uint32_t)c->ndfs++;
+	struct dframe *d = &c->dfs[i];
+	d->anchor_p = anchor_p;
+	d->csf_p = csf_p;
+	d->csl_p = csl_p;
+	d->sf = sfi;
+	d->frame = frame;
+	d->anchor = at;
+	d->stmt = UINT32_MAX;
+	htab_set(&c->dftab, slot, h, i);
+	return i;
+}
+
+/* Where costs of a node in frame d land: its statement, or the frame itself. */
+static uint32_t dframe_stmt(struct cp_corr *c, uint32_t di)
+{
+	struct dframe *d = &c->dfs[di];
+	if (d->stmt != UINT32_MAX)
+		return d->stmt;
+	const struct sframe *f = &c->sfs[d->sf];
+	uint32_t at = d->anchor;
+	if (f->stmt_file != CP_DB_NONE || f->stmt_line) {
+		struct cp_db_scope s;
+		memset(&s, 0, sizeof s);
+		s.kind = CP_DBK_STMT;
+		s.proc = c->db->scopes[d->anchor].proc;
+		s.module = c->mods[f->gm].dbmod;
+		s.file = f->stmt_file;
+		s.line = f->stmt_line;
+		s.addr = f->stmt_addr;
+		at = cp_db_scope_child(c->db, d->anchor, &s);
+	}
+	c->dfs[di].stmt = at;
+	return at;
+}
+
+/* ---- threads ---- */
+
+struct nstate {
+	uint32_t anchor;   /* where the frames of this node's callees hang */
+	uint32_t csf, csl; /* call site of the callees */
+	uint32_t df;	   /* the node's frame (UINT32_MAX: root, partial, skipped) */
+};
+
+static uint32_t module_of(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
+			  uint32_t id)
+{
+	long mi = id == CP_MF_MODULE_NONE ? -1 : cp_mf_proc_module(proc, id);
+	if (mi >= 0)
+		return modmap[mi];
+	static const uint8_t none[1];
+	return cp_corr_module(c, "[unknown]", none, 0, CP_DB_MOD_NO_STRUCT);
+}
+
+void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
+		    const struct cp_mf_thr *t, const uint32_t *metric_map, uint32_t profile)
+{
+	size_t nm = t->hdr.nmetrics;
+	struct nstate *st = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*st));
+	if (t->nnodes)
+		st[0] = (struct nstate){0, CP_DB_NONE, 0, UINT32_MAX};
+	for (size_t i = 1; i < t->nnodes; i++) {
+		const struct cp_mf_rnode *n = &t->nodes[i];
+		const struct nstate *ps = &st[n->parent];
+		struct nstate *s = &st[i];
+		uint32_t target;
+		c->nodes++;
+		if (n->kind == CP_MF_NODE_PARTIAL) {
+			if (c->partial == UINT32_MAX) {
+				struct cp_db_scope p;
+				memset(&p, 0, sizeof p);
+				p.kind = CP_DBK_PARTIAL;
+				p.proc = CP_DB_NONE;
+				p.module = CP_DB_NONE;
+				p.file = CP_DB_NONE;
+				c->partial = cp_db_scope_child(c->db, 0, &p);
+			}
+			*s = (struct nstate){c->partial, CP_DB_NONE, 0, UINT32_MAX};
+			target = c->partial;
+		} else {
+			uint32_t gm = module_of(c, proc, modmap, n->module);
+			if (n->kind == CP_MF_NODE_CALL && c->mods[gm].runtime) {
+				*s = *ps; /* an interposed wrapper (nanosleep, pthread_create...) */
+				if (ps->df == UINT32_MAX)
+					continue;
+				target = dframe_stmt(c, ps->df);
+			} else {
+				uint64_t addr = n->offset;
+				if (n->kind == CP_MF_NODE_CALL && addr)
+					addr--;
+				uint32_t sfi = sframe_get(c, gm, addr);
+				const struct sframe *f = &c->sfs[sfi];
+				if (f->unknown && ps->df != UINT32_MAX &&
+				    c->sfs[c->dfs[ps->df].sf].proc == f->proc) {
+					*s = *ps; /* more code of the same unknown module */
+				} else {
+					uint32_t di =
+					    dframe_get(c, ps->anchor, ps->csf, ps->csl, sfi);
+					const struct sframe *g = &c->sfs[c->dfs[di].sf];
+					*s = (struct nstate){c->dfs[di].anchor, g->stmt_file,
+							     g->stmt_line, di};
+				}
+				target = UINT32_MAX;
+			}
+		}
+		const uint64_t *v = t->values + i * nm;
+		for (size_t m = 0; m < nm; m++) {
+			if (!v[m])
+				continue;
+			if (target == UINT32_MAX)
+				target = dframe_stmt(c, s->df);
+			cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
+		}
+	}
+	free(st);
+}
+
+void cp_corr_stats(const struct cp_corr *c, struct cp_corr_stats *out)
+{
+	out->lookups = c->nsfkeys;
+	out->instances = c->ndfs;
+	out->nodes = c->nodes;
+}
