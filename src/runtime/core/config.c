@@ -1,12 +1,15 @@
 /* Configuration from the environment (set by `callpath record`, inherited across fork and
  * exec):
  *   CALLPATH_OUTPUT=DIR          measurement directory (created if missing)
- *   CALLPATH_EVENTS=SPEC[,SPEC]  NAME[@PERIOD] (catalog.h); default "cputime"
+ *   CALLPATH_EVENTS=SPEC[,SPEC]  NAME[@PERIOD] (catalog.h); default "cputime"; the
+ *                                trigger families alloc, io, wait (no period) add their
+ *                                metrics (core/sync.c)
  *   CALLPATH_FOLLOW_EXEC=0|1     keep profiling images started by exec (default 1)
  *   CALLPATH_SIGNAL=N            the sampling signal (default SIGRTMIN+6)
  *   CALLPATH_NO_PERF=1           do not use perf_event (take the POSIX-timer fallback)
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "runtime/core/runtime.h"
+#include "runtime/core/sync.h"
 #include "runtime/sample/catalog.h"
 
 #include <errno.h>
@@ -26,6 +29,9 @@ static int config_add_event(const char *spec, size_t len)
 	name[nlen] = 0;
 	if (at)
 		memcpy(period_text, at + 1, len - nlen - 1), period_text[len - nlen - 1] = 0;
+	int family = cp_sync_config_family(name, nlen, at != NULL); /* alloc, io, wait */
+	if (family)
+		return family < 0 ? -1 : 0;
 	const struct cp_event_info *info = cp_event_lookup(name, nlen);
 	const struct cp_sample_source *src = cp_sample_source_find(name, (unsigned)nlen);
 	if (!info || !src || cp_rt.nmetrics >= CP_MF_MAX_METRICS)

@@ -2,6 +2,7 @@
  * sample sources, the signal handler and the first thread; fini at exit, crash, exec and
  * in fork children. */
 #include "runtime/core/runtime.h"
+#include "runtime/core/sync.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
@@ -97,6 +98,7 @@ void cp_rt_init(void)
 	}
 	cp_signal_fatal_install();
 	cp_thread_begin(0);
+	cp_sync_start();
 	cp_adopt_start();
 }
 
@@ -191,9 +193,12 @@ void cp_rt_fini(int crashed_sig)
 	/* The crash path cannot wait for a lock its own thread may hold. */
 	int locked = crashed_sig ? !pthread_mutex_trylock(&cp_rt.threads_lock)
 				 : !pthread_mutex_lock(&cp_rt.threads_lock);
+	cp_sync_fini(crashed_sig); /* leaks into the threads' files, before they finish */
 	cp_thread_finish_all();
-	if (!crashed_sig)
+	if (!crashed_sig) {
 		notes_at_exit();
+		cp_sync_notes();
+	}
 	if (locked)
 		pthread_mutex_unlock(&cp_rt.threads_lock);
 	if (!was_enabled && cp_rt.failure)
@@ -222,6 +227,7 @@ void cp_rt_after_fork_child(void)
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		cp_rt.phdr->metrics[i].mechanism = cp_rt.metrics[i].mechanism;
 	cp_thread_begin(0);
+	cp_sync_after_fork_child();
 	cp_adopt_start();
 }
 
@@ -245,6 +251,7 @@ void cp_rt_exec_failed(void)
 	cp_rt.enabled = 1;
 	cp_rt_note("exec failed: profiling resumed");
 	cp_adopt_start();
+	cp_sync_start();
 	struct cp_thread *self = cp_self;
 	if (self) {
 		self->stopped = 0;

@@ -50,6 +50,10 @@ struct cp_thread {
 	 * would overflow small thread stacks); safe because a nested sample is dropped. */
 	struct cp_frame frames[CP_MAX_FRAMES];
 	struct cp_source_thread src[CP_MF_MAX_METRICS];
+	/* Synchronous triggers (core/sync.c): their own unwind buffer and path cache, so that
+	 * they never share the sampling handler's (a sample may land between two calls). */
+	struct cp_path_cache sync_path;
+	struct cp_frame sync_frames[CP_MAX_FRAMES];
 	volatile int busy;        /* inside the runtime: a sample landing now is dropped */
 	volatile int stopped;     /* sampling ended for this thread */
 	uint64_t our_signals;     /* sampling signals taken (sleep wrappers compare it) */

@@ -6,6 +6,7 @@
  * handles are not visible to us, which is the documented limit of this heuristic). */
 #include "runtime/core/runtime.h"
 #include "runtime/interpose/real.h"
+#include "runtime/core/sync.h"
 
 #include <errno.h>
 #include <time.h>
@@ -159,26 +160,51 @@ CP_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *
 	}
 }
 
+/* -e wait (core/sync.h): 1 if the semaphore was taken without waiting, else the
+ * start time of a wait to record (0 when the family is off). */
+static uint64_t wait_start(sem_t *sem)
+{
+	if (!CP_SYNC_ENABLED(CP_SYNC_WAIT))
+		return 0;
+	int saved = errno;
+	if (sem_trywait(sem) == 0)
+		return 1;
+	errno = saved;
+	return cp_sync_now_ns();
+}
+
 /* sem_wait and pause are never restarted by the kernel (SA_RESTART does not apply). */
 CP_EXPORT int sem_wait(sem_t *sem)
 {
 	typeof(cp_real.sem_wait) real = CP_REAL(sem_wait);
+	uint64_t t0 = wait_start(sem);
+	if (t0 == 1)
+		return 0;
 	for (;;) {
 		struct sig_marks before = marks_now();
 		int rc = real(sem);
-		if (!interrupted_by_us(rc, before))
+		if (!interrupted_by_us(rc, before)) {
+			if (t0)
+				cp_wait_record(__builtin_return_address(0), t0);
 			return rc;
+		}
 	}
 }
 
 CP_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
 	typeof(cp_real.sem_timedwait) real = CP_REAL(sem_timedwait);
+	uint64_t t0 = wait_start(sem);
+	if (t0 == 1)
+		return 0;
 	for (;;) {
 		struct sig_marks before = marks_now();
 		int rc = real(sem, abstime); /* absolute deadline: retrying keeps it */
-		if (!interrupted_by_us(rc, before))
+		if (!interrupted_by_us(rc, before)) {
+			if (t0)
+				cp_wait_record(__builtin_return_address(0), t0);
 			return rc;
+		}
 	}
 }
 

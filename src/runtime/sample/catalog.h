@@ -24,6 +24,15 @@ static const struct cp_event_info cp_event_catalog[] = {
 	 "CPU time of each thread (perf task-clock, hrtimer based; default 1ms = 1000 samples/s)"},
 	{"realtime", "ns", 1000000, 10000,
 	 "wall-clock time of each thread, blocked or running (default 1ms)"},
+	/* Synchronous trigger families (core/sync.c): no period, several metrics each. */
+	{"alloc", "bytes", 0, 0,
+	 "memory allocation: alloc-bytes, alloc-calls, leak-bytes (live at exit) by context"},
+	{"io", "bytes", 0, 0,
+	 "read/write/pread/pwrite/readv/writev/fread/fwrite: io-read-bytes, io-write-bytes, "
+	 "io-time (ns), io-calls"},
+	{"wait", "ns", 0, 0,
+	 "time blocked in mutexes, condition variables, barriers, semaphores, joins: "
+	 "wait-time, wait-calls"},
 };
 #define CP_EVENT_CATALOG_LEN (sizeof cp_event_catalog / sizeof cp_event_catalog[0])
 

@@ -1,0 +1,118 @@
+/* Synchronous samples: a value counted at a call the program makes (bytes allocated, bytes
+ * read, nanoseconds blocked), attributed to the full calling context of that call.
+ *
+ * The trigger families (`-e alloc`, `-e io`, `-e wait`) live in interpose/{alloc,io,wait}.c
+ * and each adds several metrics (CP_MF_SRC_SYNC, CP_MF_MECH_INTERPOSE) at configuration.
+ * Other runtime code (probes) may record through cp_sync_record with its own metrics.
+ *
+ * cp_sync_record(ra, values, n, where), called from an interposed function with
+ * ra = __builtin_return_address(0) of that function:
+ *   - unwinds the calling thread from its own frame (cp_unwind_here), drops the runtime's
+ *     frames up to the frame whose return address is `ra` (the call site in the program:
+ *     the leaf node is that CALL node), drops trampolines as the sampling handler does;
+ *   - inserts the path into the thread's CCT (its own path cache: consecutive calls from
+ *     the same context compare frames only, no hashing, no module lookup);
+ *   - adds values[i].value to metric values[i].metric (index in cp_rt.metrics) of the leaf
+ *     and counts one event per metric in the thread header's samples[].
+ * It runs with the thread's busy flag set: a sampling signal landing meanwhile is dropped
+ * and counted (never corrupts the CCT); a nested call (a signal handler of the program
+ * calling malloc while we record) is not recorded (counted, NOTE at exit).
+ * It records nothing (returns 0) when: the runtime is off or stopped (callpath_stop), the
+ * thread has no state (not started through pthread_create and not adopted yet), the
+ * thread is busy, `ra` lies in the runtime itself (its own allocations), or the process is
+ * a fork child made without our fork handlers (a wipe-on-fork page tells).
+ * Not async-signal-safe in general (the program's handlers may call it: then it is, since
+ * it takes no locks and allocates with mmap only, but it is not meant for our handler).
+ * Cost: one unwind (cached CFI recipes) + a path compare; see bench/triggers. */
+#ifndef CP_RUNTIME_SYNC_H
+#define CP_RUNTIME_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Families, bits of cp_sync_on. */
+enum {
+	CP_SYNC_ALLOC = 1u << 0,
+	CP_SYNC_IO = 1u << 1,
+	CP_SYNC_WAIT = 1u << 2,
+};
+
+/* The families' metrics (positions in cp_sync_metric[]). */
+enum cp_sync_id {
+	CP_SM_ALLOC_BYTES,
+	CP_SM_ALLOC_CALLS,
+	CP_SM_LEAK_BYTES,
+	CP_SM_IO_READ_BYTES,
+	CP_SM_IO_WRITE_BYTES,
+	CP_SM_IO_TIME,
+	CP_SM_IO_CALLS,
+	CP_SM_WAIT_TIME,
+	CP_SM_WAIT_CALLS,
+	CP_SM_COUNT,
+};
+
+/* Families recording now (0 until the runtime started, and after exit): the one branch an
+ * interposed function takes when its family is off. */
+extern volatile uint32_t cp_sync_on __attribute__((visibility("hidden")));
+/* cp_rt.metrics index of each CP_SM_* metric (valid when its family is on). */
+extern uint32_t cp_sync_metric[CP_SM_COUNT] __attribute__((visibility("hidden")));
+
+#define CP_SYNC_ENABLED(fam) __builtin_expect((cp_sync_on & (fam)) != 0, 0)
+
+struct cp_sync_value {
+	uint32_t metric; /* index in cp_rt.metrics */
+	uint64_t value;
+};
+
+/* Where a value was recorded: the leaf node in the CCT of thread tidx (this image). */
+struct cp_sync_where {
+	uint32_t node;
+	uint32_t tidx;
+};
+
+/* See above. 1 if recorded (and *where set when where != NULL), 0 if not. */
+int cp_sync_record(const void *ra, const struct cp_sync_value *v, unsigned n,
+		   struct cp_sync_where *where) __attribute__((visibility("hidden")));
+/* Shorthand for the families: values by CP_SM_* id. */
+int cp_sync_record_ids(const void *ra, const enum cp_sync_id *ids, const uint64_t *values,
+		       unsigned n, struct cp_sync_where *where)
+    __attribute__((visibility("hidden")));
+
+static inline uint64_t cp_sync_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Configuration (core/config.c): is NAME (len bytes) a trigger family? If so, adds its
+ * metrics to cp_rt.metrics and returns 1; 0 if it is no family; -1 if the metrics do not
+ * fit (CP_MF_MAX_METRICS) or a period was given (has_period). */
+int cp_sync_config_family(const char *name, size_t len, int has_period)
+    __attribute__((visibility("hidden")));
+/* Is NAME a trigger family (for the catalog test)? */
+int cp_sync_is_family(const char *name, size_t len) __attribute__((visibility("hidden")));
+
+/* Lifecycle (core/init.c): start recording once the first thread is measured; in a fork
+ * child (our handler) after its thread began; at exit before the headers are finished
+ * (leaks are attributed, caller holds threads_lock; crashed: only stop). */
+void cp_sync_start(void) __attribute__((visibility("hidden")));
+void cp_sync_after_fork_child(void) __attribute__((visibility("hidden")));
+void cp_sync_fini(int crashed) __attribute__((visibility("hidden")));
+void cp_sync_notes(void) __attribute__((visibility("hidden"))); /* outside locks */
+
+/* -e wait: a wait that began at t0 (cp_sync_now_ns) and ended now, by the call returning
+ * to ra: wait-time and wait-calls. Keeps errno. */
+void cp_wait_record(const void *ra, uint64_t t0) __attribute__((visibility("hidden")));
+
+/* interpose/alloc.c (weak references: the unit tests link the runtime statically with
+ * their own malloc, so nothing may pull alloc.o in): live allocations by context (side table),
+ * attributed at exit. */
+#define CP_ALLOC_DECL __attribute__((visibility("hidden"), weak))
+void cp_alloc_start(void) CP_ALLOC_DECL;
+void cp_alloc_fork_child(void) CP_ALLOC_DECL;
+void cp_alloc_attribute_leaks(void) CP_ALLOC_DECL;
+void cp_alloc_notes(void) CP_ALLOC_DECL;
+
+#endif

@@ -1,0 +1,114 @@
+/* Wait triggers (-e wait): time a thread spends blocked in pthread_mutex_lock,
+ * pthread_cond_wait, pthread_cond_timedwait, pthread_barrier_wait, pthread_join, sem_wait
+ * and sem_timedwait (the last two are wrapped in interpose/sleep.c, which also restarts
+ * them after our samples, and call cp_wait_record from here).
+ *
+ * Metrics, by the calling context of the call: wait-time (ns blocked), wait-calls (calls
+ * that blocked). A mutex is tried first (pthread_mutex_trylock): an uncontended lock costs
+ * no clock read and records nothing; only a lock that had to wait is timed. Condition
+ * variables, barriers and joins are timed whole (they exist to wait); the time includes
+ * re-acquiring the mutex after a condition wait.
+ *
+ * Not seen: pthread_mutex_timedlock/clocklock, pthread_cond_clockwait, sem_clockwait,
+ * pthread_rwlock_*, pthread_spin_lock, pthread_timedjoin_np, futex(2) used directly
+ * (C++ std::mutex goes through pthread_mutex_lock; std::condition_variable through
+ * pthread_cond_wait/clockwait). */
+#include "runtime/core/runtime.h"
+#include "runtime/core/sync.h"
+#include "runtime/interpose/real.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
+
+static struct {
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*barrier_wait)(pthread_barrier_t *);
+	int (*join)(pthread_t, void **);
+} wait_real;
+
+/* Condition variables have two versions in glibc (GLIBC_2.2.5 for old binaries, 2.3.2
+ * current): plain dlsym may return the old one, which expects the old layout. */
+static void *resolve_versioned(void **slot, const char *name, const char *version)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (p)
+		return p;
+	p = dlvsym(RTLD_NEXT, name, version);
+	if (!p)
+		return cp_real_resolve(slot, name);
+	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+#define WAIT_REAL(field, name)                                                                     \
+	((__typeof__(wait_real.field))cp_real_resolve((void **)&wait_real.field, name))
+#define WAIT_REAL_COND(field, name)                                                                \
+	((__typeof__(wait_real.field))resolve_versioned((void **)&wait_real.field, name,           \
+							"GLIBC_2.3.2"))
+
+#define WAIT_ON() CP_SYNC_ENABLED(CP_SYNC_WAIT)
+
+CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	__typeof__(wait_real.mutex_lock) lock = WAIT_REAL(mutex_lock, "pthread_mutex_lock");
+	if (!WAIT_ON())
+		return lock(m);
+	int rc = WAIT_REAL(mutex_trylock, "pthread_mutex_trylock")(m);
+	if (rc != EBUSY) /* taken (or an error the lock would give too) */
+		return rc;
+	uint64_t t0 = cp_sync_now_ns();
+	rc = lock(m);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	__typeof__(wait_real.cond_wait) wait = WAIT_REAL_COND(cond_wait, "pthread_cond_wait");
+	if (!WAIT_ON())
+		return wait(c, m);
+	uint64_t t0 = cp_sync_now_ns();
+	int rc = wait(c, m);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     const struct timespec *abstime)
+{
+	__typeof__(wait_real.cond_timedwait) wait =
+	    WAIT_REAL_COND(cond_timedwait, "pthread_cond_timedwait");
+	if (!WAIT_ON())
+		return wait(c, m, abstime);
+	uint64_t t0 = cp_sync_now_ns();
+	int rc = wait(c, m, abstime);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	__typeof__(wait_real.barrier_wait) wait = WAIT_REAL(barrier_wait, "pthread_barrier_wait");
+	if (!WAIT_ON())
+		return wait(b);
+	uint64_t t0 = cp_sync_now_ns();
+	int rc = wait(b);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	__typeof__(wait_real.join) join = WAIT_REAL(join, "pthread_join");
+	if (!WAIT_ON())
+		return join(th, ret);
+	uint64_t t0 = cp_sync_now_ns();
+	int rc = join(th, ret);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/* Allocation workload with known bytes per calling context (tests/e2e/record-alloc.sh):
+ *   main -> path_a -> alloc_block: 10 MiB in 10240 malloc(1024), all freed
+ *   worker thread -> path_b -> alloc_block: 30 MiB in 30720 calloc(1, 1024), all freed
+ *   main -> path_c -> alloc_block: 1 MiB in 256 malloc(4096), never freed (leaked)
+ *   main -> path_d: realloc growing one block 4 KiB -> 64 KiB in 4 KiB steps (16 calls,
+ *        557056 bytes asked in total), then freed
+ * Every block is written through a volatile pointer so no allocation is optimised away. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *volatile sink;
+static void *leaked[256];
+
+__attribute__((noinline)) static void *alloc_block(size_t n, int zeroed)
+{
+	void *p = zeroed ? calloc(1, n) : malloc(n);
+	((volatile char *)p)[0] = 1;
+	sink = p;
+	return p;
+}
+
+__attribute__((noinline)) static void path_a(void)
+{
+	for (int i = 0; i < 10240; i++)
+		free(alloc_block(1024, 0));
+}
+
+__attribute__((noinline)) static void path_b(void)
+{
+	for (int i = 0; i < 30720; i++)
+		free(alloc_block(1024, 1));
+}
+
+__attribute__((noinline)) static void path_c(void)
+{
+	for (int i = 0; i < 256; i++)
+		leaked[i] = alloc_block(4096, 0);
+}
+
+__attribute__((noinline)) static void path_d(void)
+{
+	void *p = NULL;
+	for (size_t n = 4096; n <= 65536; n += 4096) {
+		p = realloc(p, n);
+		((volatile char *)p)[n - 1] = 1;
+	}
+	sink = p;
+	free(p);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	path_b();
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	path_a();
+	path_c();
+	path_d();
+	pthread_join(t, NULL);
+	sink = leaked;
+	return 0;
+}

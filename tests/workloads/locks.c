@@ -1,0 +1,92 @@
+/* Lock contention with known waits (tests/e2e/record-wait.sh):
+ *   holder: takes the mutex, meets waiter at a barrier, sleeps 300 ms holding it
+ *   waiter -> wait_for_lock: pthread_mutex_lock blocks ~300 ms
+ *   sleeper -> wait_for_signal: pthread_cond_wait until main signals after ~200 ms
+ *   main -> join_all: pthread_join
+ * and main -> uncontended: 100000 lock/unlock pairs nobody contends (records nothing). */
+#include <pthread.h>
+#include <time.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t cv_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_barrier_t barrier;
+static int signalled;
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	pthread_barrier_wait(&barrier);
+	sleep_ms(300);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+__attribute__((noinline)) static void wait_for_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&barrier);
+	sleep_ms(20); /* the holder is inside its sleep by now */
+	wait_for_lock();
+	return NULL;
+}
+
+__attribute__((noinline)) static void wait_for_signal(void)
+{
+	pthread_mutex_lock(&cv_lock);
+	while (!signalled)
+		pthread_cond_wait(&cv, &cv_lock);
+	pthread_mutex_unlock(&cv_lock);
+}
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	wait_for_signal();
+	return NULL;
+}
+
+__attribute__((noinline)) static void uncontended(void)
+{
+	static pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+	for (int i = 0; i < 100000; i++) {
+		pthread_mutex_lock(&own);
+		pthread_mutex_unlock(&own);
+	}
+}
+
+__attribute__((noinline)) static void join_all(pthread_t *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+int main(void)
+{
+	pthread_t t[3];
+	pthread_barrier_init(&barrier, NULL, 2);
+	pthread_create(&t[0], NULL, holder, NULL);
+	pthread_create(&t[1], NULL, waiter, NULL);
+	pthread_create(&t[2], NULL, sleeper, NULL);
+	uncontended();
+	sleep_ms(200);
+	pthread_mutex_lock(&cv_lock);
+	signalled = 1;
+	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&cv_lock);
+	join_all(t, 3);
+	return 0;
+}
