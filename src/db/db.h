@@ -199,6 +199,13 @@ struct cp_db_run {
 	size_t nwarnings;
 };
 
+/* Append a NOTE / warning to db->run (interned, duplicates dropped). The arrays
+ * run.notes and run.warnings are owned by the database (cp_db_release frees them): fill
+ * them only through these. */
+struct cp_db;
+void cp_db_note_add(struct cp_db *db, const char *note);
+void cp_db_warning_add(struct cp_db *db, const char *warning);
+
 /* ---- the database ---------------------------------------------------------------------- */
 
 struct cp_db_strpool;
@@ -246,7 +253,10 @@ uint32_t cp_db_module(struct cp_db *db, const char *path, const uint8_t *build_i
 uint32_t cp_db_file(struct cp_db *db, const char *path);
 uint32_t cp_db_proc(struct cp_db *db, const struct cp_db_proc *p);
 
-/* The child of parent with this identity, created if missing. Identity by kind:
+/* The child of parent with this identity, created if missing. Returns CP_DB_NONE for a
+ * bad parent or kind (ROOT). A child always has a larger id than its parent (ids are given
+ * in creation order), so a pass over the scopes in decreasing id order sees every child
+ * before its parent; cp_db_read keeps this. Creating a scope un-finishes the database. Identity by kind:
  *   PROC, INLINE: (proc, file, line)   -- the same procedure called from another call
  *                                         site is another frame
  *   LOOP:         (module, addr)
@@ -255,7 +265,11 @@ uint32_t cp_db_proc(struct cp_db *db, const struct cp_db_proc *p);
  * s->parent/first_child/next_sibling/depth are ignored and set here. */
 uint32_t cp_db_scope_child(struct cp_db *db, uint32_t parent, const struct cp_db_scope *s);
 
-/* Raw metrics must all be added before any derived metric and before values. */
+/* Raw metrics must all be added before any derived metric and before values. Returns the
+ * id of the raw metric of that name if there is one already; CP_DB_NONE after a derived
+ * metric, for a name taken by a derived metric, or beyond CP_DB_MAX_METRICS raw metrics.
+ * m->kind and m->formula are ignored (raw); m->samples is kept unless the profiles'
+ * samples[] sum to more than 0 at cp_db_finish(). */
 uint32_t cp_db_metric_add(struct cp_db *db, const struct cp_db_metric *m);
 /* Adds a derived metric NAME=FORMULA (expr.h syntax) over the metrics already present.
  * Returns its id, or a negative CP_E* code with cp_error() set naming the problem
@@ -268,11 +282,15 @@ int cp_db_derived_add(struct cp_db *db, const char *name, const char *formula,
  * per microsecond of CPU time), waste = F*cycles - fp_ops (F = waste_factor, the paper's 2
  * when <= 0). Returns the number added. */
 int cp_db_presets_add(struct cp_db *db, double waste_factor);
+/* cp_db_derived_add from "NAME=FORMULA" (spaces around NAME allowed; unit ""). */
+int cp_db_derived_add_spec(struct cp_db *db, const char *spec);
 /* Id of the metric with this name, or CP_DB_NONE. */
 uint32_t cp_db_metric_find(const struct cp_db *db, const char *name);
 
 uint32_t cp_db_profile_add(struct cp_db *db, const struct cp_db_profile *p);
-/* Adds value to the exclusive value of (profile, scope, metric); metric must be raw. */
+/* Adds value to the exclusive value of (profile, scope, metric); metric must be raw (calls
+ * with an out-of-range profile/scope/metric, a derived metric or a 0 value are ignored).
+ * Consecutive adds to the same (scope, metric) are merged at once. */
 void cp_db_add(struct cp_db *db, uint32_t profile, uint32_t scope, uint32_t metric,
 	       double value);
 

@@ -1,0 +1,42 @@
+/* Private to src/db: the interning tables behind struct cp_db (db->impl) and the pieces
+ * the derived metrics (derived.c) and the SQLite file (db-sqlite.c) share with db.c. */
+#ifndef CP_DB_DB_IMPL_H
+#define CP_DB_DB_IMPL_H
+
+#include "db/db.h"
+#include "db/expr.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Open-addressing table of ids; the caller hashes and compares its own keys. */
+struct cp_db_idtab {
+	uint32_t *ids; /* id + 1, 0 = empty */
+	uint32_t *hashes;
+	size_t cap, n;
+};
+
+struct cp_db_impl {
+	struct cp_db_idtab strtab, modtab, filetab, proctab, scopetab;
+	const char **strs; /* interned strings, by string index */
+	size_t nstrs, astrs;
+	size_t amodules, afiles, aprocs, ascopes, ametrics, aprofiles, anotes, awarnings;
+	uint32_t *last_child; /* [nscopes]: to append children in creation order */
+	size_t nraw;
+	struct cp_expr **exprs; /* [nmetrics]: compiled formula of a derived metric, else NULL */
+};
+
+static inline struct cp_db_impl *cp_db_impl(const struct cp_db *db)
+{
+	return (struct cp_db_impl *)db->impl;
+}
+
+/* derived.c: computes the stats of derived metric `metric` from the raw ones (db->stats
+ * already laid out for db->nmetrics). */
+void cp_db_derived_compute(struct cp_db *db, uint32_t metric);
+
+/* db.c: appends a derived metric entry (no stats); the expression is owned by the db. */
+uint32_t cp_db_metric_add_derived(struct cp_db *db, const struct cp_db_metric *m,
+				  struct cp_expr *expr);
+
+#endif
