@@ -286,10 +286,13 @@ int cp_expr_parse(const char *text, cp_expr_lookup_fn lookup, void *ctx, struct 
 	parse_expr(&ps);
 	if (!ps.err) {
 		skip_space(&ps);
-		if (*ps.p)
-			perr(&ps, ps.p,
-			     *ps.p == ')' ? "unbalanced ')'" : "expected an operator before", ps.p,
-			     *ps.p == ')' ? 0 : 1);
+		char c = *ps.p;
+		if (c == ')')
+			perr(&ps, ps.p, "unbalanced ')'", NULL, 0);
+		else if (c && (is_name_char(c) || c == '(' || c == '.'))
+			perr(&ps, ps.p, "expected an operator before", ps.p, 1);
+		else if (c)
+			perr(&ps, ps.p, "unexpected character", ps.p, 1);
 	}
 	if (ps.err) {
 		cp_expr_free(ps.e);
