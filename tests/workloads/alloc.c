@@ -4,10 +4,14 @@
  *   main -> path_c -> alloc_block: 1 MiB in 256 malloc(4096), never freed (leaked)
  *   main -> path_d: realloc growing one block 4 KiB -> 64 KiB in 4 KiB steps (16 calls,
  *        557056 bytes asked in total), then freed
+ *   fork child -> path_e: 2 MiB in 512 malloc(4096), 16 of them (64 KiB) leaked; the
+ *        parent's leaked blocks are live in the child too, but are not the child's leaks
  * Every block is written through a volatile pointer so no allocation is optimised away. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void *volatile sink;
 static void *leaked[256];
@@ -49,6 +53,15 @@ __attribute__((noinline)) static void path_d(void)
 	free(p);
 }
 
+__attribute__((noinline)) static void path_e(void)
+{
+	for (int i = 0; i < 512; i++) {
+		void *p = alloc_block(4096, 0);
+		if (i >= 16)
+			free(p);
+	}
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -66,5 +79,13 @@ int main(void)
 	path_d();
 	pthread_join(t, NULL);
 	sink = leaked;
+	pid_t pid = fork();
+	if (pid == 0) {
+		path_e();
+		exit(0);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+		return 1;
 	return 0;
 }

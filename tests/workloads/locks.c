@@ -2,9 +2,11 @@
  *   holder: takes the mutex, meets waiter at a barrier, sleeps 300 ms holding it
  *   waiter -> wait_for_lock: pthread_mutex_lock blocks ~300 ms
  *   sleeper -> wait_for_signal: pthread_cond_wait until main signals after ~200 ms
+ *   main -> wait_for_sem: sem_wait until poster posts ~150 ms after start
  *   main -> join_all: pthread_join
  * and main -> uncontended: 100000 lock/unlock pairs nobody contends (records nothing). */
 #include <pthread.h>
+#include <semaphore.h>
 #include <time.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -12,6 +14,7 @@ static pthread_mutex_t cv_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_barrier_t barrier;
 static int signalled;
+static sem_t sem;
 
 static void sleep_ms(long ms)
 {
@@ -59,6 +62,20 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+static void *poster(void *arg)
+{
+	(void)arg;
+	sleep_ms(150);
+	sem_post(&sem);
+	return NULL;
+}
+
+__attribute__((noinline)) static void wait_for_sem(void)
+{
+	while (sem_wait(&sem))
+		;
+}
+
 __attribute__((noinline)) static void uncontended(void)
 {
 	static pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
@@ -76,17 +93,20 @@ __attribute__((noinline)) static void join_all(pthread_t *t, int n)
 
 int main(void)
 {
-	pthread_t t[3];
+	pthread_t t[4];
 	pthread_barrier_init(&barrier, NULL, 2);
+	sem_init(&sem, 0, 0);
 	pthread_create(&t[0], NULL, holder, NULL);
 	pthread_create(&t[1], NULL, waiter, NULL);
 	pthread_create(&t[2], NULL, sleeper, NULL);
+	pthread_create(&t[3], NULL, poster, NULL);
 	uncontended();
+	wait_for_sem();
 	sleep_ms(200);
 	pthread_mutex_lock(&cv_lock);
 	signalled = 1;
 	pthread_cond_signal(&cv);
 	pthread_mutex_unlock(&cv_lock);
-	join_all(t, 3);
+	join_all(t, 4);
 	return 0;
 }

@@ -307,16 +307,3 @@ void cp_wait_record(const void *ra, uint64_t t0)
 	cp_sync_record_ids(ra, wait_ids, values, 2, NULL);
 	errno = saved;
 }
-
-int cp_sync_record_ids(const void *ra, const enum cp_sync_id *ids, const uint64_t *values,
-		       unsigned n, struct cp_sync_where *where)
-{
-	struct cp_sync_value v[4];
-	if (n > 4)
-		n = 4;
-	for (unsigned i = 0; i < n; i++) {
-		v[i].metric = cp_sync_metric[ids[i]];
-		v[i].value = values[i];
-	}
-	return cp_sync_record(ra, v, n, where);
-}

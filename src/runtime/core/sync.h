@@ -74,10 +74,21 @@ struct cp_sync_where {
 /* See above. 1 if recorded (and *where set when where != NULL), 0 if not. */
 int cp_sync_record(const void *ra, const struct cp_sync_value *v, unsigned n,
 		   struct cp_sync_where *where) __attribute__((visibility("hidden")));
-/* Shorthand for the families: values by CP_SM_* id. */
-int cp_sync_record_ids(const void *ra, const enum cp_sync_id *ids, const uint64_t *values,
-		       unsigned n, struct cp_sync_where *where)
-    __attribute__((visibility("hidden")));
+/* Shorthand for the families: values by CP_SM_* id (inlined: every frame between the
+ * interposed function and cp_sync_record is one more unwind step). */
+static inline __attribute__((always_inline)) int
+cp_sync_record_ids(const void *ra, const enum cp_sync_id *ids, const uint64_t *values, unsigned n,
+		   struct cp_sync_where *where)
+{
+	struct cp_sync_value v[4];
+	if (n > 4)
+		n = 4;
+	for (unsigned i = 0; i < n; i++) {
+		v[i].metric = cp_sync_metric[ids[i]];
+		v[i].value = values[i];
+	}
+	return cp_sync_record(ra, v, n, where);
+}
 
 static inline uint64_t cp_sync_now_ns(void)
 {

@@ -1,0 +1,60 @@
+#!/bin/bash
+# -e alloc attributes allocated bytes, allocation calls and bytes still live at exit to
+# the full calling context, exactly. The alloc workload allocates known amounts through
+# one helper (alloc_block) from several callers, in two threads and a fork child (whose
+# inherited blocks must not count as its leaks); a cputime metric runs alongside.
+source "$(dirname "$0")/lib.sh"
+for v in O2 O0; do
+	run "$CALLPATH" record -q -e alloc -e cputime@200us -o "$WORK/m$v" -- "$CP_WORKLOADS/alloc.$v"
+	"$CALLPATH" report "$WORK/m$v" --format json --threshold 0 >"$WORK/r$v.json" \
+		2>"$WORK/err" || fail "$v: report failed: $(cat "$WORK/err")"
+	python3 - "$WORK/r$v.json" "$v" <<'PY' || fail "$v: wrong allocation metrics"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [m["name"] for m in d["metrics"]]
+for want in ["alloc-bytes", "alloc-calls", "leak-bytes", "cputime"]:
+    assert want in names, (want, names)
+ab, ac, lb = (names.index(x) for x in ["alloc-bytes", "alloc-calls", "leak-bytes"])
+units = {m["name"]: m["unit"] for m in d["metrics"]}
+assert units["alloc-bytes"] == "bytes" and units["alloc-calls"] == "calls", units
+
+def incl(fn, m):
+    return sum(n["inclusive"][m] for n in d["nodes"] if n["name"] == fn and n["kind"] == "procedure")
+
+MiB = 1 << 20
+want = {  # function: (bytes, calls, leaked bytes)
+    "path_a": (10 * MiB, 10240, 0),
+    "path_b": (30 * MiB, 30720, 0),
+    "path_c": (1 * MiB, 256, 1 * MiB),
+    "path_d": (557056, 16, 0),
+    "path_e": (2 * MiB, 512, 64 * 1024),
+}
+bad = []
+for fn, (b, c, l) in want.items():
+    got = (incl(fn, ab), incl(fn, ac), incl(fn, lb))
+    if got != (b, c, l):
+        bad.append(f"{fn}: got {got}, want {(b, c, l)}")
+# Every path goes through alloc_block's calling context except realloc's (path_d).
+if incl("alloc_block", ab) != 43 * MiB:
+    bad.append(f"alloc_block: {incl('alloc_block', ab)} bytes, want {43 * MiB}")
+# The worker thread's bytes hang under its start routine, not under main.
+if incl("worker", ab) != 30 * MiB or incl("main", ab) < 13 * MiB:
+    bad.append(f"worker {incl('worker', ab)} main {incl('main', ab)}")
+if bad:
+    print(sys.argv[2] + ": " + "; ".join(bad), file=sys.stderr)
+    sys.exit(1)
+PY
+done
+# Every process file has the metrics (registered at init), the fork child's own leaks only.
+python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/mO2" >"$WORK/c.json" || fail "invalid files"
+json_assert "$WORK/c.json" 'len(d["procs"]) == 2 and all([m["name"] for m in p["metrics"]][:3] == ["alloc-bytes", "alloc-calls", "leak-bytes"] and all(m["source"] == 4 and m["mechanism"] == 5 for m in p["metrics"][:3]) for p in d["procs"])' \
+	"process files lack the alloc metrics (source SYNC, mechanism INTERPOSE)"
+# With the family off, nothing is recorded and the program still runs (bootstrap path).
+run "$CALLPATH" record -q -e cputime -o "$WORK/off" -- "$CP_WORKLOADS/alloc.O2"
+python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/off" >"$WORK/off.json" || fail "invalid files"
+json_assert "$WORK/off.json" 'all(len(p["metrics"]) == 1 for p in d["procs"])' "alloc metrics without -e alloc"
+# A period makes no sense for a trigger family: the runtime refuses it.
+CALLPATH_OUTPUT=$WORK/per CALLPATH_EVENTS=alloc@10 LD_PRELOAD=$CP_BUILD_DIR/libcallpath-rt.so \
+	"$CP_WORKLOADS/alloc.O2" 2>"$WORK/per.err" || fail "the program failed with a bad spec"
+grep -q "bad event 'alloc@10'" "$WORK/per.err" || fail "alloc@10 accepted: $(cat "$WORK/per.err")"
+note "ok"
