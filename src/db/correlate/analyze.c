@@ -19,16 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Run metadata helpers of db.c (de-duplicating, interning). */
-void cp_db_note_add(struct cp_db *db, const char *note);
-void cp_db_warning_add(struct cp_db *db, const char *warning);
-
-/* Pieces another part of src/db may not provide yet: checked at run time. */
-#pragma weak cp_db_presets_add
-#pragma weak cp_db_derived_add
-#pragma weak cp_db_read
-#pragma weak cp_db_write
-
 /* Beyond this many processes with the same kind of trouble, one line sums them up. */
 #define PROC_WARN_MAX 8
 
@@ -411,24 +401,16 @@ static int pass_correlate(struct analysis *a, const uint32_t *dbmetric)
 static int add_derived(struct cp_db *db, const char *spec)
 {
 	const char *eq = strchr(spec, '=');
-	if (!eq || eq == spec || !eq[1])
-		return cp_error(CP_EINVAL, "--metric '%s': expected NAME=FORMULA", spec);
-	char *name = xstrndup(spec, (size_t)(eq - spec));
-	int rc = 0;
-	uint32_t id = cp_db_metric_find(db, name);
-	if (id != CP_DB_NONE && db->metrics[id].formula && !strcmp(db->metrics[id].formula, eq + 1))
-		goto out; /* already there, from a database saved with it */
-	if (!cp_db_derived_add) {
-		rc = cp_error(CP_ENOTSUP,
-			      "--metric %s: derived metrics are not available in this build", name);
-		goto out;
+	if (eq) { /* already there, from a database saved with it: nothing to do */
+		char *name = xstrndup(spec, (size_t)(eq - spec));
+		uint32_t id = cp_db_metric_find(db, name);
+		free(name);
+		if (id != CP_DB_NONE && db->metrics[id].formula &&
+		    !strcmp(db->metrics[id].formula, eq + 1))
+			return 0;
 	}
-	rc = cp_db_derived_add(db, name, eq + 1, "", NULL);
-	if (rc > 0)
-		rc = 0;
-out:
-	free(name);
-	return rc;
+	int rc = cp_db_derived_add_spec(db, spec);
+	return rc < 0 ? rc : 0;
 }
 
 static int add_all_derived(struct cp_db *db, const struct cp_analyze_options *o)
@@ -500,8 +482,7 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 	db->run.start_ns = a.t_lo == UINT64_MAX ? 0 : a.t_lo;
 	db->run.duration_s =
 	    a.t_hi > a.t_lo && a.t_lo != UINT64_MAX ? (double)(a.t_hi - a.t_lo) / 1e9 : 0;
-	if (cp_db_presets_add)
-		cp_db_presets_add(db, 0);
+	cp_db_presets_add(db, 0);
 	rc = add_all_derived(db, o);
 	if (rc)
 		goto out;
@@ -562,10 +543,6 @@ int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct
 				strerror(errno));
 	int rc;
 	if (!S_ISDIR(st.st_mode)) {
-		if (!cp_db_read)
-			return cp_error(
-			    CP_ENOTSUP,
-			    "%s: reading a profile database is not available in this build", path);
 		rc = cp_db_read(db, path);
 		if (rc)
 			return rc;
@@ -574,7 +551,7 @@ int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct
 	struct strbuf dbp;
 	strbuf_init(&dbp);
 	strbuf_addf(&dbp, "%s/%s", path, CP_DB_DEFAULT_NAME);
-	if (cp_db_read && db_up_to_date(path, dbp.buf)) {
+	if (db_up_to_date(path, dbp.buf)) {
 		rc = cp_db_read(db, dbp.buf);
 		if (!rc) {
 			strbuf_release(&dbp);
@@ -589,7 +566,7 @@ int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct
 	ao.derived = NULL; /* the saved database holds the measured data only */
 	ao.nderived = 0;
 	rc = cp_analyze_dir(path, &ao, db);
-	if (!rc && !o->no_write && cp_db_write && !access(path, W_OK)) {
+	if (!rc && !o->no_write && !access(path, W_OK)) {
 		if (cp_db_write(db, dbp.buf)) {
 			if (o->progress)
 				fprintf(o->progress, "callpath: cannot save %s: %s\n", dbp.buf,

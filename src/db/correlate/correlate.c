@@ -102,10 +102,10 @@ struct sframe {
 
 /* A frame instantiated under a parent scope and call site. */
 struct dframe {
-	uint32_t anchor_p, csf_p, csl_p, sf; /* key */
-	uint32_t frame;			     /* the PROC scope */
-	uint32_t anchor;		     /* innermost INLINE/LOOP/PROC: where callees hang */
-	uint32_t stmt;			     /* STMT scope, UINT32_MAX until costs arrive */
+	uint32_t anchor;   /* innermost INLINE/LOOP/PROC: where callees hang */
+	uint32_t csf, csl; /* call site of the callees (the sframe's statement) */
+	uint32_t stmt;	   /* where costs land: STMT scope, UINT32_MAX until costs arrive */
+	uint32_t sf;	   /* sframe; UINT32_MAX for the root and partial pseudo-frames */
 };
 
 struct sfkey {
@@ -127,8 +127,9 @@ struct cp_corr {
 	size_t nmids, amids;
 	struct dframe *dfs;
 	size_t ndfs, adfs;
-	struct htab dftab;
-	uint32_t partial; /* the PARTIAL scope, UINT32_MAX until used */
+	struct nslot *ntab;
+	size_t ncap, nn;
+	uint32_t partial_df; /* the PARTIAL pseudo-frame, UINT32_MAX until used (dfs[0]: root) */
 	size_t nodes;
 };
 
@@ -136,7 +137,10 @@ struct cp_corr *cp_corr_new(struct cp_db *db)
 {
 	struct cp_corr *c = xcalloc(1, sizeof(*c));
 	c->db = db;
-	c->partial = UINT32_MAX;
+	c->partial_df = UINT32_MAX;
+	XGROW(c->dfs, 1, c->adfs);
+	c->dfs[0] = (struct dframe){0, CP_DB_NONE, 0, 0, UINT32_MAX};
+	c->ndfs = 1;
 	return c;
 }
 
@@ -156,7 +160,7 @@ void cp_corr_free(struct cp_corr *c)
 	htab_release(&c->sftab);
 	free(c->mids);
 	free(c->dfs);
-	htab_release(&c->dftab);
+	free(c->ntab);
 	free(c);
 }
 
@@ -404,57 +408,108 @@ static uint32_t sframe_get(struct cp_corr *c, uint32_t gm, uint64_t addr)
 
 /* ---- instantiated frames ---- */
 
-struct dfkey {
-	uint32_t anchor_p, csf_p, csl_p, sf;
+/* The table of instantiated frames, keys inline (one cache line per probe): a node's
+ * (parent dframe, module, address) -> its dframe, or NODE_COLLAPSE (it stays in its
+ * parent's frame). The parent's dframe determines where the node's frame hangs and its
+ * call site, so a node costs one probe and a thread's state is one id per node. */
+#define NODE_COLLAPSE (UINT32_MAX - 1)
+
+struct nslot {
+	uint32_t pdf, gm;
+	uint64_t addr;
+	uint32_t df; /* dframe + 1, 0 = empty */
+	uint32_t pad;
 };
 
-static int df_eq(const void *ctx, uint32_t idx, const void *key)
+static uint64_t nslot_hash(uint32_t pdf, uint32_t gm, uint64_t addr)
 {
-	const struct dframe *d = &((const struct cp_corr *)ctx)->dfs[idx];
-	const struct dfkey *k = key;
-	return d->anchor_p == k->anchor_p && d->csf_p == k->csf_p && d->csl_p == k->csl_p &&
-	       d->sf == k->sf;
+	uint64_t h = ((uint64_t)pdf << 32 | gm) * 0x9e3779b97f4a7c15ull;
+	h ^= addr * 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 32);
 }
 
-static uint32_t dframe_get(struct cp_corr *c, uint32_t anchor_p, uint32_t csf_p, uint32_t csl_p,
-			   uint32_t sfi)
+static void ntab_grow(struct cp_corr *c)
 {
-	struct dfkey k = {anchor_p, csf_p, csl_p, sfi};
-	uint64_t h = mix(mix(mix(mix(0, anchor_p), csf_p), csl_p), sfi);
-	size_t slot = htab_find(&c->dftab, h, df_eq, c, &k);
-	if (c->dftab.slots[slot])
-		return c->dftab.slots[slot] - 1;
+	size_t cap = c->ncap ? c->ncap * 2 : 4096;
+	struct nslot *n = xcalloc(cap, sizeof(*n));
+	for (size_t i = 0; i < c->ncap; i++) {
+		const struct nslot *o = &c->ntab[i];
+		if (!o->df)
+			continue;
+		size_t j = nslot_hash(o->pdf, o->gm, o->addr) & (cap - 1);
+		while (n[j].df)
+			j = (j + 1) & (cap - 1);
+		n[j] = *o;
+	}
+	free(c->ntab);
+	c->ntab = n;
+	c->ncap = cap;
+}
+
+static struct nslot *ntab_find(struct cp_corr *c, uint32_t pdf, uint32_t gm, uint64_t addr)
+{
+	if ((c->nn + 1) * 4 > c->ncap * 3)
+		ntab_grow(c);
+	size_t j = nslot_hash(pdf, gm, addr) & (c->ncap - 1);
+	for (;;) {
+		struct nslot *e = &c->ntab[j];
+		if (!e->df || (e->addr == addr && e->pdf == pdf && e->gm == gm))
+			return e;
+		j = (j + 1) & (c->ncap - 1);
+	}
+}
+
+static uint32_t dframe_add(struct cp_corr *c, struct dframe d)
+{
+	XGROW(c->dfs, c->ndfs + 1, c->adfs);
+	c->dfs[c->ndfs] = d;
+	return (uint32_t)c->ndfs++;
+}
+
+static uint32_t dframe_new(struct cp_corr *c, uint32_t pdf, uint32_t sfi)
+{
 	const struct sframe *f = &c->sfs[sfi];
-	const struct gmod *g = &c->mods[f->gm];
+	const struct dframe *p = &c->dfs[pdf];
 	struct cp_db_scope s;
 	memset(&s, 0, sizeof s);
 	s.kind = CP_DBK_PROC;
 	s.proc = f->proc;
-	s.module = g->dbmod;
-	s.file = csf_p;
-	s.line = csl_p;
+	s.module = c->mods[f->gm].dbmod;
+	s.file = p->csf;
+	s.line = p->csl;
 	s.addr = f->entry;
-	uint32_t frame = cp_db_scope_child(c->db, anchor_p, &s);
-	uint32_t at = frame;
+	uint32_t at = cp_db_scope_child(c->db, p->anchor, &s);
 	for (uint32_t m = 0; m < f->nmid; m++) {
 		struct cp_db_scope t = c->mids[f->mid_first + m];
 		at = cp_db_scope_child(c->db, at, &t);
 	}
-	XGROW(c->dfs, c->ndfs + 1, c->adfs);
-	uint32_t i = (uint32_t)c->ndfs++;
-	struct dframe *d = &c->dfs[i];
-	d->anchor_p = anchor_p;
-	d->csf_p = csf_p;
-	d->csl_p = csl_p;
-	d->sf = sfi;
-	d->frame = frame;
-	d->anchor = at;
-	d->stmt = UINT32_MAX;
-	htab_set(&c->dftab, slot, h, i);
-	return i;
+	return dframe_add(c, (struct dframe){at, f->stmt_file, f->stmt_line, UINT32_MAX, sfi});
 }
 
-/* Where costs of a node in frame d land: its statement, or the frame itself. */
+/* The frame of a node at (module gm, address) under the frame pdf. */
+static uint32_t node_frame(struct cp_corr *c, uint32_t pdf, uint32_t gm, uint64_t addr)
+{
+	if (!c->mods[gm].has_st)
+		addr = UINT64_MAX; /* every address of the module is the same frame */
+	struct nslot *e = ntab_find(c, pdf, gm, addr);
+	if (e->df)
+		return e->df - 1;
+	uint32_t sfi = sframe_get(c, gm, addr);
+	const struct sframe *f = &c->sfs[sfi];
+	uint32_t r;
+	if (f->unknown && c->dfs[pdf].sf != UINT32_MAX && c->sfs[c->dfs[pdf].sf].proc == f->proc)
+		r = NODE_COLLAPSE;
+	else
+		r = dframe_new(c, pdf, sfi);
+	/* sframe_get and dframe_new never touch ntab: e is still the slot */
+	*e = (struct nslot){pdf, gm, addr, r + 1, 0};
+	c->nn++;
+	return r;
+}
+
+/* Where the costs of a node in frame di land: its statement, or the frame itself. */
 static uint32_t dframe_stmt(struct cp_corr *c, uint32_t di)
 {
 	struct dframe *d = &c->dfs[di];
@@ -479,12 +534,6 @@ static uint32_t dframe_stmt(struct cp_corr *c, uint32_t di)
 
 /* ---- threads ---- */
 
-struct nstate {
-	uint32_t anchor;   /* where the frames of this node's callees hang */
-	uint32_t csf, csl; /* call site of the callees */
-	uint32_t df;	   /* the node's frame (UINT32_MAX: root, partial, skipped) */
-};
-
 static uint32_t module_of(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
 			  uint32_t id)
 {
@@ -495,66 +544,62 @@ static uint32_t module_of(struct cp_corr *c, const struct cp_mf_proc *proc, cons
 	return cp_corr_module(c, "[unknown]", none, 0, CP_DB_MOD_NO_STRUCT);
 }
 
+static uint32_t partial_frame(struct cp_corr *c)
+{
+	if (c->partial_df == UINT32_MAX) {
+		struct cp_db_scope p;
+		memset(&p, 0, sizeof p);
+		p.kind = CP_DBK_PARTIAL;
+		p.proc = CP_DB_NONE;
+		p.module = CP_DB_NONE;
+		p.file = CP_DB_NONE;
+		uint32_t s = cp_db_scope_child(c->db, 0, &p);
+		c->partial_df = dframe_add(c, (struct dframe){s, CP_DB_NONE, 0, s, UINT32_MAX});
+	}
+	return c->partial_df;
+}
+
 void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
 		    const struct cp_mf_thr *t, const uint32_t *metric_map, uint32_t profile)
 {
 	size_t nm = t->hdr.nmetrics;
-	struct nstate *st = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*st));
-	if (t->nnodes)
-		st[0] = (struct nstate){0, CP_DB_NONE, 0, UINT32_MAX};
+	uint32_t *st = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*st)); /* node -> dframe */
+	st[0] = 0;
+	uint32_t last_mod = UINT32_MAX, last_gm = 0;
 	for (size_t i = 1; i < t->nnodes; i++) {
 		const struct cp_mf_rnode *n = &t->nodes[i];
-		const struct nstate *ps = &st[n->parent];
-		struct nstate *s = &st[i];
-		uint32_t target;
-		c->nodes++;
+		uint32_t pdf = st[n->parent], df;
 		if (n->kind == CP_MF_NODE_PARTIAL) {
-			if (c->partial == UINT32_MAX) {
-				struct cp_db_scope p;
-				memset(&p, 0, sizeof p);
-				p.kind = CP_DBK_PARTIAL;
-				p.proc = CP_DB_NONE;
-				p.module = CP_DB_NONE;
-				p.file = CP_DB_NONE;
-				c->partial = cp_db_scope_child(c->db, 0, &p);
-			}
-			*s = (struct nstate){c->partial, CP_DB_NONE, 0, UINT32_MAX};
-			target = c->partial;
+			df = partial_frame(c);
 		} else {
-			uint32_t gm = module_of(c, proc, modmap, n->module);
+			if (n->module != last_mod) {
+				last_mod = n->module;
+				last_gm = module_of(c, proc, modmap, n->module);
+			}
+			uint32_t gm = last_gm;
 			if (n->kind == CP_MF_NODE_CALL && c->mods[gm].runtime) {
-				*s = *ps; /* an interposed wrapper (nanosleep, pthread_create...) */
-				if (ps->df == UINT32_MAX)
-					continue;
-				target = dframe_stmt(c, ps->df);
+				df = pdf; /* an interposed wrapper (nanosleep, pthread_create...) */
 			} else {
 				uint64_t addr = n->offset;
 				if (n->kind == CP_MF_NODE_CALL && addr)
 					addr--;
-				uint32_t sfi = sframe_get(c, gm, addr);
-				const struct sframe *f = &c->sfs[sfi];
-				if (f->unknown && ps->df != UINT32_MAX &&
-				    c->sfs[c->dfs[ps->df].sf].proc == f->proc) {
-					*s = *ps; /* more code of the same unknown module */
-				} else {
-					uint32_t di =
-					    dframe_get(c, ps->anchor, ps->csf, ps->csl, sfi);
-					const struct sframe *g = &c->sfs[c->dfs[di].sf];
-					*s = (struct nstate){c->dfs[di].anchor, g->stmt_file,
-							     g->stmt_line, di};
-				}
-				target = UINT32_MAX;
+				df = node_frame(c, pdf, gm, addr);
+				if (df == NODE_COLLAPSE)
+					df = pdf; /* more code of the same unknown module */
 			}
 		}
+		st[i] = df;
 		const uint64_t *v = t->values + i * nm;
+		uint32_t target = UINT32_MAX;
 		for (size_t m = 0; m < nm; m++) {
 			if (!v[m])
 				continue;
 			if (target == UINT32_MAX)
-				target = dframe_stmt(c, s->df);
+				target = dframe_stmt(c, df);
 			cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
 		}
 	}
+	c->nodes += t->nnodes ? t->nnodes - 1 : 0;
 	free(st);
 }
 
