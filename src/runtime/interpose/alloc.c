@@ -366,7 +366,7 @@ void cp_alloc_notes(void)
 static const enum cp_sync_id alloc_ids[2] = {CP_SM_ALLOC_BYTES, CP_SM_ALLOC_CALLS};
 
 /* An allocation of n bytes at p made by the call returning to ra. */
-static void alloc_record(const void *ra, void *p, size_t n)
+static inline __attribute__((always_inline)) void alloc_record(const void *ra, void *p, size_t n)
 {
 	int saved = errno;
 	uint64_t values[2] = {n, 1};

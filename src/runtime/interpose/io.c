@@ -40,7 +40,8 @@ static const enum cp_sync_id read_ids[3] = {CP_SM_IO_READ_BYTES, CP_SM_IO_TIME, 
 static const enum cp_sync_id write_ids[3] = {CP_SM_IO_WRITE_BYTES, CP_SM_IO_TIME, CP_SM_IO_CALLS};
 
 /* A call that started at t0 and moved `bytes` (negative: failed, nothing moved). */
-static void io_record(const void *ra, uint64_t t0, int64_t bytes, int is_write)
+static inline __attribute__((always_inline)) void io_record(const void *ra, uint64_t t0,
+							    int64_t bytes, int is_write)
 {
 	int saved = errno;
 	uint64_t values[3] = {bytes > 0 ? (uint64_t)bytes : 0, cp_sync_now_ns() - t0, 1};
