@@ -1,0 +1,56 @@
+#!/bin/bash
+# callpath analyze on loopinline.O2 (a hot loop in an always-inline kernel, inlined into
+# compute() inside another loop): the database holds the path
+#   compute -> loop (outer) -> kernel (inlined) -> loop (inner) -> statement
+# with the lines of the MARK comments in the source, and the inner loop holds most samples.
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$CALLPATH" ] || skip "no callpath executable at $CALLPATH"
+WL=$CP_WORKLOADS/loopinline.O2
+[ -x "$WL" ] || skip "workload $WL is not built"
+python3 -c "import sqlite3" 2>/dev/null || skip "python3 has no sqlite3 module"
+SRC=$CP_SOURCE_DIR/tests/workloads/loopinline.c
+
+run "$CALLPATH" record -o "$WORK/m" -- "$WL" 1500
+run "$CALLPATH" analyze "$WORK/m"
+grep -q "contexts" "$WORK/run.out" || fail "no summary line: $(cat "$WORK/run.out")"
+[ -f "$WORK/m/callpath.db" ] || fail "no $WORK/m/callpath.db"
+run "$CALLPATH" analyze -q -o "$WORK/other.db" "$WORK/m"
+[ -s "$WORK/other.db" ] || fail "-o did not write $WORK/other.db"
+[ ! -s "$WORK/run.out" ] || fail "-q still printed: $(cat "$WORK/run.out")"
+
+line() { grep -n "MARK:$1" "$SRC" | head -1 | cut -d: -f1; }
+python3 - "$WORK/m/callpath.db" "$(line outer-loop)" "$(line inline-call)" "$(line inner-loop)" \
+	"$(line inner-body)" "$(line main-call)" <<'PY' || fail "loop / inlined-frame path not found as expected"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+outer, call, inner, body, maincall = map(int, sys.argv[2:7])
+kind = {name: i for i, name in db.execute("select id, name from scope_kind")}
+metric = db.execute("select id from metric where name = 'cputime'").fetchone()[0]
+def children(parent, k):
+    return db.execute("""select s.id, s.line, s.line_lo, s.line_hi, p.name from scope s
+        left join procedure p on p.id = s.proc where s.parent = ? and s.kind = ?""",
+        (parent, kind[k])).fetchall()
+def incl(scope):
+    r = db.execute("select incl_sum from value where scope = ? and metric = ?", (scope, metric)).fetchone()
+    return r[0] if r else 0
+frames = db.execute("""select s.id, s.line from scope s join procedure p on p.id = s.proc
+    where s.kind = ? and p.name = 'compute'""", (kind["procedure"],)).fetchall()
+assert len(frames) == 1, f"compute should appear once (one call path), found {frames}"
+comp, comp_line = frames[0]
+assert comp_line == maincall, f"compute's call site line {comp_line}, expected {maincall} (main-call)"
+loops = [l for l in children(comp, "loop") if l[2] <= outer <= l[3]]
+assert loops, f"no loop covering line {outer} under compute: {children(comp, 'loop')}"
+inl = [c for l in loops for c in children(l[0], "inlined") if c[4] == "kernel" and c[1] == call]
+assert inl, f"no inlined kernel called at line {call} under the outer loop: " + \
+    str([children(l[0], "inlined") for l in loops])
+inner_loops = [l for c in inl for l in children(c[0], "loop") if l[2] <= body <= l[3]]
+assert inner_loops, f"no loop covering line {body} under the inlined kernel"
+stmts = [s for l in inner_loops for s in children(l[0], "statement") if s[1] in (inner, body)]
+assert stmts, f"no statement at line {inner} or {body} in the inner loop"
+total = incl(0)
+share = sum(incl(l[0]) for l in inner_loops) / total if total else 0
+print(f"inner loop share {share:.2%} of {total:.0f} ns")
+assert share > 0.6, f"inner loop holds {share:.2%} of the samples, expected > 60%"
+PY
+note "ok"
