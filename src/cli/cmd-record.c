@@ -6,6 +6,7 @@
  * stderr, and exits with the program's exit status (128+N if signal N killed it). */
 #include "cli/cli.h"
 #include "report/report.h"
+#include "events/events.h"
 #include "runtime/sample/catalog.h"
 
 #include <errno.h>
@@ -25,6 +26,11 @@
 struct record_opts {
 	const char *events[RECORD_MAX_EVENTS];
 	int nevents;
+	/* perf events (events/events.h), resolved; CALLPATH_EVENTS gets their encoded form */
+	struct cp_ev perf[RECORD_MAX_EVENTS];
+	char perf_spec[RECORD_MAX_EVENTS][160];
+	int nperf;
+	int perf_split; /* they do not fit in one group: one group each (multiplexed) */
 	const char *outdir;
 	int follow_exec;
 	int quiet;
@@ -38,7 +44,11 @@ static void record_usage(FILE *out)
 		"measurement directory; then prints a summary and the hottest contexts.\n\n"
 		"options:\n"
 		"  -e, --event EVENT[@PERIOD]  what to sample (repeatable; default cputime).\n"
-		"                              PERIOD: number with ns/us/ms/s (default ns)\n"
+		"                              PERIOD: number with ns/us/ms/s (default ns);\n"
+		"                              perf events: events per sample, or fN for N\n"
+		"                              samples per second\n"
+		"      --list-events[=PATTERN] the perf events of this machine (generic,\n"
+		"                              software, PMU events through libpfm4)"
 		"  -o, --output DIR            measurement directory\n"
 		"                              (default ./callpath-PROGRAM-PID)\n"
 		"      --no-follow-exec        do not profile programs started with exec\n"
@@ -46,21 +56,63 @@ static void record_usage(FILE *out)
 		"  -h, --help                  this help\n\nevents:\n");
 	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
 		fprintf(out, "  %-10s %s\n", cp_event_catalog[i].name, cp_event_catalog[i].help);
+	fprintf(out, "  %-10s %s\n", "(perf)",
+		"perf_event events: cycles, instructions, cache-misses, branch-misses,\n"
+		"             cpu-clock, task-clock, page-faults, context-switches, rNNNN, PMU\n"
+		"             names (FP_ARITH:SCALAR_DOUBLE); see --list-events");
 	fprintf(out, "\nThe exit status is PROGRAM's (128+N if signal N killed it).\n");
 }
 
-/* Checks EVENT[@PERIOD] against the catalog before anything runs. */
-static int record_check_event(const char *spec)
+/* A perf event (events/events.h): resolved here, opened on ourselves later. */
+static int record_check_perf_event(const char *spec, struct record_opts *o, int *known)
+{
+	char err[1024];
+	struct cp_ev *ev = &o->perf[o->nperf];
+	int rc = cp_ev_resolve(spec, ev, err, sizeof err);
+	*known = rc != CP_EV_UNKNOWN;
+	if (rc == CP_EV_UNKNOWN)
+		return -1;
+	if (rc) {
+		cli_error("record", "%s", err);
+		return -1;
+	}
+	if (cp_ev_encode(ev, o->perf_spec[o->nperf], sizeof o->perf_spec[0])) {
+		cli_error("record", "event name too long: '%s'", spec);
+		return -1;
+	}
+	o->events[o->nevents] = o->perf_spec[o->nperf++];
+	return 0;
+}
+
+/* Checks EVENT[@PERIOD] against the catalog and the perf events before anything runs. */
+static int record_check_event(const char *spec, struct record_opts *o)
 {
 	const char *at = strchr(spec, '@');
 	size_t len = at ? (size_t)(at - spec) : strlen(spec);
 	const struct cp_event_info *info = cp_event_lookup(spec, len);
 	uint64_t period;
+	int known = 0;
+	if (!info && !record_check_perf_event(spec, o, &known))
+		return 0;
+	if (!info && known)
+		return -1;
 	if (!info) {
-		cli_error("record", "unknown event '%.*s'; known events:", (int)len, spec);
+		const char *extra[CP_EVENT_CATALOG_LEN + 1];
+		char close[512], name[128];
+		for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
+			extra[i] = cp_event_catalog[i].name;
+		extra[CP_EVENT_CATALOG_LEN] = NULL;
+		snprintf(name, sizeof name, "%.*s", (int)len, spec);
+		if (cp_ev_suggest(name, extra, close, sizeof close))
+			cli_error("record", "unknown event '%s' (did you mean: %s?); known events:",
+				  name, close);
+		else
+			cli_error("record", "unknown event '%s'; known events:", name);
 		for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
 			fprintf(stderr, "  %-10s %s\n", cp_event_catalog[i].name,
 				cp_event_catalog[i].help);
+		fprintf(stderr, "  and perf events: 'callpath record --list-events' lists those "
+				"of this machine\n");
 		return -1;
 	}
 	if (at && (cp_event_parse_period(at + 1, &period) || period < info->min_period)) {
@@ -79,7 +131,8 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	static const struct option longopts[] = {
 		{"event", required_argument, 0, 'e'},   {"output", required_argument, 0, 'o'},
 		{"no-follow-exec", no_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
-		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+		{"help", no_argument, 0, 'h'},          {"list-events", optional_argument, 0, 'L'},
+		{0, 0, 0, 0},
 	};
 	int c;
 	o->follow_exec = 1;
@@ -91,10 +144,20 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 				cli_error("record", "at most %d events", RECORD_MAX_EVENTS);
 				return -1;
 			}
-			if (record_check_event(optarg))
+			o->events[o->nevents] = optarg;
+			if (record_check_event(optarg, o))
 				return -1;
-			o->events[o->nevents++] = optarg;
+			o->nevents++;
 			break;
+		case 'L':
+			printf("Events of callpath record -e (marks: what this machine cannot "
+			       "count)\n\nTime and triggers:\n");
+			for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
+				if (!optarg || strstr(cp_event_catalog[i].name, optarg))
+					printf("  %-24s %s\n", cp_event_catalog[i].name,
+					       cp_event_catalog[i].help);
+			cp_ev_list(stdout, optarg);
+			return 1;
 		case 'o':
 			o->outdir = optarg;
 			break;
@@ -111,6 +174,20 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			fprintf(stderr, "Run 'callpath record --help' for the options.\n");
 			return -1;
 		}
+	}
+	if (o->nperf) {
+		char err[1024];
+		int rc = cp_ev_check(o->perf, o->nperf, &o->perf_split, err, sizeof err);
+		if (rc < 0) {
+			cli_error("record", "%s", err);
+			return -1;
+		}
+		if (o->perf_split && !o->quiet)
+			fprintf(stderr, "callpath record: the %d perf events do not fit together on "
+					"this machine's PMU; they are measured in separate groups "
+					"that the kernel multiplexes (values scaled by "
+					"enabled/running; see the NOTE in the report)\n",
+				o->nperf);
 	}
 	if (optind >= argc) {
 		cli_error("record", "no program given; usage: callpath record [options] [--] "
@@ -140,7 +217,7 @@ static int record_find_program(const char *prog)
 /* Sets LD_PRELOAD (ours first, keeping any existing one) and the CALLPATH_* variables. */
 static int record_environment(const struct record_opts *o, const char *outdir)
 {
-	char lib[PATH_MAX], preload[2 * PATH_MAX], events[1024] = "";
+	char lib[PATH_MAX], preload[2 * PATH_MAX], events[4096] = "";
 	snprintf(lib, sizeof lib, "%s/libcallpath-rt.so", cli_self_dir());
 	if (access(lib, R_OK)) {
 		cli_error("record", "cannot find the runtime %s (%s); is callpath installed "
@@ -157,6 +234,10 @@ static int record_environment(const struct record_opts *o, const char *outdir)
 	setenv("CALLPATH_OUTPUT", outdir, 1);
 	setenv("CALLPATH_EVENTS", o->nevents ? events : "cputime", 1);
 	setenv("CALLPATH_FOLLOW_EXEC", o->follow_exec ? "1" : "0", 1);
+	if (o->perf_split)
+		setenv("CALLPATH_PERF_SPLIT", "1", 1);
+	else
+		unsetenv("CALLPATH_PERF_SPLIT");
 	return 0;
 }
 

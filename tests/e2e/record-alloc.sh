@@ -45,6 +45,61 @@ if bad:
     sys.exit(1)
 PY
 done
+# Stress: four threads churning every allocation function while cputime samples land
+# inside them, dlopen (the loader allocates), a fork child churning too. The runtime must
+# not recurse or deadlock, must count every call, and must find no leak in balanced churn.
+cat >"$WORK/churn.c" <<'C'
+#include <dlfcn.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void *volatile sink;
+static void *churn(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < 50000; i++) {
+		void *p = malloc((size_t)(i % 512) + 1), *q = calloc(2, 64), *r = NULL;
+		p = realloc(p, (size_t)(i % 1024) + 1);
+		if (posix_memalign(&r, 64, 128))
+			abort();
+		void *a = aligned_alloc(64, 256), *m = memalign(32, 96);
+		sink = p, sink = q, sink = r, sink = a, sink = m;
+		free(p), free(q), free(r), free(a), free(m);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, churn, NULL);
+	void *h = dlopen("libm.so.6", RTLD_NOW);
+	churn(NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	if (h)
+		dlclose(h);
+	pid_t pid = fork();
+	if (pid == 0) {
+		churn(NULL);
+		exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	return st != 0;
+}
+C
+cc -O1 -o "$WORK/churn" "$WORK/churn.c" -lpthread -ldl || fail "cannot build the churn workload"
+run "$CALLPATH" record -q -e alloc -e cputime@200us -o "$WORK/churn.m" -- "$WORK/churn"
+python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/churn.m" >"$WORK/churn.json" || fail "invalid files"
+# 6 allocations per iteration (realloc counts as one), 50000 iterations, 4 threads in the
+# parent and 1 in the child: counted per process file.
+json_assert "$WORK/churn.json" 'sorted(sum(t["totals"][1] for t in d["threads"] if t["pid"] == p["pid"]) // 1000 for p in d["procs"]) == [300, 1200]' \
+	"allocation calls not all counted"
+json_assert "$WORK/churn.json" 'all(sum(t["totals"][2] for t in d["threads"] if t["pid"] == p["pid"]) < (1 << 20) for p in d["procs"])' \
+	"balanced churn shows leaks"
 # Every process file has the metrics (registered at init), the fork child's own leaks only.
 python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/mO2" >"$WORK/c.json" || fail "invalid files"
 json_assert "$WORK/c.json" 'len(d["procs"]) == 2 and all([m["name"] for m in p["metrics"]][:3] == ["alloc-bytes", "alloc-calls", "leak-bytes"] and all(m["source"] == 4 and m["mechanism"] == 5 for m in p["metrics"][:3]) for p in d["procs"])' \

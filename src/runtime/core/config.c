@@ -5,6 +5,8 @@
  *                                trigger families alloc, io, wait (no period) add their
  *                                metrics (core/sync.c)
  *   CALLPATH_FOLLOW_EXEC=0|1     keep profiling images started by exec (default 1)
+ *   CALLPATH_PERF_SPLIT=1        perf events in separate groups (set by `record` when they
+ *                                do not fit in one; the kernel multiplexes them)
  *   CALLPATH_SIGNAL=N            the sampling signal (default SIGRTMIN+6)
  *   CALLPATH_NO_PERF=1           do not use perf_event (take the POSIX-timer fallback)
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
@@ -33,6 +35,16 @@ static int config_add_event(const char *spec, size_t len)
 	if (family)
 		return family < 0 ? -1 : 0;
 	const struct cp_event_info *info = cp_event_lookup(name, nlen);
+	if (!info && cp_rt.nmetrics < CP_MF_MAX_METRICS) { /* perf events (sample/perf-event.c) */
+		struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
+		m->index = cp_rt.nmetrics;
+		const char *split = getenv("CALLPATH_PERF_SPLIT");
+		int rc = cp_perf_config(spec, len, m, split && !strcmp(split, "1"));
+		if (rc > 0)
+			cp_rt.nmetrics++;
+		if (rc)
+			return rc < 0 ? -1 : 0;
+	}
 	const struct cp_sample_source *src = cp_sample_source_find(name, (unsigned)nlen);
 	if (!info || !src || cp_rt.nmetrics >= CP_MF_MAX_METRICS)
 		return -1;

@@ -19,8 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CP_PERF_FD_FLOOR 800
-
 /* Counting kernel time too (a thread in a system call is using CPU; its sample lands on
  * the user PC the call returns to). Kernels that refuse it unprivileged get user-only. */
 static int count_kernel = 1;
@@ -40,6 +38,11 @@ static int perf_open_thread(uint64_t period, pid_t tid)
 	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	return cp_perf_fd_raise(fd);
+}
+
+int cp_perf_fd_raise(int fd)
+{
 	int hi = fcntl(fd, F_DUPFD_CLOEXEC, CP_PERF_FD_FLOOR);
 	if (hi >= 0) {
 		cp_fd_close(fd);
@@ -49,15 +52,22 @@ static int perf_open_thread(uint64_t period, pid_t tid)
 	return fd;
 }
 
-/* Routes the overflow signal to thread tid. AS-safe (fcntl, ioctl). */
-static int perf_route_to(int fd, pid_t tid)
+int cp_perf_route(int fd, pid_t tid)
 {
 	struct f_owner_ex owner = {F_OWNER_TID, tid};
 	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, cp_rt.signo) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) ||
-	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
 		return -errno;
 	return 0;
+}
+
+/* Routes the overflow signal to thread tid and starts counting. AS-safe (fcntl, ioctl). */
+static int perf_route_to(int fd, pid_t tid)
+{
+	int rc = cp_perf_route(fd, tid);
+	if (rc)
+		return rc;
+	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
 }
 
 static int cputime_process_init(struct cp_metric *m)
@@ -82,8 +92,8 @@ static int cputime_process_init(struct cp_metric *m)
 		   "asked (see the delivered rate)",
 		   cp_rt.no_perf ? "CALLPATH_NO_PERF=1" : strerror(-fd),
 		   fd == -EACCES || fd == -EPERM
-			   ? " - check /proc/sys/kernel/perf_event_paranoid (<= 2 needed)"
-			   : "");
+		       ? " - check /proc/sys/kernel/perf_event_paranoid (<= 2 needed)"
+		       : "");
 	return 0;
 }
 
@@ -137,18 +147,19 @@ static int cputime_claims(struct cp_metric *m, struct cp_source_thread *st, cons
 {
 	if (m->mechanism == CP_MF_MECH_POSIX_TIMER)
 		return cp_timer_claims(m, st, si, weight);
-	if (st->fd < 0 || si->si_fd != st->fd || (si->si_code != POLL_IN && si->si_code != POLL_HUP))
+	if (st->fd < 0 || si->si_fd != st->fd ||
+	    (si->si_code != POLL_IN && si->si_code != POLL_HUP))
 		return 0;
 	*weight = m->period;
 	return 1;
 }
 
 const struct cp_sample_source cp_source_cputime = {
-	.name = "cputime",
-	.unit = "ns",
-	.source = CP_MF_SRC_CPUTIME,
-	.process_init = cputime_process_init,
-	.thread_start = cputime_thread_start,
-	.thread_stop = cputime_thread_stop,
-	.claims = cputime_claims,
+    .name = "cputime",
+    .unit = "ns",
+    .source = CP_MF_SRC_CPUTIME,
+    .process_init = cputime_process_init,
+    .thread_start = cputime_thread_start,
+    .thread_stop = cputime_thread_stop,
+    .claims = cputime_claims,
 };

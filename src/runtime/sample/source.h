@@ -11,6 +11,7 @@
 #define CP_RUNTIME_SOURCE_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <stdint.h>
 
@@ -18,16 +19,22 @@ struct cp_metric;
 
 /* Per-thread state of one metric's source. */
 struct cp_source_thread {
-	int fd;           /* perf_event fd, or -1 */
+	int fd;		  /* perf_event fd, or -1 */
 	uint64_t perf_id; /* PERF_EVENT_IOC_ID of fd: tells our fd from one the program reused */
 	int timer_valid;  /* a POSIX timer was created */
-	void *timer;      /* timer_t */
+	void *timer;	  /* timer_t */
+	/* perf-event.c: the group this fd counts in (its leader's fd and id, our position in
+	 * the leader's PERF_FORMAT_GROUP read) and the value at the last sample. */
+	int group_fd;
+	uint32_t group_pos;
+	uint64_t group_id;
+	uint64_t last;
 };
 
 struct cp_sample_source {
-	const char *name;    /* the -e name: "cputime" */
-	const char *unit;    /* unit of the stored values: "ns" */
-	uint32_t source;     /* enum cp_mf_source */
+	const char *name; /* the -e name: "cputime" */
+	const char *unit; /* unit of the stored values: "ns" */
+	uint32_t source;  /* enum cp_mf_source */
 	/* Process start (outside signal context): pick the mechanism, probe the kernel.
 	 * Writes notes through cp_rt_note(). 0, or -1 to disable this metric. */
 	int (*process_init)(struct cp_metric *m);
@@ -45,16 +52,32 @@ struct cp_sample_source {
 /* One requested metric: which source, which period, how it is delivered. */
 struct cp_metric {
 	const struct cp_sample_source *src;
-	uint32_t index;     /* position in the process file's metrics[] */
+	uint32_t index;	    /* position in the process file's metrics[] */
 	uint32_t mechanism; /* enum cp_mf_mechanism, chosen by process_init */
 	uint64_t period;
 	int disabled;
-	int clock_id;       /* for timer-based sources */
+	int clock_id; /* for timer-based sources */
 };
 
 /* Closes st->fd if it still is our perf event (the program may have closed it and reused
  * the number). disable: also stop the event (not in a fork child: the event is shared). */
 void cp_perf_fd_close(struct cp_source_thread *st, int disable);
+
+/* Our perf_event descriptors live at or above this number (programs that dup2 onto low
+ * numbers leave them alone); cp_perf_fd_raise moves fd there and marks it owned. */
+#define CP_PERF_FD_FLOOR 800
+int cp_perf_fd_raise(int fd);
+/* Routes fd's overflow signal (cp_rt.signo) to thread tid: F_SETOWN_EX, F_SETSIG, O_ASYNC.
+ * Does not enable the event. AS-safe. 0 or -errno. */
+int cp_perf_route(int fd, pid_t tid);
+
+/* perf-event.c: perf_event events by name (src/events/events.h) as metrics.
+ * cp_perf_config: spec[0, len) is a perf event? 1 and *m filled (src, period), 0 if not a
+ * perf event name, -1 if malformed (bad period). split: one group per event (the CLI
+ * found they do not fit in one). */
+int cp_perf_config(const char *spec, size_t len, struct cp_metric *m, int split);
+/* At exit, after every thread stopped: multiplexing ratios as NOTEs. */
+void cp_perf_notes(void);
 
 /* All known sources, NULL-terminated. */
 extern const struct cp_sample_source *const cp_sample_sources[];
