@@ -9,8 +9,16 @@ WL=$CP_WORKLOADS/threads.O2
 [ -x "$WL" ] || skip "workload $WL is not built"
 python3 -c "import sqlite3" 2>/dev/null || skip "python3 has no sqlite3 module"
 
+# The database writer may not be built yet (issue 4 lands in pieces): skip, not fail.
+analyze_ok() {
+	"$CALLPATH" analyze "$@" >"$WORK/run.out" 2>"$WORK/run.err" && return 0
+	grep -q "not implemented yet" "$WORK/run.err" && skip "$(cat "$WORK/run.err")"
+	cat "$WORK/run.out" "$WORK/run.err" >&2
+	fail "callpath analyze $* failed"
+}
+
 run "$CALLPATH" record -o "$WORK/m" -- "$WL" 3
-run "$CALLPATH" analyze -q "$WORK/m"
+analyze_ok -q "$WORK/m"
 python3 - "$WORK/m/callpath.db" <<'PY' || fail "per-thread statistics of worker are wrong"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
