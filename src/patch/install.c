@@ -19,7 +19,7 @@
 #define MAX_POOLS 512
 #define REACH (1ull << 30) /* a pool is used for functions within 1 GiB of it */
 #define STEP (16ull << 20) /* candidate addresses tried when mapping a pool */
-#define STUB_LEN 24	   /* movabs (10) + jmp (5 or 14), padded */
+#define STUB_LEN 32	   /* push r11 (2) + movabs (10) + jmp (5 or 14), padded */
 #define PAGE 4096ull
 
 static struct pool {
@@ -120,7 +120,9 @@ int cp_patch_prepare(uint64_t addr, size_t size, uint64_t handler, uint64_t cook
 	}
 	uint64_t stub = pool->base + pool->used;
 	memset(buf, 0xcc, sizeof(buf));
-	unsigned o = cp_x86_encode_movabs_r11(buf, cookie);
+	buf[0] = 0x41; /* push %r11: the caller's r11 may be live (IPA-RA) */
+	buf[1] = 0x53;
+	unsigned o = 2 + cp_x86_encode_movabs_r11(buf + 2, cookie);
 	if (!cp_x86_encode_jmp32(buf + o, stub + o, handler))
 		cp_x86_encode_jmp_abs(buf + o, handler);
 	if (!cp_patch_build_trampoline(&plan, code, stub + STUB_LEN, buf + STUB_LEN) ||

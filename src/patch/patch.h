@@ -2,14 +2,17 @@
  * overwritten prologue relocated into a trampoline so the original code still runs.
  *
  *   entry:  jmp rel32 stub                 (5 bytes written over the first instructions)
- *   stub:   movabs $cookie, %r11           (r11: scratch at every call boundary in the
- *           jmp handler                     SysV ABI, never an argument register)
+ *   stub:   push %r11                      (the caller may keep a value in r11 across
+ *           movabs $cookie, %r11            the call: GCC's IPA-RA knows which registers
+ *           jmp handler                     a callee clobbers)
  *   tramp:  <relocated prologue>           (cp_x86_relocate: RIP-relative operands
  *           jmp entry + n                   re-aimed, short branches widened)
  *
  * The handler (the caller's, e.g. the probe runtime's assembly entry) finds the cookie in
- * r11 and continues the function by jumping to the trampoline. Stubs and trampolines live in
- * executable pages mapped within +-1 GiB of the function, so both jumps are rel32.
+ * r11 and the caller's r11 at (%rsp), the return address at 8(%rsp); it must restore r11,
+ * drop that word and continue at the trampoline with every other register unchanged. Stubs and
+ * trampolines live in executable pages mapped within +-1 GiB of the function, so both jumps are
+ * rel32.
  *
  * Functions that cannot be patched exactly are refused with a reason (enum cp_patch_status),
  * never patched wrongly. Preparing and committing are separate so the caller can publish the

@@ -9,9 +9,12 @@
  *                                do not fit in one; the kernel multiplexes them)
  *   CALLPATH_SIGNAL=N            the sampling signal (default SIGRTMIN+6)
  *   CALLPATH_NO_PERF=1           do not use perf_event (take the POSIX-timer fallback)
+ *   CALLPATH_PROBES=PAT[;PAT]    entry/exit probes (probe/probe.h)
+ *   CALLPATH_PROBE_ONLY=1        with probes: no sampling metrics
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "runtime/core/runtime.h"
 #include "runtime/core/sync.h"
+#include "runtime/probe/probe.h"
 #include "runtime/sample/catalog.h"
 
 #include <errno.h>
@@ -116,7 +119,15 @@ int cp_config_load(void)
 	const char *out = getenv("CALLPATH_OUTPUT");
 	if (!out || !*out)
 		return -1;
-	if (config_outdir(out) || config_events(getenv("CALLPATH_EVENTS")))
+	if (config_outdir(out))
+		return -1;
+	/* With probes (CALLPATH_PROBES, probe/probe.h), CALLPATH_PROBE_ONLY=1 turns sampling
+	 * off (`callpath probe` without -e). */
+	const char *probes = getenv("CALLPATH_PROBES"), *only = getenv("CALLPATH_PROBE_ONLY");
+	int probing = probes && *probes;
+	if (!(probing && only && !strcmp(only, "1")) && config_events(getenv("CALLPATH_EVENTS")))
+		return -1;
+	if (probing && cp_probe_config(probes))
 		return -1;
 	config_save_env();
 	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");

@@ -2,6 +2,7 @@
  * sample sources, the signal handler and the first thread; fini at exit, crash, exec and
  * in fork children. */
 #include "runtime/core/runtime.h"
+#include "runtime/probe/probe.h"
 #include "runtime/core/sync.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
@@ -99,6 +100,9 @@ void cp_rt_init(void)
 	cp_signal_fatal_install();
 	cp_thread_begin(0);
 	cp_sync_start();
+	/* Before any thread of the program exists: the entry jumps are written without
+	 * racing other threads (docs/internals/patch.md). */
+	cp_probe_sync(0);
 	cp_adopt_start();
 }
 
@@ -213,6 +217,7 @@ void cp_rt_after_fork_child(void)
 		return;
 	/* The inherited mappings are the parent's files: forget them unwritten. */
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
+	cp_probe_before_fork_forget();
 	cp_thread_forget_all_but_self();
 	cp_arena_abandon(&cp_rt.proc);
 	cp_rt.phdr = NULL;
@@ -228,6 +233,7 @@ void cp_rt_after_fork_child(void)
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		cp_rt.phdr->metrics[i].mechanism = cp_rt.metrics[i].mechanism;
 	cp_thread_begin(0);
+	cp_probe_after_fork();
 	cp_sync_after_fork_child();
 	cp_adopt_start();
 }

@@ -34,6 +34,8 @@ extern uintptr_t cp_trampolines[2] CP_HIDDEN;
 /* The previous sample's path, outermost frame first: a new sample reuses the nodes of the
  * common prefix without hashing or module lookups (consecutive samples share most of their
  * stack). Invalid when the module registry changed (cp_rt.modules_gen). */
+struct cp_probe_thread;
+
 struct cp_path_cache {
 	uint64_t modules_gen;
 	uint32_t n;    /* valid entries */
@@ -65,6 +67,7 @@ struct cp_thread {
 	int lazy;                 /* first seen in a signal handler */
 	int adopted;              /* found by the task scan; set up by another thread */
 	int app_blocked;          /* the program asked our signal to be blocked */
+	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
 };
 
 struct cp_runtime {

@@ -2,6 +2,7 @@
  * new library resolve and an unloaded one starts a new epoch (module ids never reused). */
 #include "runtime/core/runtime.h"
 #include "runtime/interpose/real.h"
+#include "runtime/probe/probe.h"
 #include "runtime/unwind/modules.h"
 
 #include <dlfcn.h>
@@ -37,6 +38,7 @@ static void modules_resync(void)
 	pthread_mutex_lock(&sync_lock);
 	cp_modules_sync();
 	__atomic_add_fetch(&cp_rt.modules_gen, 1, __ATOMIC_RELEASE);
+	cp_probe_sync(1); /* probes in the libraries just loaded */
 	pthread_mutex_unlock(&sync_lock);
 	if (t)
 		t->busy = was_busy;

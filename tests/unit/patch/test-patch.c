@@ -16,7 +16,8 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-/* The stub puts the cookie in r11: count the call, continue in the trampoline. */
+/* The stub pushes r11 and puts the cookie in r11: count the call, restore r11 and
+ * continue in the trampoline (ret through the word r11 was saved in). */
 struct cookie {
 	uint64_t count;
 	uint64_t tramp;
@@ -26,7 +27,12 @@ __asm__(".text\n"
 	".globl test_handler\n"
 	"test_handler:\n"
 	"  lock incq (%r11)\n"
-	"  jmp *8(%r11)\n");
+	"  push %rax\n"
+	"  mov 8(%r11), %rax\n"
+	"  mov 8(%rsp), %r11\n"
+	"  mov %rax, 8(%rsp)\n"
+	"  pop %rax\n"
+	"  ret\n");
 
 typedef long (*fn4)(long, long, long, long);
 

@@ -1,0 +1,182 @@
+/* The probe handler every stub jumps to, and the return trampoline that replaced the
+ * return address of a probed call.
+ *
+ * Both preserve every register but rsp and the flags: GCC's IPA register allocation lets
+ * a caller keep values in call-clobbered registers (even r11, xmm8-15) across a call to a
+ * callee it knows leaves them alone, so saving only the ABI's argument and return
+ * registers breaks -O2 code. The stub pushed the caller's r11 and put the struct
+ * cp_probe * in r11 (src/patch/patch.h). */
+	.text
+
+	.globl cp_probe_entry
+	.hidden cp_probe_entry
+	.type cp_probe_entry, @function
+	.p2align 4
+cp_probe_entry:
+	.cfi_startproc
+	.cfi_adjust_cfa_offset 8 /* the stub's push of r11 */
+	.cfi_offset %r11, -16
+	push %rax
+	.cfi_adjust_cfa_offset 8
+	push %rdi
+	.cfi_adjust_cfa_offset 8
+	push %rsi
+	.cfi_adjust_cfa_offset 8
+	push %rdx
+	.cfi_adjust_cfa_offset 8
+	push %rcx
+	.cfi_adjust_cfa_offset 8
+	push %r8
+	.cfi_adjust_cfa_offset 8
+	push %r9
+	.cfi_adjust_cfa_offset 8
+	push %r10
+	.cfi_adjust_cfa_offset 8
+	push %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -88
+	push %rbp
+	.cfi_adjust_cfa_offset 8
+	push %r12
+	.cfi_adjust_cfa_offset 8
+	push %r13
+	.cfi_adjust_cfa_offset 8
+	push %r14
+	.cfi_adjust_cfa_offset 8
+	push %r15
+	.cfi_adjust_cfa_offset 8
+	/* The stack may be misaligned here (GCC drops the ABI's alignment at calls it
+	 * knows need none): realign, keeping the register block's address in rbx. */
+	mov %rsp, %rbx
+	.cfi_def_cfa_register %rbx
+	and $-16, %rsp
+	sub $256, %rsp
+	movups %xmm0, 0(%rsp)
+	movups %xmm1, 16(%rsp)
+	movups %xmm2, 32(%rsp)
+	movups %xmm3, 48(%rsp)
+	movups %xmm4, 64(%rsp)
+	movups %xmm5, 80(%rsp)
+	movups %xmm6, 96(%rsp)
+	movups %xmm7, 112(%rsp)
+	movups %xmm8, 128(%rsp)
+	movups %xmm9, 144(%rsp)
+	movups %xmm10, 160(%rsp)
+	movups %xmm11, 176(%rsp)
+	movups %xmm12, 192(%rsp)
+	movups %xmm13, 208(%rsp)
+	movups %xmm14, 224(%rsp)
+	movups %xmm15, 240(%rsp)
+	mov %r11, %rdi
+	mov %rbx, %rsi
+	call cp_probe_enter
+	/* The trampoline replaces the saved r11 on the stack; ret jumps there. */
+	mov 112(%rbx), %r11
+	mov %rax, 112(%rbx)
+	movups 0(%rsp), %xmm0
+	movups 16(%rsp), %xmm1
+	movups 32(%rsp), %xmm2
+	movups 48(%rsp), %xmm3
+	movups 64(%rsp), %xmm4
+	movups 80(%rsp), %xmm5
+	movups 96(%rsp), %xmm6
+	movups 112(%rsp), %xmm7
+	movups 128(%rsp), %xmm8
+	movups 144(%rsp), %xmm9
+	movups 160(%rsp), %xmm10
+	movups 176(%rsp), %xmm11
+	movups 192(%rsp), %xmm12
+	movups 208(%rsp), %xmm13
+	movups 224(%rsp), %xmm14
+	movups 240(%rsp), %xmm15
+	mov %rbx, %rsp
+	.cfi_def_cfa_register %rsp
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbp
+	pop %rbx
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rcx
+	pop %rdx
+	pop %rsi
+	pop %rdi
+	pop %rax
+	ret
+	.cfi_endproc
+	.size cp_probe_entry, .-cp_probe_entry
+
+/* Reached by the probed function's ret: rsp = its return-address slot + 8. */
+	.globl cp_probe_return
+	.hidden cp_probe_return
+	.type cp_probe_return, @function
+	.p2align 4
+	nop /* a return address is looked up at pc - 1: keep that inside this symbol */
+cp_probe_return:
+	sub $8, %rsp /* the slot again: the real return address goes here */
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbx
+	mov %rsp, %rbx
+	and $-16, %rsp
+	sub $256, %rsp
+	movups %xmm0, 0(%rsp)
+	movups %xmm1, 16(%rsp)
+	movups %xmm2, 32(%rsp)
+	movups %xmm3, 48(%rsp)
+	movups %xmm4, 64(%rsp)
+	movups %xmm5, 80(%rsp)
+	movups %xmm6, 96(%rsp)
+	movups %xmm7, 112(%rsp)
+	movups %xmm8, 128(%rsp)
+	movups %xmm9, 144(%rsp)
+	movups %xmm10, 160(%rsp)
+	movups %xmm11, 176(%rsp)
+	movups %xmm12, 192(%rsp)
+	movups %xmm13, 208(%rsp)
+	movups %xmm14, 224(%rsp)
+	movups %xmm15, 240(%rsp)
+	lea 88(%rbx), %rdi /* the stack pointer after the probed function's ret */
+	call cp_probe_leave
+	mov %rax, 80(%rbx)
+	movups 0(%rsp), %xmm0
+	movups 16(%rsp), %xmm1
+	movups 32(%rsp), %xmm2
+	movups 48(%rsp), %xmm3
+	movups 64(%rsp), %xmm4
+	movups 80(%rsp), %xmm5
+	movups 96(%rsp), %xmm6
+	movups 112(%rsp), %xmm7
+	movups 128(%rsp), %xmm8
+	movups 144(%rsp), %xmm9
+	movups 160(%rsp), %xmm10
+	movups 176(%rsp), %xmm11
+	movups 192(%rsp), %xmm12
+	movups 208(%rsp), %xmm13
+	movups 224(%rsp), %xmm14
+	movups 240(%rsp), %xmm15
+	mov %rbx, %rsp
+	pop %rbx
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	ret
+	.size cp_probe_return, .-cp_probe_return
+
+	.section .note.GNU-stack,"",@progbits

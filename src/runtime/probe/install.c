@@ -1,0 +1,270 @@
+/* Configuration of the probes and their installation: each load module's ELF symbol
+ * tables (.symtab and .dynsym, read from the file with mmap, no libdw) matched against the
+ * patterns, each match classified and patched. Outside signal context only. */
+#include "runtime/probe/probe-internal.h"
+
+#include "runtime/unwind/modules-internal.h"
+#include "runtime/unwind/modules.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The TSC rate against CLOCK_MONOTONIC over ~5 ms (invariant TSC assumed, as on every
+ * x86-64 CPU of the last decade; the kernel's own tsc clocksource says the same). */
+static uint64_t measure_tsc_hz(void)
+{
+	uint32_t lo, hi;
+	uint64_t t0 = now_ns(), c0, c1, t1;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	c0 = ((uint64_t)hi << 32) | lo;
+	do
+		t1 = now_ns();
+	while (t1 - t0 < 5000000);
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	c1 = ((uint64_t)hi << 32) | lo;
+	return (uint64_t)((double)(c1 - c0) * 1e9 / (double)(t1 - t0));
+}
+
+static int no_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
+{
+	return 0;
+}
+static void no_thread_stop(struct cp_metric *m, struct cp_source_thread *st)
+{
+}
+static int no_claims(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,
+		     uint64_t *weight)
+{
+	return 0;
+}
+static int probe_process_init(struct cp_metric *m)
+{
+	m->mechanism = CP_MF_MECH_NONE;
+	return 0;
+}
+static void probe_process_fini(struct cp_metric *m)
+{
+}
+
+static const struct cp_sample_source calls_source = {
+    "calls",	     "calls",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
+    no_thread_start, no_thread_stop, no_claims,
+};
+static const struct cp_sample_source time_source = {
+    "probe-time",    "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
+    no_thread_start, no_thread_stop, no_claims,
+};
+
+static int add_metric(const struct cp_sample_source *src, uint32_t *index)
+{
+	if (cp_rt.nmetrics >= CP_MF_MAX_METRICS)
+		return -1;
+	struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
+	memset(m, 0, sizeof *m);
+	m->src = src;
+	m->index = cp_rt.nmetrics;
+	*index = cp_rt.nmetrics++;
+	return 0;
+}
+
+int cp_probe_enabled(void)
+{
+	return cp_probe_g.enabled;
+}
+
+int cp_probe_config(const char *spec)
+{
+	static char buf[4096];
+	if (strlen(spec) >= sizeof buf) {
+		fprintf(stderr, "callpath runtime: CALLPATH_PROBES is too long; probes disabled\n");
+		return -1;
+	}
+	strcpy(buf, spec);
+	for (char *p = buf, *save = NULL, *tok; (tok = strtok_r(p, ";", &save)); p = NULL)
+		if (*tok && cp_probe_g.npatterns < CP_PROBE_MAX_PATTERNS)
+			cp_probe_g.patterns[cp_probe_g.npatterns++] = tok;
+	if (!cp_probe_g.npatterns)
+		return -1;
+	if (add_metric(&calls_source, &cp_probe_g.calls_metric) ||
+	    add_metric(&time_source, &cp_probe_g.time_metric)) {
+		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
+		return -1;
+	}
+	void *m = mmap(NULL, sizeof(struct cp_probe) * CP_PROBE_MAX, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	cp_probe_g.probes = m;
+	cp_probe_g.tsc_hz = measure_tsc_hz();
+	cp_probe_g.ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)cp_probe_g.tsc_hz);
+	cp_probe_g.enabled = 1;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Does a pattern select symbol `name` of the module at `path`? */
+static int selected(const char *path, const char *name)
+{
+	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++) {
+		const char *pat = cp_probe_g.patterns[i];
+		const char *colon = strchr(pat, ':');
+		if (colon) {
+			char mod[256];
+			size_t n = (size_t)(colon - pat);
+			if (n >= sizeof mod)
+				continue;
+			memcpy(mod, pat, n);
+			mod[n] = 0;
+			if (fnmatch(mod, base_name(path), 0))
+				continue;
+			pat = colon + 1;
+		}
+		if (!fnmatch(pat, name, 0))
+			return 1;
+	}
+	return 0;
+}
+
+static int skipped_module(const char *path)
+{
+	const char *b = base_name(path);
+	return path[0] == '[' || !path[0] || strstr(b, "libcallpath-rt") ||
+	       !strncmp(b, "ld-linux", 8) || !strncmp(b, "libZydis", 8) ||
+	       !strncmp(b, "libZycore", 9);
+}
+
+static void install_one(const struct cp_module *m, const Elf64_Sym *s, const char *name,
+			const Elf64_Shdr *sec, const char *secname, int concurrent)
+{
+	uint64_t addr = m->bias + s->st_value;
+	int st = cp_patch_check_symbol(ELF64_ST_TYPE(s->st_info), s->st_size, secname,
+				       sec && (sec->sh_flags & SHF_EXECINSTR));
+	if (!st && (addr < m->text_lo || addr + s->st_size > m->text_hi))
+		st = CP_PATCH_NOT_EXEC;
+	for (uint32_t i = 0; !st && i < cp_probe_g.nprobes; i++)
+		if (cp_probe_g.probes[i].addr == addr)
+			return; /* an alias of a function already probed */
+	if (!st && cp_probe_g.nprobes == CP_PROBE_MAX)
+		st = CP_PATCH_NO_NEAR_MEMORY;
+	struct cp_probe *p = &cp_probe_g.probes[cp_probe_g.nprobes];
+	if (!st) {
+		p->addr = addr;
+		p->offset = s->st_value;
+		p->module = m->id;
+		p->index = cp_probe_g.nprobes;
+		st = cp_patch_prepare(addr, s->st_size, (uint64_t)cp_probe_entry, (uint64_t)p,
+				      &p->patch);
+	}
+	if (!st) {
+		p->tramp = p->patch.trampoline;
+		st = cp_patch_commit(&p->patch, concurrent);
+	}
+	if (st) {
+		cp_probe_g.refused[st]++;
+		cp_rt_note("probe %s in %s not installed: %s", name, m->path,
+			   cp_patch_status_str(st));
+		return;
+	}
+	cp_probe_g.nprobes++;
+}
+
+static void scan_symtab(const struct cp_module *m, const uint8_t *f, size_t size,
+			const Elf64_Shdr *sh, unsigned nsec, const Elf64_Shdr *tab,
+			const char *shstr, int concurrent)
+{
+	if (tab->sh_link >= nsec || tab->sh_entsize != sizeof(Elf64_Sym) ||
+	    tab->sh_offset + tab->sh_size > size)
+		return;
+	const Elf64_Shdr *strs = &sh[tab->sh_link];
+	if (strs->sh_offset + strs->sh_size > size)
+		return;
+	const char *str = (const char *)f + strs->sh_offset;
+	const Elf64_Sym *sym = (const Elf64_Sym *)(f + tab->sh_offset);
+	size_t n = tab->sh_size / sizeof(Elf64_Sym);
+	for (size_t i = 1; i < n; i++) {
+		unsigned type = ELF64_ST_TYPE(sym[i].st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
+		    sym[i].st_shndx >= nsec || sym[i].st_name >= strs->sh_size)
+			continue;
+		const char *name = str + sym[i].st_name;
+		if (!selected(m->path, name))
+			continue;
+		const Elf64_Shdr *sec = &sh[sym[i].st_shndx];
+		const char *secname = shstr ? shstr + sec->sh_name : NULL;
+		install_one(m, &sym[i], name, sec, secname, concurrent);
+	}
+}
+
+static void scan_module(const struct cp_module *m, int concurrent)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat stbuf;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &stbuf) || stbuf.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return;
+	}
+	size_t size = (size_t)stbuf.st_size;
+	const uint8_t *f = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (f == MAP_FAILED)
+		return;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
+		goto out;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+	const char *shstr = NULL;
+	if (eh->e_shstrndx < eh->e_shnum && sh[eh->e_shstrndx].sh_offset < size)
+		shstr = (const char *)f + sh[eh->e_shstrndx].sh_offset;
+	/* .symtab first: it has the static functions; .dynsym duplicates are skipped. */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < eh->e_shnum; i++)
+			if (sh[i].sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				scan_symtab(m, f, size, sh, eh->e_shnum, &sh[i], shstr, concurrent);
+out:
+	munmap((void *)f, size);
+}
+
+void cp_probe_sync(int concurrent)
+{
+	if (!cp_probe_g.enabled)
+		return;
+	if (cp_rt.phdr && !cp_rt.phdr->tsc_hz)
+		cp_rt.phdr->tsc_hz = cp_probe_g.tsc_hz;
+	uint32_t n = __atomic_load_n(&cp_mod_n_slots, __ATOMIC_ACQUIRE);
+	struct cp_thread *t = cp_self;
+	int was_busy = t ? t->busy : 0;
+	if (t)
+		t->busy = 1; /* functions we call while patching may be probed already */
+	for (uint32_t i = cp_probe_g.modules_seen; i < n; i++) {
+		const struct cp_module *m = &cp_mod_slots[i];
+		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) && !skipped_module(m->path))
+			scan_module(m, concurrent);
+	}
+	cp_probe_g.modules_seen = n;
+	if (t)
+		t->busy = was_busy;
+}

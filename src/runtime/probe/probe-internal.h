@@ -1,0 +1,59 @@
+/* State shared by the probe runtime's files. */
+#ifndef CP_RUNTIME_PROBE_INTERNAL_H
+#define CP_RUNTIME_PROBE_INTERNAL_H
+
+#include "runtime/core/runtime.h"
+#include "runtime/probe/probe.h"
+
+#include <stdint.h>
+
+#define CP_PROBE_MAX_DEPTH 4096
+#define CP_PROBE_CACHE 16384 /* context cache entries per thread (power of two) */
+/* Two slots further apart than this are taken to be on different stacks. */
+#define CP_PROBE_SAME_STACK (64ull << 20)
+#define CP_PROBE_MAX 65536 /* probes per process */
+#define CP_PROBE_MAX_PATTERNS 64
+
+struct cp_probe_frame {
+	uintptr_t *slot; /* the return-address slot of the probed call */
+	uintptr_t real_ra;
+	uint64_t t0;	  /* TSC when the probed code started */
+	uint64_t child;	  /* TSC spent in probed callees */
+	uint32_t ctx;	  /* the node of the call (the probed function's context) */
+	uint32_t leaf;	  /* the probed function's PC node */
+	uint8_t stale;	  /* node indices of another CCT (fork child): record nothing */
+	uint8_t restored; /* real return address written back (exception, backtrace) */
+};
+
+struct cp_probe_cache {
+	uintptr_t ra; /* 0: empty */
+	uint64_t where;
+	uint32_t parent, probe, ctx, leaf;
+};
+
+struct cp_probe_thread {
+	uint32_t depth;
+	uint64_t too_deep;
+	struct cp_probe_frame stack[CP_PROBE_MAX_DEPTH];
+	struct cp_probe_cache cache[CP_PROBE_CACHE];
+};
+
+struct cp_probe_global {
+	int enabled;
+	uint32_t calls_metric, time_metric;
+	uint64_t tsc_hz;
+	uint64_t ns_mult; /* ns = cycles * ns_mult >> 32 */
+	uint32_t npatterns;
+	char *patterns[CP_PROBE_MAX_PATTERNS]; /* "glob" or "module-glob:glob" */
+	struct cp_probe *probes;	       /* CP_PROBE_MAX, mmap'd */
+	uint32_t nprobes;
+	uint32_t modules_seen; /* registry slots already scanned */
+	uint32_t refused[CP_PATCH_NSTATUS];
+};
+
+extern struct cp_probe_global cp_probe_g CP_HIDDEN;
+
+void cp_probe_restore_returns(void) CP_HIDDEN;
+void cp_probe_rearm_returns(void) CP_HIDDEN;
+
+#endif

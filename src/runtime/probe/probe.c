@@ -1,0 +1,302 @@
+/* The probe hot path: entry (shadow-stack push, calling context, call count) and exit
+ * (exclusive wall time), plus the per-thread state. Runs in any thread, possibly inside
+ * signal handlers: async-signal-safe (no malloc, no locks, no stdio). */
+#include "runtime/probe/probe-internal.h"
+
+#include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "base/sigsafe/sigsafe.h"
+#include "base/sigsafe/banned.h"
+
+struct cp_probe_global cp_probe_g;
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t cycles_to_ns(uint64_t c)
+{
+	return (uint64_t)(((unsigned __int128)c * cp_probe_g.ns_mult) >> 32);
+}
+
+static struct cp_probe_thread *thread_state(struct cp_thread *t)
+{
+	if (t->probe)
+		return t->probe;
+	void *m = mmap(NULL, sizeof(struct cp_probe_thread), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	t->probe = m;
+	return m;
+}
+
+static uint32_t frame_node(struct cp_thread *t, uint32_t parent, uintptr_t ra)
+{
+	const struct cp_module *m = cp_modules_find(ra - 1);
+	return cp_cct_child(&t->cct, parent, CP_MF_NODE_CALL, m ? m->id : CP_MF_MODULE_NONE,
+			    m ? ra - m->bias : ra);
+}
+
+static int is_rt_trampoline(uintptr_t pc)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (pc > cp_trampolines[i] && pc - cp_trampolines[i] <= CP_TRAMPOLINE_MAX)
+			return 1;
+	return 0;
+}
+
+/* The context node of a call whose return address is regs->ra: under `parent` (a probed
+ * frame's context, or the root) the frames between that frame and this call. */
+static uint32_t context_walk(struct cp_thread *t, struct cp_probe_regs *regs, uint32_t parent,
+			     int have_parent)
+{
+	ucontext_t uc;
+	greg_t *g = uc.uc_mcontext.gregs;
+	enum cp_unwind_status status = CP_UNWIND_FAILED;
+	memset(&uc.uc_mcontext, 0, sizeof uc.uc_mcontext);
+	g[REG_RIP] = (greg_t)regs->ra;
+	g[REG_RSP] = (greg_t)(uintptr_t)(&regs->ra + 1);
+	g[REG_RBP] = (greg_t)regs->rbp;
+	g[REG_RBX] = (greg_t)regs->rbx;
+	g[REG_R12] = (greg_t)regs->r12;
+	g[REG_R13] = (greg_t)regs->r13;
+	g[REG_R14] = (greg_t)regs->r14;
+	g[REG_R15] = (greg_t)regs->r15;
+	int n = cp_unwind_context(&uc, t->frames, CP_MAX_FRAMES, &status);
+	uintptr_t ret = (uintptr_t)cp_probe_return;
+	int k = n;
+	if (have_parent) {
+		for (k = 0; k < n && t->frames[k].pc != ret; k++)
+			;
+		if (k == n) /* the walk did not reach the parent: keep the call site only */
+			k = n > 0 ? 1 : 0;
+	} else if (status != CP_UNWIND_COMPLETE) {
+		for (k = 0; k < n && t->frames[k].pc != ret; k++)
+			;
+		parent = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
+	}
+	uint32_t node = parent;
+	for (int i = k - 1; i >= 0 && node != CP_CCT_NONE; i--)
+		if (!is_rt_trampoline(t->frames[i].pc))
+			node = frame_node(t, node, t->frames[i].pc);
+	if (k == 0 && node != CP_CCT_NONE)
+		node = frame_node(t, node, regs->ra);
+	return node;
+}
+
+/* Cached (parent context, call site, stack position, probe) -> (context, leaf). */
+static struct cp_probe_cache *cache_slot(struct cp_probe_thread *pt, uint32_t parent, uintptr_t ra,
+					 uint64_t where, uint32_t probe, int *hit)
+{
+	uint64_t h = (ra ^ (where * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)parent << 32) ^ probe) *
+		     0xff51afd7ed558ccdull;
+	for (uint32_t i = 0, s = (uint32_t)(h >> 40); i < 32; i++, s++) {
+		struct cp_probe_cache *c = &pt->cache[s & (CP_PROBE_CACHE - 1)];
+		if (!c->ra) {
+			*hit = 0;
+			return c;
+		}
+		if (c->ra == ra && c->where == where && c->parent == parent && c->probe == probe) {
+			*hit = 1;
+			return c;
+		}
+	}
+	*hit = 0;
+	return NULL;
+}
+
+static void frame_end(struct cp_probe_thread *pt, struct cp_thread *t, uint64_t now)
+{
+	struct cp_probe_frame *f = &pt->stack[--pt->depth];
+	uint64_t dur = now - f->t0;
+	uint64_t excl = dur > f->child ? dur - f->child : 0;
+	if (pt->depth)
+		pt->stack[pt->depth - 1].child += dur;
+	if (!f->stale)
+		cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.time_metric] +=
+		    cycles_to_ns(excl);
+}
+
+/* Frames whose activation is gone (longjmp, an exception, a missed exit): their slot is
+ * below the current one on the same stack, or it is the current slot but holds another
+ * return address now. */
+static void pop_gone(struct cp_probe_thread *pt, struct cp_thread *t, uintptr_t slot, uint64_t now,
+		     int at_entry)
+{
+	while (pt->depth) {
+		struct cp_probe_frame *f = &pt->stack[pt->depth - 1];
+		uintptr_t s = (uintptr_t)f->slot;
+		if (s > slot || slot - s > CP_PROBE_SAME_STACK)
+			return;
+		if (s == slot && (!at_entry || *f->slot == (uintptr_t)cp_probe_return))
+			return;
+		frame_end(pt, t, now);
+	}
+}
+
+uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs) CP_HIDDEN;
+uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
+{
+	struct cp_thread *t = cp_self;
+	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr)
+		return p->tramp;
+	struct cp_probe_thread *pt = thread_state(t);
+	if (!pt)
+		return p->tramp;
+	t->busy = 1;
+	uintptr_t slot = (uintptr_t)&regs->ra;
+	pop_gone(pt, t, slot, rdtsc(), 1);
+	if (pt->depth == CP_PROBE_MAX_DEPTH) {
+		pt->too_deep++;
+		goto out;
+	}
+	uintptr_t ra = regs->ra;
+	uint32_t parent = 0, ctx, leaf;
+	int have_parent = pt->depth > 0 && !pt->stack[pt->depth - 1].stale;
+	if (have_parent)
+		parent = pt->stack[pt->depth - 1].ctx;
+	if (ra == (uintptr_t)cp_probe_return && have_parent) {
+		/* A tail call from the probed parent: it belongs to the parent's context. */
+		ctx = parent;
+		leaf = cp_cct_child(&t->cct, ctx, CP_MF_NODE_PC, p->module, p->offset);
+	} else {
+		uint64_t where =
+		    have_parent ? (uintptr_t)pt->stack[pt->depth - 1].slot - slot : slot;
+		int hit;
+		struct cp_probe_cache *c = cache_slot(pt, parent, ra, where, p->index, &hit);
+		if (hit) {
+			ctx = c->ctx;
+			leaf = c->leaf;
+		} else {
+			ctx = context_walk(t, regs, parent, have_parent);
+			leaf = ctx == CP_CCT_NONE ? CP_CCT_NONE
+						  : cp_cct_child(&t->cct, ctx, CP_MF_NODE_PC,
+								 p->module, p->offset);
+			if (c && leaf != CP_CCT_NONE) {
+				c->parent = parent;
+				c->where = where;
+				c->probe = p->index;
+				c->ctx = ctx;
+				c->leaf = leaf;
+				c->ra = ra;
+			}
+		}
+	}
+	if (leaf == CP_CCT_NONE) {
+		t->cct.hdr->dropped++;
+		goto out;
+	}
+	cp_cct_node(&t->cct, leaf)->metrics[cp_probe_g.calls_metric]++;
+	struct cp_probe_frame *f = &pt->stack[pt->depth++];
+	f->slot = &regs->ra;
+	f->real_ra = ra;
+	f->ctx = ctx;
+	f->leaf = leaf;
+	f->stale = 0;
+	f->restored = 0;
+	f->child = 0;
+	regs->ra = (uintptr_t)cp_probe_return;
+	f->t0 = rdtsc();
+out:
+	t->busy = 0;
+	return p->tramp;
+}
+
+static void lost_return(void)
+{
+	static const char msg[] = "callpath: a probed function returned through a frame the "
+				  "probe runtime lost track of; aborting\n";
+	cp_ss_write_all(2, msg, sizeof msg - 1);
+	abort();
+}
+
+uintptr_t cp_probe_leave(uintptr_t sp) CP_HIDDEN;
+uintptr_t cp_probe_leave(uintptr_t sp)
+{
+	uint64_t now = rdtsc();
+	struct cp_thread *t = cp_self;
+	struct cp_probe_thread *pt = t ? t->probe : NULL;
+	uintptr_t slot = sp - 8;
+	if (!pt)
+		lost_return();
+	int was_busy = t->busy;
+	t->busy = 1;
+	pop_gone(pt, t, slot, now, 0);
+	/* Frames above a matching one on another stack (a signal handler on sigaltstack that
+	 * longjmp'd out) are gone too. */
+	int i = (int)pt->depth - 1;
+	while (i >= 0 && (uintptr_t)pt->stack[i].slot != slot)
+		i--;
+	if (i < 0)
+		lost_return();
+	while ((int)pt->depth - 1 > i)
+		frame_end(pt, t, now);
+	uintptr_t ra = pt->stack[i].real_ra;
+	frame_end(pt, t, now);
+	t->busy = was_busy;
+	return ra;
+}
+
+/* Exceptions and backtraces walk the stack with the real return addresses. Frames an
+ * exception passes through are ended at the next probe event that finds them gone. */
+void cp_probe_restore_returns(void)
+{
+	struct cp_thread *t = cp_self;
+	struct cp_probe_thread *pt = t ? t->probe : NULL;
+	if (!pt)
+		return;
+	for (uint32_t i = 0; i < pt->depth; i++) {
+		struct cp_probe_frame *f = &pt->stack[i];
+		if (!f->restored && *f->slot == (uintptr_t)cp_probe_return) {
+			*f->slot = f->real_ra;
+			f->restored = 1;
+		}
+	}
+}
+
+void cp_probe_rearm_returns(void)
+{
+	struct cp_thread *t = cp_self;
+	struct cp_probe_thread *pt = t ? t->probe : NULL;
+	if (!pt)
+		return;
+	for (uint32_t i = 0; i < pt->depth; i++) {
+		struct cp_probe_frame *f = &pt->stack[i];
+		if (f->restored && *f->slot == f->real_ra) {
+			*f->slot = (uintptr_t)cp_probe_return;
+			f->restored = 0;
+		}
+	}
+}
+
+static struct cp_probe_thread *fork_keep;
+
+void cp_probe_before_fork_forget(void)
+{
+	fork_keep = cp_self ? cp_self->probe : NULL;
+}
+
+void cp_probe_after_fork(void)
+{
+	struct cp_thread *t = cp_self;
+	struct cp_probe_thread *pt = fork_keep;
+	fork_keep = NULL;
+	if (!pt)
+		return;
+	for (uint32_t i = 0; i < pt->depth; i++)
+		pt->stack[i].stale = 1;
+	memset(pt->cache, 0, sizeof pt->cache);
+	if (t)
+		t->probe = pt;
+}

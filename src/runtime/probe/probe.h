@@ -1,0 +1,55 @@
+/* Entry/exit probes on selected functions (`callpath probe`), internal to the runtime.
+ *
+ *   CALLPATH_PROBES=PAT[;PAT...]   PAT = GLOB or MODULE-GLOB:GLOB (module matched against
+ *                                  the file name of each load module's path)
+ *
+ * Each matching function of the executable and of every shared library (also those
+ * dlopen'd later) gets its entry patched (src/patch) to jump to cp_probe_entry (entry.S),
+ * which calls cp_probe_enter: a per-thread shadow-stack push, the return address replaced
+ * by cp_probe_return. The calling context comes from the thread's CCT: a context cache
+ * keyed by (parent probed context, call site, stack position) answers repeated calls with
+ * one hash lookup; a miss walks the stack with the runtime's unwinder once. The probed
+ * function is a PC node at its entry address under the node of its call; "calls" counts
+ * entries there and "probe-time" holds the activation's exclusive wall time (TSC), so
+ * subtree sums are each probed function's inclusive time. docs/cmd-probe.md. */
+#ifndef CP_RUNTIME_PROBE_H
+#define CP_RUNTIME_PROBE_H
+
+#include "patch/patch.h"
+
+#include <stdint.h>
+
+/* Registers saved by cp_probe_entry (r11 by the stub), lowest address first; ra is the
+ * return-address slot of the probed call. */
+struct cp_probe_regs {
+	uint64_t r15, r14, r13, r12, rbp, rbx, r10, r9, r8, rcx, rdx, rsi, rdi, rax, r11;
+	uint64_t ra;
+};
+
+struct cp_probe {
+	uint64_t tramp;	 /* the trampoline: the function's moved prologue (first: entry.S) */
+	uint64_t addr;	 /* runtime entry address */
+	uint64_t offset; /* ELF virtual address in its module */
+	uint32_t module; /* module id */
+	uint32_t index;
+	struct cp_patch patch;
+};
+
+/* Configuration (config.c): registers the "calls" and "probe-time" metrics. 0 or -1. */
+int cp_probe_config(const char *spec);
+/* True when probes were configured. */
+int cp_probe_enabled(void);
+/* After the module registry is synchronised (init, dlopen): patches the matching
+ * functions of modules not seen before. concurrent: other threads may run. Not AS-safe. */
+void cp_probe_sync(int concurrent);
+/* Fork child: the forking thread's shadow stack survives its new thread state (its
+ * frames still return through cp_probe_return) but names nodes of the parent's CCT, so
+ * it records nothing. Called before the thread state is dropped / after the new one. */
+void cp_probe_before_fork_forget(void);
+void cp_probe_after_fork(void);
+
+/* entry.S */
+void cp_probe_entry(void);
+void cp_probe_return(void);
+
+#endif
