@@ -1,0 +1,204 @@
+/* More blocking calls that the kernel never restarts after a signal handler, whatever
+ * SA_RESTART says (signal(7)): our samples (realtime) and task scans would make them fail
+ * with EINTR, which the program never asked for. Each wrapper restarts the call, with the
+ * time that remains, when only our signals arrived during it (eintr.h). sleep.c holds
+ * the first ones (nanosleep, poll, select, epoll_wait, sem_wait, pause).
+ *
+ * Not covered: socket calls with SO_RCVTIMEO/SO_SNDTIMEO (wrapping every recv/send would
+ * tax network programs), io_getevents and futex waits made with syscall(). */
+#include "runtime/core/runtime.h"
+#include "runtime/interpose/eintr.h"
+#include "runtime/interpose/real.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/msg.h>
+#include <sys/select.h>
+#include <sys/sem.h>
+
+#define REAL_FN(name, type) ((type)cp_real_resolve((void **)&real_##name, #name))
+
+static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+			   const sigset_t *);
+static int (*real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+static int (*real_epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *,
+				const sigset_t *);
+static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
+static int (*real_sigwaitinfo)(const sigset_t *, siginfo_t *);
+static int (*real_sigsuspend)(const sigset_t *);
+static int (*real_semop)(int, struct sembuf *, size_t);
+static int (*real_semtimedop)(int, struct sembuf *, size_t, const struct timespec *);
+static ssize_t (*real_msgrcv)(int, void *, size_t, long, int);
+static int (*real_msgsnd)(int, const void *, size_t, int);
+
+CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+		    const sigset_t *mask)
+{
+	typeof(real_ppoll) real = REAL_FN(ppoll, typeof(real_ppoll));
+	uint64_t t0 = cp_mono_ns();
+	for (;;) {
+		struct timespec left;
+		if (timeout)
+			left = cp_timespec_left(timeout, t0);
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(fds, n, timeout ? &left : NULL, mask);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout,
+		      const sigset_t *mask)
+{
+	typeof(real_pselect) real = REAL_FN(pselect, typeof(real_pselect));
+	fd_set r0, w0, e0;
+	if (r)
+		r0 = *r;
+	if (w)
+		w0 = *w;
+	if (e)
+		e0 = *e;
+	uint64_t t0 = cp_mono_ns();
+	for (;;) {
+		struct timespec left;
+		if (timeout)
+			left = cp_timespec_left(timeout, t0);
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(nfds, r, w, e, timeout ? &left : NULL, mask);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+		if (r)
+			*r = r0;
+		if (w)
+			*w = w0;
+		if (e)
+			*e = e0;
+	}
+}
+
+/* Milliseconds left of a timeout that began at t0 (negative = infinite). */
+static int ms_left(int timeout, uint64_t t0)
+{
+	if (timeout < 0)
+		return timeout;
+	uint64_t spent = (cp_mono_ns() - t0) / 1000000u;
+	return spent >= (uint64_t)timeout ? 0 : timeout - (int)spent;
+}
+
+CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+			  const sigset_t *mask)
+{
+	typeof(real_epoll_pwait) real = REAL_FN(epoll_pwait, typeof(real_epoll_pwait));
+	uint64_t t0 = cp_mono_ns();
+	for (;;) {
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(epfd, ev, max, ms_left(timeout, t0), mask);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+			   const struct timespec *timeout, const sigset_t *mask)
+{
+	typeof(real_epoll_pwait2) real = REAL_FN(epoll_pwait2, typeof(real_epoll_pwait2));
+	uint64_t t0 = cp_mono_ns();
+	for (;;) {
+		struct timespec left;
+		if (timeout)
+			left = cp_timespec_left(timeout, t0);
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(epfd, ev, max, timeout ? &left : NULL, mask);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	typeof(real_sigtimedwait) real = REAL_FN(sigtimedwait, typeof(real_sigtimedwait));
+	uint64_t t0 = cp_mono_ns();
+	for (;;) {
+		struct timespec left;
+		if (timeout)
+			left = cp_timespec_left(timeout, t0);
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(set, info, timeout ? &left : NULL);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	typeof(real_sigwaitinfo) real = REAL_FN(sigwaitinfo, typeof(real_sigwaitinfo));
+	for (;;) {
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(set, info);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+/* sigsuspend always ends with EINTR after a handler ran; when the only handler that ran
+ * was ours, the program is still waiting for its own signal: suspend again. */
+CP_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	typeof(real_sigsuspend) real = REAL_FN(sigsuspend, typeof(real_sigsuspend));
+	for (;;) {
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(mask);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+	typeof(real_semop) real = REAL_FN(semop, typeof(real_semop));
+	for (;;) {
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(id, ops, n);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *timeout)
+{
+	typeof(real_semtimedop) real = REAL_FN(semtimedop, typeof(real_semtimedop));
+	uint64_t t0 = cp_mono_ns();
+	for (;;) {
+		struct timespec left;
+		if (timeout)
+			left = cp_timespec_left(timeout, t0);
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(id, ops, n, timeout ? &left : NULL);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}
+
+CP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
+{
+	typeof(real_msgrcv) real = REAL_FN(msgrcv, typeof(real_msgrcv));
+	for (;;) {
+		struct cp_sig_marks before = cp_sig_marks_now();
+		ssize_t rc = real(id, msg, size, type, flags);
+		if (!cp_interrupted_by_us((int)(rc < 0 ? -1 : 0), before))
+			return rc;
+	}
+}
+
+CP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
+{
+	typeof(real_msgsnd) real = REAL_FN(msgsnd, typeof(real_msgsnd));
+	for (;;) {
+		struct cp_sig_marks before = cp_sig_marks_now();
+		int rc = real(id, msg, size, flags);
+		if (!cp_interrupted_by_us(rc, before))
+			return rc;
+	}
+}

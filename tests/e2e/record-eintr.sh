@@ -1,0 +1,17 @@
+#!/bin/bash
+# Under realtime sampling our signal interrupts blocked threads ~1000 times a second.
+# Calls the kernel never restarts (ppoll, pselect, epoll_pwait(2), sigtimedwait,
+# sigwaitinfo, sigsuspend, semop, semtimedop, msgrcv) must not fail with EINTR, and their
+# timeouts must last as long as asked: the workload checks each and says "eintr ok".
+source "$(dirname "$0")/lib.sh"
+prog=$CP_WORKLOADS/eintr.O2
+[ -x "$prog" ] || skip "workloads not built"
+# Without callpath the workload passes (it is a valid check of itself).
+"$prog" 50 >"$WORK/plain.out" 2>&1 || { cat "$WORK/plain.out" >&2; fail "workload fails alone"; }
+"$CALLPATH" record -q -e realtime -o "$WORK/m" -- "$prog" 150 >"$WORK/out" 2>&1 || {
+	cat "$WORK/out" >&2
+	fail "a blocking call saw our signal"
+}
+grep -q "eintr ok" "$WORK/out" || { cat "$WORK/out" >&2; fail "program output missing"; }
+grep "^note:" "$WORK/out" || true
+exit 0
