@@ -680,3 +680,25 @@ void cp_db_profile_dense(const struct cp_db *db, uint32_t profile, double *excl,
 			incl[(size_t)par * nraw + m] += incl[s * nraw + m];
 	}
 }
+
+void cp_db_self_sums(const struct cp_db *db, double *self)
+{
+	const struct cp_db_impl *im = cp_db_impl(db);
+	size_t nm = db->nmetrics, nraw = im->nraw, ns = db->nscopes;
+	memset(self, 0, ns * nm * sizeof *self);
+	if (!db->stats)
+		return;
+	for (size_t s = 0; s < ns; s++)
+		for (size_t m = 0; m < nraw; m++)
+			self[s * nm + m] = db->stats[(s * nm + m) * 2].sum;
+	for (size_t s = ns; s-- > 1;) {
+		if (db->scopes[s].kind == CP_DBK_PROC)
+			continue;
+		size_t par = db->scopes[s].parent;
+		for (size_t m = 0; m < nraw; m++)
+			self[par * nm + m] += self[s * nm + m];
+	}
+	for (size_t s = 0; s < ns; s++)
+		for (size_t m = nraw; m < nm; m++)
+			self[s * nm + m] = cp_expr_eval(im->exprs[m], &self[s * nm]);
+}

@@ -306,6 +306,14 @@ int cp_db_finish(struct cp_db *db);
 void cp_db_profile_dense(const struct cp_db *db, uint32_t profile, double *excl,
 			 double *incl);
 
+/* After cp_db_finish(): self[scope * nmetrics + metric] = the sum over profiles of the
+ * exclusive values in the scope's body: the scope and its descendants reached without
+ * entering a called procedure frame (CP_DBK_PROC). For a loop: its statements, nested loops
+ * and inlined code, calls excluded -- HPCToolkit's "exclusive" of a loop or procedure
+ * (statements are the only scopes that hold exclusive values of their own). Derived
+ * metrics: their formula over these sums (NaN = no value). */
+void cp_db_self_sums(const struct cp_db *db, double *self);
+
 /* Number of raw metrics (they are metrics[0 .. nraw)). */
 size_t cp_db_nraw(const struct cp_db *db);
 
@@ -314,6 +322,8 @@ size_t cp_db_nraw(const struct cp_db *db);
  * negative CP_E* code with cp_error() set ("DB: not a callpath database", "DB: schema
  * version N, this callpath reads 1", "DB: truncated or corrupt (sqlite: ...)"). */
 int cp_db_write(struct cp_db *db, const char *path);
+/* cp_db_read initializes *db itself (do not cp_db_init it first); on failure *db is left
+ * empty and released (cp_db_release on it is harmless). */
 int cp_db_read(struct cp_db *db, const char *path);
 /* 1 if path looks like a callpath database (SQLite header + our application_id). */
 int cp_db_is_database(const char *path);
