@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""probe-tree.py DIR [--expect 'CALLER > ... > FUNCTION=COUNT']...
+
+Reads a measurement directory straight from the files (src/format/measure.h) and prints
+one line per probed context: TIDX <tab> caller > ... > function <tab> calls <tab> ns.
+The path is the functions of the call sites from the outermost frame, then the probed
+function (its PC node); symbols come from nm. Used by tests/e2e/probe-*.sh so the checks
+do not depend on the report's rendering. With --expect, checks instead that the calls of
+the contexts whose path ends with the given functions (summed over threads) equal COUNT,
+and exits 1 when one does not."""
+import bisect, glob, os, struct, subprocess, sys
+
+def symbols(path, cache={}):
+    if path not in cache:
+        addrs = []
+        out = ""
+        for args in (["nm", "--defined-only"], ["nm", "-D", "--defined-only"]):
+            try:
+                out = subprocess.run(args + [path], capture_output=True, text=True).stdout
+            except OSError:
+                out = ""
+            if out.strip():
+                break
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTiW":
+                addrs.append((int(parts[0], 16), parts[2].split("@")[0]))
+        addrs.sort()
+        cache[path] = ([a for a, _ in addrs], [n for _, n in addrs])
+    return cache[path]
+
+def name_of(modules, module, offset):
+    if module not in modules:
+        return "?"
+    keys, names = symbols(modules[module])
+    i = bisect.bisect_right(keys, offset) - 1
+    return names[i] if i >= 0 else "?"
+
+def read_proc(path):
+    data = open(path, "rb").read()
+    header_size, = struct.unpack_from("<I", data, 16)
+    used, = struct.unpack_from("<Q", data, 24)
+    nmetrics, = struct.unpack_from("<I", data, 76)
+    metrics = []
+    for i in range(nmetrics):
+        metrics.append(data[176 + 80 * i:176 + 80 * i + 32].split(b"\0")[0].decode())
+    modules = {}
+    off = header_size
+    while off + 8 <= used:
+        rtype, size = struct.unpack_from("<II", data, off)
+        if size < 8:
+            break
+        if rtype == 3:
+            mid, = struct.unpack_from("<I", data, off + 8)
+            p = data[off + 8 + 72:off + size].split(b"\0")[0].decode()
+            modules[mid] = p
+        off += (size + 7) & ~7
+    return metrics, modules
+
+def lines(d):
+    out = []
+    for proc in sorted(glob.glob(os.path.join(d, "*.proc"))):
+        metrics, modules = read_proc(proc)
+        ci, ti = metrics.index("calls"), metrics.index("probe-time")
+        stem = proc[:-len(".proc")]
+        for thr in sorted(glob.glob(stem + ".*.thr")):
+            data = open(thr, "rb").read()
+            header_size, = struct.unpack_from("<I", data, 16)
+            used, = struct.unpack_from("<Q", data, 24)
+            tidx, nm, node_size = struct.unpack_from("<III", data, 76)
+            nodes = []
+            for off in range(header_size, used, node_size):
+                parent, kind, module, offset = struct.unpack_from("<IHxxIxxxxQ", data, off)
+                vals = struct.unpack_from("<%dQ" % nm, data, off + 24)
+                nodes.append((parent, kind, module, offset, vals))
+            for i, (parent, kind, module, offset, vals) in enumerate(nodes):
+                if kind != 2 or not vals[ci]:
+                    continue
+                path = [name_of(modules, module, offset)]
+                p = parent
+                while p != 0xffffffff and p < len(nodes) and nodes[p][1] != 0:
+                    pk = nodes[p]
+                    path.append(name_of(modules, pk[2], pk[3] - 1) if pk[1] == 1 else
+                                "<partial>" if pk[1] == 3 else "?")
+                    p = pk[0]
+                out.append((tidx, " > ".join(reversed(path)), vals[ci], vals[ti]))
+    return out
+
+def main():
+    found = lines(sys.argv[1])
+    expects = sys.argv[2:]
+    if not expects:
+        for l in found:
+            print("%d\t%s\t%d\t%d" % l)
+        return 0
+    bad = 0
+    for e in expects:
+        if e == "--expect":
+            continue
+        suffix, count = e.rsplit("=", 1)
+        got = sum(l[2] for l in found if l[1] == suffix or l[1].endswith(" > " + suffix))
+        if got != int(count):
+            print("expected %s calls of '%s', found %d" % (count, suffix, got), file=sys.stderr)
+            bad = 1
+    if bad:
+        for l in found:
+            print("%d\t%s\t%d\t%d" % l, file=sys.stderr)
+    return bad
+
+sys.exit(main())

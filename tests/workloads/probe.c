@@ -1,0 +1,191 @@
+/* Workload for `callpath probe` (tests/e2e/probe-*.sh): every call count is known by
+ * construction; each mode prints a checksum that must not change under probes.
+ *   probe paths             work: 1000 from path_a, 3000 from path_b, 500 through a
+ *                           pointer from path_ptr; tailer tail-calls tail_target 200x
+ *   probe recurse           rec: 10 chains of depth 5 (10 calls per depth)
+ *   probe longjmp           jumper: 100 calls, each longjmps out; then work: 7 calls
+ *   probe libs DIR          lib_work 300x (shared lib), helper 11x here and 13x in the
+ *                           lib (same name, both static), dl_work 17x (dlopen'd from DIR)
+ *   probe threads           8 threads x 10000 calls of work from thread_main
+ *   probe malloc            1000 malloc/free pairs from alloc_loop
+ *   probe stress N          work N times from path_a
+ *   probe refuse            calls the functions the refusal tests name */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline))
+
+int lib_work(int x);
+int lib_helpers(int n);
+
+static volatile long sink;
+
+NOINLINE int work(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 3 + 1;
+}
+
+static NOINLINE int helper(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	sink += x;
+	return x + 1;
+}
+
+NOINLINE long path_a(long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += work((int)i);
+	return s;
+}
+
+NOINLINE long path_b(long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += work((int)i);
+	return s;
+}
+
+int (*volatile work_ptr)(int) = work;
+
+NOINLINE long path_ptr(long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += work_ptr((int)i);
+	return s;
+}
+
+NOINLINE int tail_target(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 11;
+}
+
+/* -O2 turns this into a jmp (checked by probe-paths.sh with objdump). */
+NOINLINE int tailer(int x)
+{
+	return tail_target(x + 1);
+}
+
+NOINLINE int rec(int depth)
+{
+	if (depth <= 1)
+		return work(depth);
+	int r = rec(depth - 1) + 1;
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static jmp_buf jb;
+
+NOINLINE void jumper(int i)
+{
+	sink += i;
+	longjmp(jb, 1);
+}
+
+static void *thread_main(void *arg)
+{
+	long s = 0;
+	for (int i = 0; i < 10000; i++)
+		s += work(i);
+	*(long *)arg = s;
+	return NULL;
+}
+
+char *volatile escape;
+
+NOINLINE long alloc_loop(int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++) {
+		char *p = malloc(32 + (size_t)(i % 64));
+		escape = p; /* or GCC drops the malloc/free pair */
+		p[0] = (char)i;
+		s += p[0];
+		free(escape);
+	}
+	return s;
+}
+
+/* Too short to patch: xor eax,eax; ret (3 bytes). */
+__asm__(".text\n.globl tiny\n.type tiny,@function\ntiny:\n xor %eax,%eax\n ret\n"
+	".size tiny,.-tiny\n");
+int tiny(void);
+
+/* A loop back to byte 2 of the function: a jump into the patched bytes. */
+__asm__(".text\n.globl loops_back\n.type loops_back,@function\nloops_back:\n"
+	" xor %eax,%eax\n1: inc %eax\n dec %edi\n jg 1b\n ret\n.size loops_back,.-loops_back\n");
+int loops_back(int n);
+
+/* An IFUNC whose resolver picks work. */
+static int (*resolve_pick(void))(int)
+{
+	return work;
+}
+int picked(int) __attribute__((ifunc("resolve_pick")));
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "paths";
+	volatile long s = 0;
+	if (!strcmp(mode, "paths")) {
+		s = path_a(1000) + path_b(3000) + path_ptr(500);
+		for (int i = 0; i < 200; i++)
+			s += tailer(i);
+	} else if (!strcmp(mode, "recurse")) {
+		for (int i = 0; i < 10; i++)
+			s += rec(5);
+	} else if (!strcmp(mode, "longjmp")) {
+		for (volatile int i = 0; i < 100; i++)
+			if (!setjmp(jb))
+				jumper(i);
+		for (int i = 0; i < 7; i++)
+			s += work(i);
+		s += sink;
+	} else if (!strcmp(mode, "libs")) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/lib-probe-dl.so", argc > 2 ? argv[2] : ".");
+		for (int i = 0; i < 300; i++)
+			s += lib_work(i);
+		for (int i = 0; i < 11; i++)
+			s += helper(i);
+		s += lib_helpers(13);
+		void *h = dlopen(path, RTLD_NOW);
+		if (!h) {
+			fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+			return 1;
+		}
+		int (*dl_work)(int) = (int (*)(int))dlsym(h, "dl_work");
+		for (int i = 0; i < 17; i++)
+			s += dl_work(i);
+	} else if (!strcmp(mode, "threads")) {
+		pthread_t th[8];
+		long r[8];
+		for (int i = 0; i < 8; i++)
+			pthread_create(&th[i], NULL, thread_main, &r[i]);
+		for (int i = 0; i < 8; i++) {
+			pthread_join(th[i], NULL);
+			s += r[i];
+		}
+	} else if (!strcmp(mode, "malloc")) {
+		s = alloc_loop(1000);
+	} else if (!strcmp(mode, "stress")) {
+		s = path_a(argc > 2 ? atol(argv[2]) : 100000000L);
+	} else if (!strcmp(mode, "refuse")) {
+		s = tiny() + loops_back(3) + picked(2);
+	} else {
+		fprintf(stderr, "unknown mode %s\n", mode);
+		return 2;
+	}
+	printf("probe %s %ld\n", mode, s);
+	return 0;
+}
