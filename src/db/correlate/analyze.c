@@ -423,6 +423,13 @@ static int add_all_derived(struct cp_db *db, const struct cp_analyze_options *o)
 	return 0;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static char *abs_path(const char *p)
 {
 	char *r = realpath(p, NULL);
@@ -446,10 +453,13 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 	if (rc)
 		goto out;
 	a.corr = cp_corr_new(db);
+	double t0 = cpu_s();
 	rc = pass_scan(&a);
 	if (rc)
 		goto out;
+	double t1 = cpu_s();
 	pass_structure(&a, cp_corr_nmodules(a.corr));
+	double t2 = cpu_s();
 	uint32_t dbmetric[CP_DB_MAX_METRICS];
 	for (size_t m = 0; m < a.nmetrics; m++) {
 		const struct cp_mf_metric *mm = &a.metrics[m];
@@ -471,6 +481,7 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 	rc = pass_correlate(&a, dbmetric);
 	if (rc)
 		goto out;
+	double t3 = cpu_s();
 	for (size_t m = 0; m < a.nmetrics; m++)
 		db->metrics[dbmetric[m]].samples = a.msamples[dbmetric[m]];
 	if (a.dropped)
@@ -486,7 +497,23 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 	rc = add_all_derived(db, o);
 	if (rc)
 		goto out;
+	int stats = getenv("CALLPATH_ANALYZE_STATS") && o->progress;
+	if (stats) {
+		struct cp_corr_stats cs;
+		cp_corr_stats(a.corr, &cs);
+		fprintf(o->progress,
+			"correlation: %zu nodes, %zu node keys, %zu address lookups, %zu frames, "
+			"%zu scopes, tables %.1f MB\n",
+			cs.nodes, cs.node_keys, cs.lookups, cs.instances, db->nscopes,
+			(double)cs.bytes / 1e6);
+	}
+	cp_corr_free(a.corr); /* before finish, so that their peaks do not add up */
+	a.corr = NULL;
 	rc = cp_db_finish(db);
+	if (stats)
+		fprintf(o->progress,
+			"CPU s: scan %.2f, structure %.2f, correlate %.2f, finish %.2f\n", t1 - t0,
+			t2 - t1, t3 - t2, cpu_s() - t3);
 out:
 	cp_corr_free(a.corr);
 	cp_mf_list_release(&a.list);

@@ -123,7 +123,7 @@ struct cp_corr {
 	struct sframe *sfs;
 	size_t nsfs, asfs;
 	struct htab sftab;
-	struct cp_db_scope *mids;
+	uint32_t *mids; /* structure scopes (INLINE, LOOP) of the sframes, outermost first */
 	size_t nmids, amids;
 	struct dframe *dfs;
 	size_t ndfs, adfs;
@@ -333,44 +333,19 @@ static uint32_t sframe_build(struct cp_corr *c, uint32_t gm, uint64_t addr)
 		return sframe_unknown(c, gm);
 	uint32_t i = sframe_new(c, gm, addr);
 	uint32_t proc = st_proc(c, gm, chain[0]);
-	uint32_t frame_proc = proc; /* procedure of the innermost frame so far */
 	uint64_t entry = g->st.scopes[chain[0]].addr;
 	uint32_t stmt_file = CP_DB_NONE, stmt_line = 0;
 	uint64_t stmt_addr = 0;
 	for (int k = 1; k < n; k++) {
 		const struct cp_st_scope *sc = &g->st.scopes[chain[k]];
-		struct cp_db_scope t;
-		memset(&t, 0, sizeof t);
-		t.module = g->dbmod;
-		t.file = CP_DB_NONE;
-		switch (sc->kind) {
-		case CP_ST_INLINE:
-			frame_proc = st_proc(c, gm, chain[k]);
-			t.kind = CP_DBK_INLINE;
-			t.proc = frame_proc;
-			t.file = st_file(c, g, sc->aux);
-			t.line = sc->aux_line;
-			t.addr = sc->addr;
-			break;
-		case CP_ST_LOOP:
-			t.kind = CP_DBK_LOOP;
-			t.proc = frame_proc;
-			t.file = st_file(c, g, sc->file);
-			t.line = sc->line;
-			t.line_lo = sc->line_lo;
-			t.line_hi = sc->line_hi;
-			t.addr = sc->addr;
-			break;
-		case CP_ST_STMT:
+		if (sc->kind == CP_ST_STMT) {
 			stmt_file = st_file(c, g, sc->file);
 			stmt_line = sc->line;
 			stmt_addr = sc->addr;
-			continue;
-		default:
-			continue;
+		} else if (sc->kind == CP_ST_INLINE || sc->kind == CP_ST_LOOP) {
+			XGROW(c->mids, c->nmids + 1, c->amids);
+			c->mids[c->nmids++] = chain[k];
 		}
-		XGROW(c->mids, c->nmids + 1, c->amids);
-		c->mids[c->nmids++] = t;
 	}
 	struct sframe *f = &c->sfs[i];
 	f->proc = proc;
@@ -481,8 +456,28 @@ static uint32_t dframe_new(struct cp_corr *c, uint32_t pdf, uint32_t sfi)
 	s.line = p->csl;
 	s.addr = f->entry;
 	uint32_t at = cp_db_scope_child(c->db, p->anchor, &s);
+	uint32_t frame_proc = f->proc; /* procedure of the innermost frame so far */
+	const struct gmod *g = &c->mods[f->gm];
 	for (uint32_t m = 0; m < f->nmid; m++) {
-		struct cp_db_scope t = c->mids[f->mid_first + m];
+		uint32_t si = c->mids[f->mid_first + m];
+		const struct cp_st_scope *sc = &g->st.scopes[si];
+		struct cp_db_scope t;
+		memset(&t, 0, sizeof t);
+		t.module = g->dbmod;
+		t.addr = sc->addr;
+		if (sc->kind == CP_ST_INLINE) {
+			frame_proc = st_proc(c, f->gm, si);
+			t.kind = CP_DBK_INLINE;
+			t.file = st_file(c, g, sc->aux);
+			t.line = sc->aux_line;
+		} else {
+			t.kind = CP_DBK_LOOP;
+			t.file = st_file(c, g, sc->file);
+			t.line = sc->line;
+			t.line_lo = sc->line_lo;
+			t.line_hi = sc->line_hi;
+		}
+		t.proc = frame_proc;
 		at = cp_db_scope_child(c->db, at, &t);
 	}
 	return dframe_add(c, (struct dframe){at, f->stmt_file, f->stmt_line, UINT32_MAX, sfi});
@@ -559,6 +554,25 @@ static uint32_t partial_frame(struct cp_corr *c)
 	return c->partial_df;
 }
 
+/* The node-table probes are cache misses in a table far larger than the cache: node k's
+ * slot is prefetched a few nodes ahead, once its parent's frame is known (parents come
+ * first) and when it is in the module of the node at hand (the common case). */
+#define PREFETCH_AHEAD 10
+
+static inline void prefetch_node(const struct cp_corr *c, const struct cp_mf_thr *t,
+				 const uint32_t *st, size_t i, size_t k, uint32_t mod, uint32_t gm)
+{
+	const struct cp_mf_rnode *n = &t->nodes[k];
+	if (n->parent >= i || n->module != mod || n->kind == CP_MF_NODE_PARTIAL || !c->ncap)
+		return;
+	uint64_t addr = n->offset;
+	if (!c->mods[gm].has_st)
+		addr = UINT64_MAX;
+	else if (n->kind == CP_MF_NODE_CALL && addr)
+		addr--;
+	__builtin_prefetch(&c->ntab[nslot_hash(st[n->parent], gm, addr) & (c->ncap - 1)]);
+}
+
 void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
 		    const struct cp_mf_thr *t, const uint32_t *metric_map, uint32_t profile)
 {
@@ -577,6 +591,8 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 				last_gm = module_of(c, proc, modmap, n->module);
 			}
 			uint32_t gm = last_gm;
+			if (i + PREFETCH_AHEAD < t->nnodes)
+				prefetch_node(c, t, st, i, i + PREFETCH_AHEAD, last_mod, gm);
 			if (n->kind == CP_MF_NODE_CALL && c->mods[gm].runtime) {
 				df = pdf; /* an interposed wrapper (nanosleep, pthread_create...) */
 			} else {
@@ -608,4 +624,8 @@ void cp_corr_stats(const struct cp_corr *c, struct cp_corr_stats *out)
 	out->lookups = c->nsfkeys;
 	out->instances = c->ndfs;
 	out->nodes = c->nodes;
+	out->node_keys = c->nn;
+	out->bytes = c->asfs * sizeof(*c->sfs) + c->asfkeys * sizeof(*c->sfkeys) +
+		     c->sftab.cap * 12 + c->amids * sizeof(*c->mids) + c->adfs * sizeof(*c->dfs) +
+		     c->ncap * sizeof(*c->ntab);
 }

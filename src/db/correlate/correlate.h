@@ -52,6 +52,8 @@ struct cp_corr_stats {
 	size_t lookups;	  /* distinct (module, address) looked up in a structure */
 	size_t instances; /* distinct (parent scope, call site, address) instantiated */
 	size_t nodes;	  /* thread nodes correlated */
+	size_t node_keys; /* distinct (parent frame, module, address) of nodes */
+	size_t bytes;	  /* memory held by the correlator's tables */
 };
 void cp_corr_stats(const struct cp_corr *c, struct cp_corr_stats *out);
 
