@@ -48,7 +48,7 @@ static void record_usage(FILE *out)
 		"                              perf events: events per sample, or fN for N\n"
 		"                              samples per second\n"
 		"      --list-events[=PATTERN] the perf events of this machine (generic,\n"
-		"                              software, PMU events through libpfm4)"
+		"                              software, PMU events through libpfm4)\n"
 		"  -o, --output DIR            measurement directory\n"
 		"                              (default ./callpath-PROGRAM-PID)\n"
 		"      --no-follow-exec        do not profile programs started with exec\n"
@@ -150,12 +150,13 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			o->nevents++;
 			break;
 		case 'L':
-			printf("Events of callpath record -e (marks: what this machine cannot "
-			       "count)\n\nTime and triggers:\n");
-			for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
+			printf("Events of callpath record -e (marked: what this machine cannot "
+			       "count)\n");
+			for (size_t i = 0, shown = 0; i < CP_EVENT_CATALOG_LEN; i++)
 				if (!optarg || strstr(cp_event_catalog[i].name, optarg))
-					printf("  %-24s %s\n", cp_event_catalog[i].name,
-					       cp_event_catalog[i].help);
+					printf("%s  %-24s %s\n",
+					       shown++ ? "" : "\nTime and triggers:\n",
+					       cp_event_catalog[i].name, cp_event_catalog[i].help);
 			cp_ev_list(stdout, optarg);
 			return 1;
 		case 'o':

@@ -369,8 +369,7 @@ static void list_pfm(FILE *out, const char *pattern)
 		pi.size = sizeof pi;
 		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
 			continue;
-		int shown = 0, total = 0;
-		const char *mark = NULL;
+		int shown = 0, total = 0, usable = 0;
 		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 			pfm_event_info_t ei;
 			memset(&ei, 0, sizeof ei);
@@ -382,22 +381,23 @@ static void list_pfm(FILE *out, const char *pattern)
 			struct cp_ev ev;
 			memset(&ev, 0, sizeof ev);
 			snprintf(ev.name, sizeof ev.name, "%s", ei.name);
-			if (pfm_resolve(full, &ev))
-				continue;
 			total++;
-			if (!mark)
-				mark = works(&ev);
+			const char *mark =
+			    pfm_resolve(full, &ev)
+				? "  [needs a :UMASK (libpfm4's showevtinfo lists them)]"
+				: works(&ev);
+			usable += !*mark;
 			if (!pattern || !matches(full, pattern))
 				continue;
 			if (!shown++)
 				fprintf(out, "  %s (%s):\n", pi.name, pi.desc);
 			char desc[72];
 			snprintf(desc, sizeof desc, "%s", ei.desc ? ei.desc : "");
-			fprintf(out, "    %-36s %s%s\n", full, desc, works(&ev));
+			fprintf(out, "    %-36s %s%s\n", full, desc, mark);
 		}
 		if (!pattern)
-			fprintf(out, "  %-24s %4d events  %s%s\n", pi.name, total, pi.desc,
-				mark ? mark : "");
+			fprintf(out, "  %-24s %4d events, %4d usable here as named  (%s)\n",
+				pi.name, total, usable, pi.desc);
 	}
 	if (!pattern)
 		fprintf(out, "  (--list-events=PATTERN lists the events whose name contains "
