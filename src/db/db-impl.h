@@ -11,8 +11,10 @@
 
 /* Open-addressing table of ids; the caller hashes and compares its own keys. */
 struct cp_db_idtab {
-	uint32_t *ids; /* id + 1, 0 = empty */
-	uint32_t *hashes;
+	struct cp_db_slot {
+		uint32_t id; /* id + 1, 0 = empty */
+		uint32_t hash;
+	} * slots;
 	size_t cap, n;
 };
 

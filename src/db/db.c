@@ -42,8 +42,7 @@ typedef int (*eq_fn)(const struct cp_db *db, uint32_t id, const void *key);
 
 static void idtab_release(struct cp_db_idtab *t)
 {
-	free(t->ids);
-	free(t->hashes);
+	free(t->slots);
 	memset(t, 0, sizeof *t);
 }
 
@@ -54,10 +53,10 @@ static uint32_t idtab_find(const struct cp_db_idtab *t, uint64_t h64, eq_fn eq,
 		return CP_DB_NONE;
 	uint32_t h = (uint32_t)h64, mask = (uint32_t)t->cap - 1;
 	for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-		if (!t->ids[i])
+		if (!t->slots[i].id)
 			return CP_DB_NONE;
-		if (t->hashes[i] == h && eq(db, t->ids[i] - 1, key))
-			return t->ids[i] - 1;
+		if (t->slots[i].hash == h && eq(db, t->slots[i].id - 1, key))
+			return t->slots[i].id - 1;
 	}
 }
 
@@ -65,10 +64,10 @@ static void idtab_put(struct cp_db_idtab *t, uint32_t h, uint32_t id)
 {
 	uint32_t mask = (uint32_t)t->cap - 1;
 	uint32_t i = h & mask;
-	while (t->ids[i])
+	while (t->slots[i].id)
 		i = (i + 1) & mask;
-	t->ids[i] = id + 1;
-	t->hashes[i] = h;
+	t->slots[i].id = id + 1;
+	t->slots[i].hash = h;
 }
 
 static void idtab_insert(struct cp_db_idtab *t, uint64_t h64, uint32_t id)
@@ -76,13 +75,11 @@ static void idtab_insert(struct cp_db_idtab *t, uint64_t h64, uint32_t id)
 	if ((t->n + 1) * 4 > t->cap * 3) {
 		struct cp_db_idtab old = *t;
 		t->cap = old.cap ? old.cap * 2 : 64;
-		t->ids = xcalloc(t->cap, sizeof *t->ids);
-		t->hashes = xcalloc(t->cap, sizeof *t->hashes);
+		t->slots = xcalloc(t->cap, sizeof *t->slots);
 		for (size_t i = 0; i < old.cap; i++)
-			if (old.ids[i])
-				idtab_put(t, old.hashes[i], old.ids[i] - 1);
-		free(old.ids);
-		free(old.hashes);
+			if (old.slots[i].id)
+				idtab_put(t, old.slots[i].hash, old.slots[i].id - 1);
+		free(old.slots);
 	}
 	idtab_put(t, (uint32_t)h64, id);
 	t->n++;
@@ -611,8 +608,18 @@ static void profile_stats(struct cp_db *db, uint32_t p, size_t nraw, struct incl
 			x->touched[x->ntouched++] = s;
 		}
 	}
-	qsort(x->touched, x->ntouched, sizeof *x->touched, u32_desc);
-	for (size_t i = 0; i < x->ntouched; i++) {
+	/* children before parents: decreasing ids; a sort when few scopes were touched, else a
+	 * scan of all of them */
+	size_t nt = x->ntouched;
+	if (nt * 8 < db->nscopes) {
+		qsort(x->touched, nt, sizeof *x->touched, u32_desc);
+	} else {
+		nt = 0;
+		for (size_t s = db->nscopes; s-- > 0;)
+			if (x->mark[s])
+				x->touched[nt++] = (uint32_t)s;
+	}
+	for (size_t i = 0; i < nt; i++) {
 		uint32_t s = x->touched[i], par = db->scopes[s].parent;
 		double *row = &x->incl[(size_t)s * nraw];
 		for (size_t m = 0; m < nraw; m++) {
