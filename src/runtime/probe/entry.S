@@ -70,9 +70,7 @@ cp_probe_entry:
 	mov %r11, %rdi
 	mov %rbx, %rsi
 	call cp_probe_enter
-	/* The trampoline replaces the saved r11 on the stack; ret jumps there. */
-	mov 112(%rbx), %r11
-	mov %rax, 112(%rbx)
+	mov %rax, %r11 /* the trampoline (the caller's r11 is on the stack) */
 	movups 0(%rsp), %xmm0
 	movups 16(%rsp), %xmm1
 	movups 32(%rsp), %xmm2
@@ -104,8 +102,15 @@ cp_probe_entry:
 	pop %rdx
 	pop %rsi
 	pop %rdi
-	pop %rax
-	ret
+	/* rsp -> saved rax, then the stub's r11, then the return address. Jump through
+	 * memory 16 bytes below the final rsp (inside the red zone, which the kernel skips
+	 * when it delivers a signal) rather than `ret`: the return-stack predictor stays in
+	 * step with the program's calls and returns. */
+	mov (%rsp), %rax
+	mov %r11, (%rsp)
+	mov 8(%rsp), %r11
+	lea 16(%rsp), %rsp
+	jmp *-16(%rsp)
 	.cfi_endproc
 	.size cp_probe_entry, .-cp_probe_entry
 
@@ -176,7 +181,8 @@ cp_probe_return:
 	pop %rdx
 	pop %rcx
 	pop %rax
-	ret
+	lea 8(%rsp), %rsp
+	jmp *-8(%rsp) /* the real return address (in the red zone, safe from signals) */
 	.size cp_probe_return, .-cp_probe_return
 
 	.section .note.GNU-stack,"",@progbits

@@ -141,6 +141,8 @@ static void pop_gone(struct cp_probe_thread *pt, struct cp_thread *t, uintptr_t 
 			return;
 		if (s == slot && (!at_entry || *f->slot == (uintptr_t)cp_probe_return))
 			return;
+		if (!now) /* read the TSC only when a frame ends (rdtsc is ~10 ns on a VM) */
+			now = rdtsc();
 		frame_end(pt, t, now);
 	}
 }
@@ -156,7 +158,7 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 		return p->tramp;
 	t->busy = 1;
 	uintptr_t slot = (uintptr_t)&regs->ra;
-	pop_gone(pt, t, slot, rdtsc(), 1);
+	pop_gone(pt, t, slot, 0, 1);
 	if (pt->depth == CP_PROBE_MAX_DEPTH) {
 		pt->too_deep++;
 		goto out;
