@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -430,6 +431,13 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static long peak_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
 static char *abs_path(const char *p)
 {
 	char *r = realpath(p, NULL);
@@ -503,17 +511,18 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 		cp_corr_stats(a.corr, &cs);
 		fprintf(o->progress,
 			"correlation: %zu nodes, %zu node keys, %zu address lookups, %zu frames, "
-			"%zu scopes, tables %.1f MB\n",
+			"%zu scopes, tables %.1f MB, peak RSS so far %ld MB\n",
 			cs.nodes, cs.node_keys, cs.lookups, cs.instances, db->nscopes,
-			(double)cs.bytes / 1e6);
+			(double)cs.bytes / 1e6, peak_mb());
 	}
 	cp_corr_free(a.corr); /* before finish, so that their peaks do not add up */
 	a.corr = NULL;
 	rc = cp_db_finish(db);
 	if (stats)
 		fprintf(o->progress,
-			"CPU s: scan %.2f, structure %.2f, correlate %.2f, finish %.2f\n", t1 - t0,
-			t2 - t1, t3 - t2, cpu_s() - t3);
+			"CPU s: scan %.2f, structure %.2f, correlate %.2f, finish %.2f; peak RSS "
+			"%ld MB\n",
+			t1 - t0, t2 - t1, t3 - t2, cpu_s() - t3, peak_mb());
 out:
 	cp_corr_free(a.corr);
 	cp_mf_list_release(&a.list);

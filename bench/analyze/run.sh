@@ -1,0 +1,70 @@
+#!/bin/bash
+# `callpath analyze` at scale, on synthetic measurements written by bench/analyze/gen.c with
+# the format structs (frames are real addresses of libc's .text, so correlation does real
+# structure lookups; libc's structure is put in the cache first and not timed):
+#   1. THREADS threads sharing SAMPLES samples over CONTEXTS calling contexts of about
+#      DEPTH frames (default: 64 threads, 1M samples, 50k contexts, depth 30);
+#   2. PROCS process images of one thread each (default 10,000), analyzed under
+#      `ulimit -n 64` to show that files are read one at a time.
+#   bench/analyze/run.sh [-B BUILD_DIR] [-w WORKDIR] [-r RUNS]
+# Prints wall and CPU time (median of RUNS), peak RSS, sizes, and analyze's own phase
+# figures (CALLPATH_ANALYZE_STATS).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${CP_BUILD_DIR:-$here/../../build}
+work=${TMPDIR:-/tmp}/cp-bench-analyze
+runs=3
+THREADS=${THREADS:-64} SAMPLES=${SAMPLES:-1000000} CONTEXTS=${CONTEXTS:-50000} DEPTH=${DEPTH:-30}
+PROCS=${PROCS:-10000}
+while getopts "B:w:r:" o; do
+	case $o in
+	B) build=$OPTARG ;;
+	w) work=$OPTARG ;;
+	r) runs=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+callpath=$build/callpath
+[ -x "$callpath" ] || { echo "no $callpath (build first)" >&2; exit 2; }
+mkdir -p "$work"
+cc -O2 -D_GNU_SOURCE -I"$here/../../src" "$here/gen.c" -o "$work/gen"
+
+libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
+read -r lo size < <(readelf -SW "$libc" | awk '$2 == ".text" {print "0x"$4, "0x"$6}')
+hi=$(printf '0x%x' $((lo + size)))
+"$callpath" struct "$libc" >/dev/null # into the cache, not timed
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# measure NAME DIR [ulimit -n]: runs analyze RUNS times
+measure() {
+	local name=$1 dir=$2 nofile=${3:-}
+	local out=$work/$name.times
+	: >"$out"
+	for ((i = 0; i < runs; i++)); do
+		rm -f "$work/$name.db"
+		(
+			[ -z "$nofile" ] || ulimit -n "$nofile"
+			CALLPATH_ANALYZE_STATS=1 /usr/bin/time -f 'WALL %e CPU %U %S RSS %M' \
+				"$callpath" analyze -o "$work/$name.db" "$dir"
+		) >>"$out" 2>&1
+	done
+	local wall cpu rss
+	wall=$(grep -o 'WALL [0-9.]*' "$out" | awk '{print $2}' | median)
+	cpu=$(grep -o 'CPU [0-9.]* [0-9.]*' "$out" | awk '{print $2 + $3}' | median)
+	rss=$(grep -o 'RSS [0-9]*' "$out" | awk '{print $2}' | median)
+	echo "| $name | $(du -sm "$dir" | cut -f1) | $(ls "$dir" | wc -l) | $wall | $cpu | $((rss / 1024)) | $(du -sm "$work/$name.db" | cut -f1) |"
+	grep -m1 '^correlation:' "$out" | sed 's/^/    /' >&2
+	grep '^CPU s:' "$out" | sed 's/^/    /' >&2
+	grep -m1 'contexts' "$out" | sed 's/^/    /' >&2
+}
+
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$here" rev-parse --short HEAD); $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| case | measurement MB | files | wall s (median of $runs) | CPU s | peak RSS MB | database MB |"
+echo "|---|---|---|---|---|---|---|"
+rm -rf "$work/threads" "$work/procs"
+"$work/gen" "$work/threads" "$libc" "$bid" "$lo" "$hi" threads "$THREADS" "$SAMPLES" "$CONTEXTS" "$DEPTH"
+measure "threads" "$work/threads"
+"$work/gen" "$work/procs" "$libc" "$bid" "$lo" "$hi" procs "$PROCS" 100
+measure "procs" "$work/procs" 64
