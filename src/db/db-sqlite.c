@@ -215,8 +215,7 @@ static void step(struct writer *w, sqlite3_stmt *st)
 		return;
 	if (sqlite3_step(st) != SQLITE_DONE)
 		w->rc = sql_error(w->sql, w->path, "writing");
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sqlite3_reset(st); /* every statement binds all its parameters for each row */
 }
 
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -441,31 +440,78 @@ static void bind_stat(sqlite3_stmt *st, int i, const struct cp_db_stat *s)
 	sqlite3_bind_int64(st, i + 6, s->count);
 }
 
+/* Value rows go VALUE_BATCH at a time through one statement (fewer VM runs). */
+#define VALUE_BATCH 32
+#define VALUE_COLS 17
+
+static sqlite3_stmt *prepare_values(struct writer *w, int nrows)
+{
+	struct strbuf q;
+	strbuf_init(&q);
+	strbuf_addstr(&q, "INSERT INTO value VALUES ");
+	for (int r = 0; r < nrows; r++) {
+		strbuf_addstr(&q, r ? ",(" : "(");
+		for (int c = 0; c < VALUE_COLS; c++)
+			strbuf_addstr(&q, c ? ",?" : "?");
+		strbuf_addch(&q, ')');
+	}
+	sqlite3_stmt *st = prepare(w, q.buf);
+	strbuf_release(&q);
+	return st;
+}
+
 static void write_values(struct writer *w, const struct cp_db *db)
 {
 	size_t nm = db->nmetrics;
 	double *self = xmalloc((db->nscopes * nm + 1) * sizeof *self);
 	cp_db_self_sums(db, self);
-	sqlite3_stmt *st = prepare(w, "INSERT INTO value VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-				      "?, ?, ?, ?, ?, ?)");
-	for (size_t s = 0; st && s < db->nscopes && !w->rc; s++) {
-		for (size_t m = 0; m < nm; m++) {
+	sqlite3_stmt *batch = prepare_values(w, VALUE_BATCH), *one = prepare_values(w, 1);
+	uint32_t pend[VALUE_BATCH][2];
+	int npend = 0;
+	for (size_t s = 0; batch && one && s <= db->nscopes && !w->rc; s++) {
+		for (size_t m = 0; s < db->nscopes && m < nm; m++) {
 			const struct cp_db_stat *in =
 			    cp_db_stat_get(db, (uint32_t)s, (uint32_t)m, 1);
 			const struct cp_db_stat *ex =
 			    cp_db_stat_get(db, (uint32_t)s, (uint32_t)m, 0);
 			if (!in->count && !ex->count)
 				continue;
-			sqlite3_bind_int64(st, 1, (int64_t)s);
-			sqlite3_bind_int64(st, 2, (int64_t)m);
-			bind_stat(st, 3, in);
-			bind_stat(st, 10, ex);
-			bind_real(st, 17, self[s * nm + m]);
-			step(w, st);
+			pend[npend][0] = (uint32_t)s;
+			pend[npend][1] = (uint32_t)m;
+			if (++npend < VALUE_BATCH)
+				continue;
+			for (int r = 0; r < npend; r++) {
+				int b = r * VALUE_COLS;
+				size_t ps = pend[r][0], pm = pend[r][1];
+				sqlite3_bind_int64(batch, b + 1, (int64_t)ps);
+				sqlite3_bind_int64(batch, b + 2, (int64_t)pm);
+				bind_stat(batch, b + 3,
+					  cp_db_stat_get(db, (uint32_t)ps, (uint32_t)pm, 1));
+				bind_stat(batch, b + 10,
+					  cp_db_stat_get(db, (uint32_t)ps, (uint32_t)pm, 0));
+				bind_real(batch, b + 17, self[ps * nm + pm]);
+			}
+			step(w, batch);
+			npend = 0;
+		}
+		if (s == db->nscopes) { /* the rest one by one */
+			for (int r = 0; r < npend; r++) {
+				size_t ps = pend[r][0], pm = pend[r][1];
+				sqlite3_bind_int64(one, 1, (int64_t)ps);
+				sqlite3_bind_int64(one, 2, (int64_t)pm);
+				bind_stat(one, 3,
+					  cp_db_stat_get(db, (uint32_t)ps, (uint32_t)pm, 1));
+				bind_stat(one, 10,
+					  cp_db_stat_get(db, (uint32_t)ps, (uint32_t)pm, 0));
+				bind_real(one, 17, self[ps * nm + pm]);
+				step(w, one);
+			}
 		}
 	}
-	sqlite3_finalize(st);
+	sqlite3_finalize(batch);
+	sqlite3_finalize(one);
 	free(self);
+	sqlite3_stmt *st;
 	st = prepare(w, "INSERT INTO profile_values VALUES (?, ?, ?, ?)");
 	struct strbuf raw;
 	strbuf_init(&raw);
