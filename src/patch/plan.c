@@ -75,6 +75,11 @@ static int plan_prologue(const uint8_t *code, size_t size, uint64_t addr,
 							    : CP_PATCH_UNDECODABLE;
 		}
 		unsigned rsize = cp_x86_reloc_size(code + off, &in);
+		/* A moved call returns into the original function (cp_x86_encode_call_returning)
+		 * when its return address lies past the 5 overwritten bytes: unwinders (C++
+		 * exceptions, our own) then see the real caller, not the trampoline. */
+		if (rsize && in.flow == CP_X86_FLOW_CALL && off + len >= CP_PATCH_JMP_LEN)
+			rsize = CP_X86_CALL_RET_LEN;
 		if (!rsize) {
 			plan->bad_insn = plan->ninsn;
 			plan->bad_addr = addr + off;
@@ -144,8 +149,15 @@ unsigned cp_patch_build_trampoline(const struct cp_patch_plan *plan, const uint8
 				return 0;
 			target = tramp_addr + plan->roff[j];
 		}
-		if (!cp_x86_relocate(b, &in, tramp_addr + plan->roff[i], target,
-				     out + plan->roff[i]))
+		uint64_t to = tramp_addr + plan->roff[i];
+		unsigned end = plan->off[i + 1];
+		if (in.flow == CP_X86_FLOW_CALL && end >= CP_PATCH_JMP_LEN) {
+			if (!cp_x86_encode_call_returning(out + plan->roff[i], to, plan->addr + end,
+							  target))
+				return 0;
+			continue;
+		}
+		if (!cp_x86_relocate(b, &in, to, target, out + plan->roff[i]))
 			return 0;
 	}
 	unsigned len = plan->roff[plan->ninsn];

@@ -39,6 +39,23 @@ unsigned cp_x86_encode_movabs_r11(uint8_t *out, uint64_t imm)
 	return CP_X86_MOVABS_R11_LEN;
 }
 
+unsigned cp_x86_encode_call_returning(uint8_t *out, uint64_t at, uint64_t ret_addr, uint64_t target)
+{
+	static const uint8_t head[6] = {0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50};
+	static const uint8_t tail[6] = {0x48, 0x89, 0x44, 0x24, 0x08, 0x58};
+	memcpy(out, head, 6);
+	out[6] = 0x48; /* lea disp32(%rip), %rax */
+	out[7] = 0x8d;
+	out[8] = 0x05;
+	if (!cp_x86_rel32_fits(at + 13, ret_addr))
+		return 0;
+	put32(out + 9, (int32_t)(ret_addr - (at + 13)));
+	memcpy(out + 13, tail, 6);
+	if (!cp_x86_encode_jmp32(out + 19, at + 19, target))
+		return 0;
+	return CP_X86_CALL_RET_LEN;
+}
+
 /* The branch kinds that are rewritten rather than copied. */
 enum branch { B_NONE, B_CALL, B_JMP, B_JCC, B_SHORT_ONLY, B_BAD };
 

@@ -40,6 +40,15 @@ int cp_x86_rel32_fits(uint64_t end, uint64_t target);
 unsigned cp_x86_encode_jmp32(uint8_t *out, uint64_t at, uint64_t target);
 /* jmp *0(%rip) followed by the 8-byte target: 14 bytes, any distance. */
 unsigned cp_x86_encode_jmp_abs(uint8_t *out, uint64_t target);
+/* A call of target that returns to ret_addr instead of the next instruction, for a call
+ * moved out of a patched prologue: its callee returns into the original function (whose
+ * bytes after the patched ones are intact), so unwinders and exceptions see the real
+ * caller. lea -8(%rsp),%rsp; push %rax; lea ret(%rip),%rax; mov %rax,8(%rsp); pop %rax;
+ * jmp target -- no register or flag changes. CP_X86_CALL_RET_LEN bytes, or 0 when a
+ * displacement does not fit. */
+#define CP_X86_CALL_RET_LEN 24
+unsigned cp_x86_encode_call_returning(uint8_t *out, uint64_t at, uint64_t ret_addr,
+				      uint64_t target);
 /* movabs $imm, %r11: 10 bytes. */
 unsigned cp_x86_encode_movabs_r11(uint8_t *out, uint64_t imm);
 

@@ -115,13 +115,15 @@ static void test_rip_relative_mov(void **state)
 
 static void test_call_rel32(void **state)
 {
-	/* sub rsp,8; call helper; add rsp,8; ret -- helper: mov eax,7; ret (at +0x40) */
-	static const uint8_t c[] = {0x48, 0x83, 0xec, 0x08, 0xe8, 0x37, 0x00,
-				    0x00, 0x00, 0x48, 0x83, 0xc4, 0x08, 0xc3};
-	static const uint8_t helper[] = {0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3};
+	/* sub rsp,8; call helper; add rsp,8; ret -- helper: mov rax,[rsp]; ret (at +0x40)
+	 * returns its return address: the moved call must still return into the original
+	 * function (fn + 9), not into the trampoline, so unwinders see the real caller. */
+	static const uint8_t c[] = {0x48, 0x83, 0xec, 0x08, 0xe8, 0x37, 0x00, 0x00,
+				    0x00, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+	static const uint8_t helper[] = {0x48, 0x8b, 0x04, 0x24, 0xc3};
 	uint8_t *fn = place(0x300, c, sizeof c);
 	place(0x340, helper, sizeof helper);
-	roundtrip(fn, sizeof c, 0, 0, 7);
+	roundtrip(fn, sizeof c, 0, 0, (long)(uintptr_t)(fn + 9));
 }
 
 static void test_jmp_rel8_into_moved_bytes(void **state)
