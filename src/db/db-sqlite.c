@@ -634,13 +634,20 @@ struct reader {
 	int rc;
 };
 
+static int sql_corrupt(struct reader *r)
+{
+	char what[256];
+	snprintf(what, sizeof what, "sqlite: %s", sqlite3_errmsg(r->sql));
+	return corrupt(r->path, what);
+}
+
 static sqlite3_stmt *rprepare(struct reader *r, const char *text)
 {
 	sqlite3_stmt *st = NULL;
 	if (r->rc)
 		return NULL;
 	if (sqlite3_prepare_v2(r->sql, text, -1, &st, NULL) != SQLITE_OK)
-		r->rc = corrupt(r->path, sqlite3_errmsg(r->sql));
+		r->rc = sql_corrupt(r);
 	return st;
 }
 
@@ -653,7 +660,7 @@ static int rstep(struct reader *r, sqlite3_stmt *st)
 	if (s == SQLITE_ROW)
 		return 1;
 	if (s != SQLITE_DONE)
-		r->rc = corrupt(r->path, sqlite3_errmsg(r->sql));
+		r->rc = sql_corrupt(r);
 	return 0;
 }
 
@@ -991,6 +998,10 @@ int cp_db_read(struct cp_db *db, const char *path)
 				r.sql ? sqlite3_errmsg(r.sql) : "no memory");
 		goto out;
 	}
+	/* a database from elsewhere is untrusted: no functions from its schema, no writes, and
+	 * our tables must be tables (not views that could run anything) */
+	sqlite3_db_config(r.sql, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_exec(r.sql, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL);
 	int64_t app = pragma_int(&r, "PRAGMA application_id");
 	int64_t ver = pragma_int(&r, "PRAGMA user_version");
 	if (r.rc)
@@ -1006,6 +1017,11 @@ int cp_db_read(struct cp_db *db, const char *path)
 				path, (long long)ver, CP_DB_SCHEMA_VERSION);
 		goto out;
 	}
+	if (pragma_int(&r,
+		       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+		       "('meta', 'module', 'file', 'procedure', 'scope_kind', 'scope', "
+		       "'metric', 'profile', 'profile_samples', 'value', 'profile_values')") != 11)
+		bad(&r, "tables missing");
 	read_meta(&r);
 	read_structure(&r);
 	read_scopes(&r);

@@ -229,6 +229,7 @@ static void test_docs_query(void **state)
 	struct test_db_ids t;
 	uint32_t sl;
 	build(&a, &t, &sl);
+	assert_true(cp_db_derived_add(&a, "npc", "cputime / cycles", "", NULL) >= 0);
 	const char *path = in_dir("q.db"), *qpath = in_dir("q.sql");
 	assert_int_equal(cp_db_write(&a, path), 0);
 	cp_db_release(&a);
@@ -262,6 +263,17 @@ static void test_docs_query(void **state)
 	out[n] = 0;
 	pclose(p);
 	assert_true(atoi(out) > 0);
+	/* 5.25 ns / 0 cycles at main's loop statement: no value, NULL */
+	snprintf(
+	    cmd, sizeof cmd,
+	    "sqlite3 -batch '%s' \"SELECT coalesce(excl_sum, 'null') FROM value v JOIN metric m "
+	    "ON m.id = v.metric WHERE m.name = 'npc' AND v.scope = %u\"",
+	    path, sl);
+	p = popen(cmd, "r");
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = 0;
+	pclose(p);
+	assert_string_equal(out, "null\n");
 }
 
 static void copy_prefix(const char *from, const char *to, long len)
@@ -365,6 +377,7 @@ static void test_bad_files(void **state)
 	    "UPDATE procedure SET module = 5",
 	    "DELETE FROM metric WHERE name = 'cputime'",
 	    "DROP TABLE scope",
+	    "DROP TABLE meta; CREATE VIEW meta AS SELECT 'command' AS key, 'x' AS value",
 	};
 	for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
 		copy_prefix(path, incons, st.st_size);
