@@ -176,7 +176,16 @@ int cp_ev_resolve(const char *spec, struct cp_ev *ev, char *err, size_t errcap)
 out:
 	if (rc == CP_EV_BAD_SPEC)
 		snprintf(err, errcap, "malformed event '%s'", spec);
-	else if (rc == CP_EV_UNKNOWN)
+	else if (rc == CP_EV_UNKNOWN && !strncmp(spec, "PAPI_", 5)) {
+		snprintf(err, errcap,
+			 "unknown event '%.*s': callpath does not use PAPI; the PAPI presets it "
+			 "knows are aliases of perf events (PAPI_TOT_CYC, PAPI_TOT_INS, "
+			 "PAPI_BR_INS, PAPI_BR_MSP, PAPI_L1_DCM, PAPI_L1_ICM, PAPI_L3_TCM, "
+			 "PAPI_TLB_DM); for others name this CPU's PMU event (see 'callpath record "
+			 "--list-events=PATTERN', e.g. FP_ARITH for floating-point operations)",
+			 (int)strcspn(spec, "@"), spec);
+		rc = CP_EV_NO_PAPI;
+	} else if (rc == CP_EV_UNKNOWN)
 		snprintf(err, errcap, "unknown event '%.*s'", (int)strcspn(spec, "@"), spec);
 	return rc;
 }

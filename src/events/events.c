@@ -14,6 +14,13 @@
 	{                                                                                          \
 		n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c, p, min, t, h                             \
 	}
+#define CACHE(n, c, op, res, p, h)                                                                 \
+	{                                                                                          \
+		n, PERF_TYPE_HW_CACHE,                                                             \
+		    PERF_COUNT_HW_CACHE_##c | (PERF_COUNT_HW_CACHE_OP_##op << 8) |                 \
+			(PERF_COUNT_HW_CACHE_RESULT_##res << 16),                                  \
+		    p, 1000, 0, h                                                                  \
+	}
 
 /* Default periods are primes near round numbers (a period in step with a loop would
  * sample the same instruction every time). Hardware periods stay >= 1000: lower ones
@@ -34,6 +41,24 @@ const struct cp_ev_desc cp_ev_table[] = {
        "cycles the front end delivered no instruction (hardware)"),
     HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND, 1000003, 1000,
        "cycles the back end retired nothing (hardware)"),
+    CACHE("L1-dcache-loads", L1D, READ, ACCESS, 1000003, "L1 data cache loads (hardware)"),
+    CACHE("L1-dcache-load-misses", L1D, READ, MISS, 10007, "L1 data cache load misses (hardware)"),
+    CACHE("L1-icache-load-misses", L1I, READ, MISS, 10007,
+	  "L1 instruction cache misses (hardware)"),
+    CACHE("LLC-loads", LL, READ, ACCESS, 100003, "last-level cache loads (hardware)"),
+    CACHE("LLC-load-misses", LL, READ, MISS, 10007, "last-level cache load misses (hardware)"),
+    CACHE("dTLB-load-misses", DTLB, READ, MISS, 10007, "data TLB load misses (hardware)"),
+    CACHE("iTLB-load-misses", ITLB, READ, MISS, 10007, "instruction TLB misses (hardware)"),
+    /* PAPI preset names, as aliases of the perf events closest to them (callpath does not
+     * link PAPI; its other presets have no generic perf equivalent: name a PMU event). */
+    HW("PAPI_TOT_CYC", CPU_CYCLES, 2000003, 1000, "PAPI preset: alias of cycles"),
+    HW("PAPI_TOT_INS", INSTRUCTIONS, 2000003, 1000, "PAPI preset: alias of instructions"),
+    HW("PAPI_BR_INS", BRANCH_INSTRUCTIONS, 1000003, 1000, "PAPI preset: alias of branches"),
+    HW("PAPI_BR_MSP", BRANCH_MISSES, 10007, 1000, "PAPI preset: alias of branch-misses"),
+    CACHE("PAPI_L1_DCM", L1D, READ, MISS, 10007, "PAPI preset: alias of L1-dcache-load-misses"),
+    CACHE("PAPI_L1_ICM", L1I, READ, MISS, 10007, "PAPI preset: alias of L1-icache-load-misses"),
+    CACHE("PAPI_L3_TCM", LL, READ, MISS, 10007, "PAPI preset: alias of LLC-load-misses"),
+    CACHE("PAPI_TLB_DM", DTLB, READ, MISS, 10007, "PAPI preset: alias of dTLB-load-misses"),
     SW("cpu-clock", CPU_CLOCK, 1000000, 10000, 1,
        "CPU time by a per-thread hrtimer (ns; default 1ms)"),
     SW("task-clock", TASK_CLOCK, 1000000, 10000, 1, "CPU time of the task (ns; default 1ms)"),

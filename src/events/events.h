@@ -61,6 +61,7 @@ enum {
 	CP_EV_UNKNOWN = -1,    /* no such name (libpfm4 may still know it) */
 	CP_EV_BAD_PERIOD = -2, /* err says why */
 	CP_EV_BAD_SPEC = -3,   /* name too long, malformed encoding */
+	CP_EV_NO_PAPI = -4,    /* a PAPI preset without a perf equivalent here (err says) */
 };
 
 /* Does the spec name a perf event at all (generic, software, raw or encoded)? Parses

@@ -31,6 +31,9 @@ expect "callpath record: bad period '10ms' for page-faults: give a count of even
 	-e page-faults@10ms
 expect "callpath record: bad period '10' for cycles: give a count of events per sample of at least 1000, or fN for N samples per second (e.g. cycles@10000, cycles@f1000)" \
 	-e cycles@10
+"$CALLPATH" record -e PAPI_FP_OPS -- true >out 2>&1 && fail "PAPI_FP_OPS accepted"
+head -1 out | grep -q "^callpath record: unknown event 'PAPI_FP_OPS': callpath does not use PAPI; the PAPI presets it knows are aliases of perf events (PAPI_TOT_CYC," ||
+	fail "PAPI_FP_OPS: $(head -1 out)"
 many=()
 for i in $(seq 17); do many+=(-e page-faults); done
 expect "callpath record: at most 16 events" "${many[@]}"
@@ -42,6 +45,8 @@ if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/de
 	expect "callpath record: cannot open event 'cycles': $nopmu" -e cycles
 	expect "callpath record: cannot open event 'instructions': $nopmu" -e cpu-clock -e instructions
 	expect "callpath record: cannot open event 'r01c2': $nopmu" -e r01c2
+	expect "callpath record: cannot open event 'PAPI_TOT_CYC': $nopmu" -e PAPI_TOT_CYC
+	expect "callpath record: cannot open event 'LLC-load-misses': $nopmu" -e LLC-load-misses
 	"$CALLPATH" record --list-events >list 2>&1 || fail "--list-events failed"
 	grep -q "^  cycles .*\[no hardware counters here\]" list || fail "cycles not marked: $(grep cycles list)"
 else

@@ -27,4 +27,6 @@ assert 0.2 <= ipc <= 8, ipc
 PY
 python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/m" >"$WORK/c.json" || fail "invalid files"
 json_assert "$WORK/c.json" 'all(m["source"] == 3 and m["mechanism"] == 4 for m in d["procs"][0]["metrics"])' "perf metrics"
+json_assert "$WORK/c.json" 'not any("never counted" in n for n in d["procs"][0]["notes"])' "the group was counted"
+grep -q "multiplexes" "$WORK/err" && note "two hardware events were multiplexed here (the PMU is shared?)"
 note "ok"

@@ -123,7 +123,6 @@ static int perf_thread_start(struct cp_metric *m, struct cp_source_thread *st, p
 	}
 	if (fd >= 0) {
 		st->group_fd = member ? ls->fd : fd;
-		st->group_id = member ? ls->perf_id : st->perf_id;
 		st->group_pos = member ? p->pos : 0;
 		st->last = 0;
 		st->fd = fd;
@@ -138,16 +137,18 @@ static int perf_thread_start(struct cp_metric *m, struct cp_source_thread *st, p
 	return fd < 0 ? rc : 0;
 }
 
-/* Reads st's group: its value (raw), enabled and running times. AS-safe. */
+/* Reads st's group through st's own descriptor (with PERF_FORMAT_GROUP the kernel reads
+ * the whole group of any member): its value (raw), enabled and running times. One system
+ * call, AS-safe. The descriptor is the one the delivery came from (si_fd == st->fd), so it
+ * is our event unless the program dup2'd over it after the signal was queued. */
 static int group_read(const struct cp_source_thread *st, uint64_t *value, uint64_t *enabled,
 		      uint64_t *running)
 {
-	uint64_t buf[3 + CP_MF_MAX_METRICS], id = 0;
-	/* The group fd is checked to still be our event (a descriptor the program reused
-	 * after an exit-time close must never be read: it could be a pipe). */
-	if (ioctl(st->group_fd, PERF_EVENT_IOC_ID, &id) || id != st->group_id)
+	uint64_t buf[3 + CP_MF_MAX_METRICS];
+	int fd = st->fd;
+	if (fd < 0)
 		return -1;
-	ssize_t n = read(st->group_fd, buf, sizeof buf);
+	ssize_t n = read(fd, buf, sizeof buf);
 	if (n < (ssize_t)(3 + st->group_pos + 1) * 8 || buf[0] <= st->group_pos)
 		return -1;
 	*enabled = buf[1];
@@ -159,7 +160,9 @@ static int group_read(const struct cp_source_thread *st, uint64_t *value, uint64
 static void perf_thread_stop(struct cp_metric *m, struct cp_source_thread *st)
 {
 	struct perf_metric *p = pm(m);
-	if (st->fd >= 0 && p->leader == m->index && st->group_fd == st->fd) {
+	uint64_t id = 0;
+	if (st->fd >= 0 && p->leader == m->index && st->group_fd == st->fd &&
+	    !ioctl(st->fd, PERF_EVENT_IOC_ID, &id) && id == st->perf_id) {
 		uint64_t v, en, run;
 		if (!group_read(st, &v, &en, &run)) {
 			__atomic_add_fetch(&p->enabled_ns, en, __ATOMIC_RELAXED);

@@ -23,11 +23,10 @@ struct cp_source_thread {
 	uint64_t perf_id; /* PERF_EVENT_IOC_ID of fd: tells our fd from one the program reused */
 	int timer_valid;  /* a POSIX timer was created */
 	void *timer;	  /* timer_t */
-	/* perf-event.c: the group this fd counts in (its leader's fd and id, our position in
-	 * the leader's PERF_FORMAT_GROUP read) and the value at the last sample. */
+	/* perf-event.c: the group this fd counts in (its leader's fd; our position in the
+	 * PERF_FORMAT_GROUP read) and the value at the last sample. */
 	int group_fd;
 	uint32_t group_pos;
-	uint64_t group_id;
 	uint64_t last;
 };
 
