@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define CHAIN_MAX 256
 
@@ -133,6 +134,8 @@ struct cp_corr {
 	size_t nodes;
 };
 
+static void ntab_release(struct cp_corr *c);
+
 struct cp_corr *cp_corr_new(struct cp_db *db)
 {
 	struct cp_corr *c = xcalloc(1, sizeof(*c));
@@ -160,7 +163,7 @@ void cp_corr_free(struct cp_corr *c)
 	htab_release(&c->sftab);
 	free(c->mids);
 	free(c->dfs);
-	free(c->ntab);
+	ntab_release(c);
 	free(c);
 }
 
@@ -405,10 +408,38 @@ static uint64_t nslot_hash(uint32_t pdf, uint32_t gm, uint64_t addr)
 	return h ^ (h >> 32);
 }
 
+/* The node table is probed at random, once per node: on huge pages where the kernel allows
+ * them (transparent_hugepage=madvise), a probe costs a cache miss without a TLB miss. */
+static void *table_alloc(size_t bytes)
+{
+	if (bytes < (2u << 20))
+		return xcalloc(1, bytes);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return xcalloc(1, bytes);
+	madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+static void table_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < (2u << 20))
+		free(p);
+	else
+		munmap(p, bytes);
+}
+
+static void ntab_release(struct cp_corr *c)
+{
+	table_free(c->ntab, c->ncap * sizeof(*c->ntab));
+}
+
 static void ntab_grow(struct cp_corr *c)
 {
 	size_t cap = c->ncap ? c->ncap * 2 : 4096;
-	struct nslot *n = xcalloc(cap, sizeof(*n));
+	struct nslot *n = table_alloc(cap * sizeof(*n));
 	for (size_t i = 0; i < c->ncap; i++) {
 		const struct nslot *o = &c->ntab[i];
 		if (!o->df)
@@ -418,7 +449,7 @@ static void ntab_grow(struct cp_corr *c)
 			j = (j + 1) & (cap - 1);
 		n[j] = *o;
 	}
-	free(c->ntab);
+	table_free(c->ntab, c->ncap * sizeof(*c->ntab));
 	c->ntab = n;
 	c->ncap = cap;
 }
