@@ -4,6 +4,10 @@
  *   main -> path_c -> alloc_block: 1 MiB in 256 malloc(4096), never freed (leaked)
  *   main -> path_d: realloc growing one block 4 KiB -> 64 KiB in 4 KiB steps (16 calls,
  *        557056 bytes asked in total), then freed
+ *   main -> path_f -> helper_g -> alloc_block, main -> path_h -> helper_g -> alloc_block,
+ *        alternating 1000 times each, 100 and 300 bytes: the same call sites at the same
+ *        stack addresses under two callers (a context cache keyed by call site and stack
+ *        pointer alone would mix them up)
  *   fork child -> path_e: 2 MiB in 512 malloc(4096), 16 of them (64 KiB) leaked; the
  *        parent's leaked blocks are live in the child too, but are not the child's leaks
  * Every block is written through a volatile pointer so no allocation is optimised away. */
@@ -62,6 +66,26 @@ __attribute__((noinline)) static void path_e(void)
 	}
 }
 
+static volatile int calls;
+
+__attribute__((noinline)) static void helper_g(size_t n)
+{
+	free(alloc_block(n, 0));
+	calls++;
+}
+
+__attribute__((noinline)) static void path_f(void)
+{
+	helper_g(100);
+	calls++; /* no tail call: path_f stays on the stack */
+}
+
+__attribute__((noinline)) static void path_h(void)
+{
+	helper_g(300);
+	calls++;
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -77,6 +101,10 @@ int main(void)
 	path_a();
 	path_c();
 	path_d();
+	for (int i = 0; i < 1000; i++) {
+		path_f();
+		path_h();
+	}
 	pthread_join(t, NULL);
 	sink = leaked;
 	pid_t pid = fork();

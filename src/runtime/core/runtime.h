@@ -4,6 +4,7 @@
 
 #include "format/measure.h"
 #include "runtime/cct/cct.h"
+#include "runtime/core/sync.h"
 #include "runtime/sample/source.h"
 #include "runtime/unwind/unwind.h"
 
@@ -56,6 +57,7 @@ struct cp_thread {
 	 * they never share the sampling handler's (a sample may land between two calls). */
 	struct cp_path_cache sync_path;
 	struct cp_frame sync_frames[CP_MAX_FRAMES];
+	struct cp_sync_cache sync_cache;
 	volatile int busy;        /* inside the runtime: a sample landing now is dropped */
 	volatile int stopped;     /* sampling ended for this thread */
 	uint64_t our_signals;     /* sampling signals taken (sleep wrappers compare it) */

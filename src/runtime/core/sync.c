@@ -2,7 +2,9 @@
  * attributes a value to the calling context of an interposed call. */
 #include "runtime/core/sync.h"
 #include "runtime/core/runtime.h"
+#include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind-internal.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
@@ -121,7 +123,7 @@ void cp_sync_start(void)
 {
 	if (!sync_requested || !cp_rt.active)
 		return;
-	const struct cp_module *m = cp_modules_find((uintptr_t)cp_sync_record);
+	const struct cp_module *m = cp_modules_find((uintptr_t)cp_sync_record_at);
 	if (m) {
 		self_lo = m->text_lo;
 		self_len = m->text_hi - m->text_lo;
@@ -233,11 +235,88 @@ static uint32_t path_insert(struct cp_thread *t, const struct cp_frame *frames, 
 	return node;
 }
 
-/* The unwind from here, cut at the program's call site `ra`. */
-static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra)
+/* ---- the context cache (see sync.h) ---- */
+
+static inline struct cp_sync_cache_entry *cache_slot(struct cp_thread *t, uintptr_t ra,
+						     uintptr_t cfa)
 {
-	struct cp_frame *frames = t->sync_frames;
+	uint64_t h = (ra ^ (cfa * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+	return &t->sync_cache.e[h >> 58]; /* 64 ways */
+}
+
+/* The cached leaf for (ra, cfa) if every recorded slot still holds its return address. */
+static inline uint32_t cache_lookup(struct cp_thread *t, uintptr_t ra, uintptr_t cfa)
+{
+	struct cp_sync_cache_entry *e = cache_slot(t, ra, cfa);
+	if (e->state != 2 || e->ra != ra || e->cfa != cfa || e->modules_gen != cp_rt.modules_gen)
+		return CP_CCT_NONE;
+	for (uint32_t i = 0; i < e->nslots; i++)
+		if (*(const uintptr_t *)(cfa + e->off[i]) != e->val[i])
+			return CP_CCT_NONE;
+	return e->leaf;
+}
+
+/* After a full unwind (frames[0] is the call site, frames[n-1] the outermost frame):
+ * records an entry if the path qualifies, at the second miss of the key. */
+static void cache_fill(struct cp_thread *t, uintptr_t ra, uintptr_t cfa,
+		       const struct cp_frame *frames, int n, uint32_t leaf)
+{
+	struct cp_sync_cache_entry *e = cache_slot(t, ra, cfa);
+	if (e->state == 0 || e->ra != ra || e->cfa != cfa) { /* first miss: remember the key */
+		e->ra = ra;
+		e->cfa = cfa;
+		e->state = 1;
+		return;
+	}
+	e->state = 1;
+	struct uw_thread *ut = uw_thread_self();
+	if (n < 1 || n - 1 > CP_SYNC_CACHE_FRAMES || !ut->inited || cfa < ut->stack_lo ||
+	    cfa >= ut->stack_hi)
+		return;
+	uintptr_t sp = cfa;
+	for (int i = 0; i < n; i++) {
+		uintptr_t pc = frames[i].pc;
+		const struct cp_module *m = cp_modules_find(pc - 1);
+		struct cp_cfi_row row;
+		if (frames[i].kind != CP_FRAME_RETURN || !m || cp_cfi_find_row(m, pc - 1, &row) < 0)
+			return;
+		if (row.kind == CP_ROW_OUTERMOST && i == n - 1)
+			break;
+		if (row.kind != CP_ROW_NORMAL || row.cfa_how != CP_CFA_REG ||
+		    row.cfa_reg != CP_DW_RSP || row.ra_how != CP_REG_CFA || row.cfa_off < 8 ||
+		    i == n - 1)
+			return;
+		uintptr_t slot =
+		    sp + (uintptr_t)(intptr_t)row.cfa_off + (uintptr_t)(intptr_t)row.ra_off;
+		if (slot < cfa || slot + 8 > ut->stack_hi || slot - cfa > UINT32_MAX ||
+		    *(const uintptr_t *)slot != frames[i + 1].pc)
+			return; /* not the unwinder's path: leave it uncached */
+		e->off[i] = (uint32_t)(slot - cfa);
+		e->val[i] = frames[i + 1].pc;
+		sp += (uintptr_t)(intptr_t)row.cfa_off;
+	}
+	e->nslots = (uint16_t)(n - 1);
+	e->leaf = leaf;
+	e->modules_gen = cp_rt.modules_gen;
+	e->state = 2;
+}
+
+/* The unwind from here, cut at the program's call site `ra`; through the context cache
+ * when cfa is known. */
+static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa)
+{
 	struct cp_mf_thread *h = t->cct.hdr;
+	if (cfa) {
+		uint32_t leaf = cache_lookup(t, ra, cfa);
+		if (leaf != CP_CCT_NONE) {
+			t->sync_cache.hits++;
+			h->unwind_complete++;
+			h->frames += (uint64_t)cache_slot(t, ra, cfa)->nslots + 1;
+			return leaf;
+		}
+		t->sync_cache.misses++;
+	}
+	struct cp_frame *frames = t->sync_frames;
 	enum cp_unwind_status status = CP_UNWIND_FAILED;
 	int n = cp_unwind_here(frames, CP_MAX_FRAMES, &status);
 	int k = 0;
@@ -257,11 +336,16 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra)
 	else
 		h->unwind_failed++;
 	h->frames += (uint64_t)(n - k);
-	return path_insert(t, frames + k, n - k, status);
+	uint32_t leaf = path_insert(t, frames + k, n - k, status);
+	if (cfa && leaf != CP_CCT_NONE && status == CP_UNWIND_COMPLETE &&
+	    *(const uintptr_t *)(cfa - 8) == ra)
+		cache_fill(t, ra, cfa, frames + k, n - k, leaf);
+	return leaf;
 }
 
-__attribute__((noinline)) int cp_sync_record(const void *ra, const struct cp_sync_value *v,
-					     unsigned n, struct cp_sync_where *where)
+__attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
+						const struct cp_sync_value *v, unsigned n,
+						struct cp_sync_where *where)
 {
 	struct cp_thread *t = cp_self;
 	uintptr_t r = (uintptr_t)ra;
@@ -277,7 +361,7 @@ __attribute__((noinline)) int cp_sync_record(const void *ra, const struct cp_syn
 	}
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint32_t leaf = sync_leaf(t, r);
+	uint32_t leaf = sync_leaf(t, r, (uintptr_t)cfa);
 	int ok = leaf != CP_CCT_NONE;
 	if (ok) {
 		struct cp_mf_node *node = cp_cct_node(&t->cct, leaf);
@@ -304,6 +388,6 @@ void cp_wait_record(const void *ra, uint64_t t0)
 {
 	int saved = errno;
 	uint64_t values[2] = {cp_sync_now_ns() - t0, 1};
-	cp_sync_record_ids(ra, wait_ids, values, 2, NULL);
+	cp_sync_record_ids(ra, NULL, wait_ids, values, 2, NULL);
 	errno = saved;
 }

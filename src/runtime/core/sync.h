@@ -72,13 +72,19 @@ struct cp_sync_where {
 };
 
 /* See above. 1 if recorded (and *where set when where != NULL), 0 if not. */
-int cp_sync_record(const void *ra, const struct cp_sync_value *v, unsigned n,
-		   struct cp_sync_where *where) __attribute__((visibility("hidden")));
+int cp_sync_record_at(const void *ra, const void *cfa, const struct cp_sync_value *v, unsigned n,
+		      struct cp_sync_where *where) __attribute__((visibility("hidden")));
+static inline int cp_sync_record(const void *ra, const struct cp_sync_value *v, unsigned n,
+				 struct cp_sync_where *where)
+{
+	return cp_sync_record_at(ra, NULL, v, n, where);
+}
+
 /* Shorthand for the families: values by CP_SM_* id (inlined: every frame between the
- * interposed function and cp_sync_record is one more unwind step). */
+ * interposed function and cp_sync_record_at is one more unwind step). */
 static inline __attribute__((always_inline)) int
-cp_sync_record_ids(const void *ra, const enum cp_sync_id *ids, const uint64_t *values, unsigned n,
-		   struct cp_sync_where *where)
+cp_sync_record_ids(const void *ra, const void *cfa, const enum cp_sync_id *ids,
+		   const uint64_t *values, unsigned n, struct cp_sync_where *where)
 {
 	struct cp_sync_value v[4];
 	if (n > 4)
@@ -87,8 +93,33 @@ cp_sync_record_ids(const void *ra, const enum cp_sync_id *ids, const uint64_t *v
 		v[i].metric = cp_sync_metric[ids[i]];
 		v[i].value = values[i];
 	}
-	return cp_sync_record(ra, v, n, where);
+	return cp_sync_record_at(ra, cfa, v, n, where);
 }
+
+/* The context cache (cp_sync_record_at with cfa != NULL, the interposed function's
+ * __builtin_dwarf_cfa(): the caller's stack pointer at the call). A thread's entry maps
+ * (ra, cfa, module generation) to the leaf node, with the stack words the unwind read to
+ * get there: the return-address slot of every frame. It is made only when every frame of
+ * the program's part of the path has a CFA rule "rsp + constant" (checked against the
+ * CFI at the second miss of a key): then the unwinder's result is a function of cfa and
+ * of those slots alone, so equal slots prove an equal path and a hit can never attribute
+ * to a wrong context. Frames with rbp-based CFAs (-O0, -fno-omit-frame-pointer, alloca),
+ * signal frames or unwinds that stop early are never cached (full unwind each time). */
+#define CP_SYNC_CACHE_WAYS 64
+#define CP_SYNC_CACHE_FRAMES 48
+struct cp_sync_cache_entry {
+	uintptr_t ra, cfa;
+	uint64_t modules_gen;
+	uint32_t leaf;
+	uint16_t nslots;		    /* validated slots (frames - 1) */
+	uint16_t state;			    /* 0 empty, 1 seen once, 2 valid */
+	uint32_t off[CP_SYNC_CACHE_FRAMES]; /* slot address - cfa */
+	uintptr_t val[CP_SYNC_CACHE_FRAMES];
+};
+struct cp_sync_cache {
+	struct cp_sync_cache_entry e[CP_SYNC_CACHE_WAYS];
+	uint64_t hits, misses;
+};
 
 static inline uint64_t cp_sync_now_ns(void)
 {

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Per-call cost of the synchronous triggers (issue 5): bench.c measures ns per malloc+free
+# pair, read(1 byte of /dev/zero), write(1 byte to /dev/null) and uncontended mutex
+# lock+unlock (best of 5 inner repetitions), at two stack depths, under five set-ups run
+# interleaved round by round (load drift on a shared VM hits them alike):
+#   base   the program alone
+#   off    under callpath with every trigger family off (-e cputime@1s: the runtime is
+#          preloaded, the interposed functions take their one "family off" branch)
+#   alloc  -e alloc (+ cputime@1s)   io  -e io   wait  -e wait
+# Prints the median of the rounds per set-up and the added ns per call against base.
+# Usage: bench/triggers/run.sh [-r ROUNDS] [-n ITERATIONS]   (CALLPATH=path/to/callpath)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+CALLPATH=${CALLPATH:-$here/../../build/callpath}
+rounds=5 iters=1000000
+while getopts r:n: o; do
+	case $o in
+	r) rounds=$OPTARG ;;
+	n) iters=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+work=$(mktemp -d /tmp/cp-bench-triggers.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -g -o "$work/bench" "$here/bench.c" -lpthread
+setups="base off alloc io wait"
+for r in $(seq "$rounds"); do
+	for depth in 0 20; do
+		for s in $setups; do
+			case $s in
+			base) cmd=("$work/bench" "$iters" "$depth") ;;
+			off) cmd=("$CALLPATH" record -q -e cputime@1s -o "$work/m" -- "$work/bench" "$iters" "$depth") ;;
+			*) cmd=("$CALLPATH" record -q -e "$s" -e cputime@1s -o "$work/m" -- "$work/bench" "$iters" "$depth") ;;
+			esac
+			rm -rf "$work/m"
+			echo "$s $depth $("${cmd[@]}")" >>"$work/results"
+		done
+	done
+done
+python3 - "$work/results" <<'PY'
+import re, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    s, depth, rest = line.split(" ", 2)
+    vals = [float(x) for x in re.findall(r"([0-9.]+) ns", rest)]
+    rows.setdefault((s, int(depth)), []).append(vals)
+ops = ["malloc+free", "read", "write", "mutex lock+unlock"]
+for depth in (0, 20):
+    print(f"\nstack depth {depth} (+~11 frames: bench, main, libc start, and the runtime's own)")
+    print(f"{'set-up':8}" + "".join(f"{o:>22}" for o in ops))
+    base = [statistics.median(v[i] for v in rows[("base", depth)]) for i in range(4)]
+    for s in ["base", "off", "alloc", "io", "wait"]:
+        med = [statistics.median(v[i] for v in rows[(s, depth)]) for i in range(4)]
+        cells = "".join(f"{m:>10.1f} ns ({m - b:+6.1f})" for m, b in zip(med, base))
+        print(f"{s:8}{cells}")
+PY
