@@ -205,9 +205,13 @@ static void probe_usage(FILE *out)
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"function", required_argument, 0, 'f'}, {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'},   {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
+	    {"function", required_argument, 0, 'f'},
+	    {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"list", no_argument, 0, 'l'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	char *rargv[PROBE_MAX_ARGS + 8];
 	char patterns[8192] = "";
