@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -557,6 +558,18 @@ int cp_db_write(struct cp_db *db, const char *path)
 		strbuf_release(&tmp);
 		return rc;
 	}
+	/* mkstemp makes it 0600: give it the mode of the file it replaces, or what the umask
+	 * allows */
+	struct stat old;
+	mode_t mode;
+	if (!stat(path, &old)) {
+		mode = old.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	fchmod(fd, mode);
 	close(fd);
 	struct writer w = {.path = path};
 	if (sqlite3_open_v2(tmp.buf, &w.sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=

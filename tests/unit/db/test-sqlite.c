@@ -175,6 +175,16 @@ static void test_roundtrip(void **state)
 	assert_true(isnan(cp_db_stat_get(&b, sl, (uint32_t)d, 0)->sum));
 	cp_db_release(&b);
 	cp_db_release(&a);
+	/* the mode the umask allows, not mkstemp's 0600 */
+	struct stat sb;
+	const char *fresh = in_dir("fresh.db");
+	mode_t mask = umask(022);
+	cp_db_init(&a);
+	assert_int_equal(cp_db_write(&a, fresh), 0);
+	cp_db_release(&a);
+	umask(mask);
+	assert_int_equal(stat(fresh, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644);
 	/* no temporary file left behind */
 	DIR *dp = opendir(dir);
 	struct dirent *e;
