@@ -1,477 +1,357 @@
-/* Measurement directory -> merged top-down calling context tree. Each distinct frame
- * (module file, offset, return address or not) is symbolized once. */
+/* A profile database -> the report's profile: thread selection, summary, top-down view
+ * (the database's scope tree, node i = scope i) and the statistics of derived views. */
 #include "report/profile.h"
 
 #include "base/error.h"
-#include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "db/analyze.h"
+#include "db/expr.h"
+#include "report/report.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct modfile {
-	const char *path, *shortname; /* pooled */
-	uint8_t build_id[32];
-	uint32_t build_id_len;
-	int failed;  /* the symbolizer could not read it (reported once) */
-	int runtime; /* callpath's own runtime: its interposed wrappers are not the program's */
-};
-
-struct inl {
-	const char *name, *file;
-	int line;
-};
-
-struct frame {
-	const struct modfile *mf;
-	uint64_t offset;
-	int is_return;
-	const char *proc, *file;
-	int line;
-	uint32_t ninline, inl_first;
-};
-
-struct builder {
-	struct cp_profile *p;
-	const struct cp_symops *ops;
-	struct modfile **mods;
-	size_t nmods, mods_alloc;
-	struct frame *frames;
-	size_t nframes, frames_alloc;
-	struct inl *inls;
-	size_t ninls, inls_alloc;
-	struct cp_itab frame_tab;
-	size_t warn_alloc;
-};
-
-static void summary_warn(struct builder *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void summary_warn(struct builder *b, const char *fmt, ...)
+static const char *db_str(struct cp_profile *p, const char *s)
 {
-	struct cp_summary *s = &b->p->sum;
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	XGROW(s->warnings, s->nwarnings + 1, b->warn_alloc);
-	s->warnings[s->nwarnings++] = xstrdup(buf);
+	return s ? cp_strpool_get(&p->pool, s) : NULL;
 }
 
-static struct modfile *modfile_get(struct builder *b, const struct cp_mf_module_info *m)
+static const char *db_file(struct cp_profile *p, uint32_t file)
 {
-	const char *path = cp_strpool_get(&b->p->pool, m->path);
-	for (size_t i = 0; i < b->nmods; i++) {
-		struct modfile *f = b->mods[i];
-		if (f->path == path && f->build_id_len == m->build_id_len &&
-		    !memcmp(f->build_id, m->build_id, m->build_id_len))
-			return f;
-	}
-	struct modfile *f = xcalloc(1, sizeof(*f));
-	f->path = path;
-	const char *slash = strrchr(m->path, '/');
-	f->shortname = cp_strpool_get(&b->p->pool, slash ? slash + 1 : m->path);
-	f->runtime = !strcmp(f->shortname, "libcallpath-rt.so");
-	f->build_id_len = m->build_id_len;
-	memcpy(f->build_id, m->build_id, sizeof f->build_id);
-	XGROW(b->mods, b->nmods + 1, b->mods_alloc);
-	b->mods[b->nmods++] = f;
-	return f;
+	return file < p->db.nfiles ? db_str(p, p->db.files[file].path) : NULL;
 }
 
-struct frame_key {
-	const struct modfile *mf;
-	uint64_t offset;
-	int is_return;
-};
-
-static int frame_eq(const void *ctx, uint32_t idx, const void *key)
+/* The top-down view's nodes: one per database scope, in scope order. */
+static void td_build(struct cp_profile *p)
 {
-	const struct frame *f = &((const struct builder *)ctx)->frames[idx];
-	const struct frame_key *k = key;
-	return f->mf == k->mf && f->offset == k->offset && f->is_return == k->is_return;
-}
-
-static void frame_unknown(struct builder *b, struct frame *f)
-{
-	char buf[600];
-	if (f->mf)
-		snprintf(buf, sizeof buf, "[%s+0x%" PRIx64 "]", f->mf->shortname, f->offset);
-	else
-		snprintf(buf, sizeof buf, "[0x%" PRIx64 "]", f->offset);
-	f->proc = cp_strpool_get(&b->p->pool, buf);
-}
-
-static void frame_symbolize(struct builder *b, struct frame *f, struct modfile *mf)
-{
-	struct cp_sym_info info;
-	memset(&info, 0, sizeof info);
-	if (!mf || mf->failed) {
-		frame_unknown(b, f);
-		return;
-	}
-	int rc = b->ops->lookup(b->ops->ctx, mf->path, mf->build_id, mf->build_id_len, f->offset,
-				f->is_return, &info);
-	if (rc < 0) {
-		mf->failed = 1;
-		summary_warn(b, "cannot symbolize %s (%s); its frames show as module+offset",
-			     mf->path, cp_error_message());
-	}
-	if (rc < 0 || !info.found) {
-		frame_unknown(b, f);
-		return;
-	}
-	struct cp_strpool *pool = &b->p->pool;
-	f->proc = cp_strpool_get(pool, info.procedure);
-	f->file = cp_strpool_get(pool, info.file);
-	f->line = info.line;
-	int ni = info.ninline < 0 ? 0 : info.ninline > CP_SYM_MAX_INLINE ? CP_SYM_MAX_INLINE
-									  : info.ninline;
-	f->inl_first = (uint32_t)b->ninls;
-	f->ninline = (uint32_t)ni;
-	XGROW(b->inls, b->ninls + ni, b->inls_alloc);
-	for (int j = 0; j < ni; j++) {
-		struct inl *x = &b->inls[b->ninls++];
-		x->name = cp_strpool_get(pool, info.inline_frames[j].name);
-		x->file = cp_strpool_get(pool, info.inline_frames[j].file);
-		x->line = info.inline_frames[j].line;
-	}
-}
-
-static uint32_t frame_get(struct builder *b, struct modfile *mf, uint64_t offset, int is_return)
-{
-	struct frame_key k = {mf, offset, is_return};
-	uint64_t h = cp_hash_mix(cp_hash_mix((uintptr_t)mf, offset), (uint64_t)is_return);
-	uint32_t i = cp_itab_find(&b->frame_tab, h, frame_eq, b, &k);
-	if (i != UINT32_MAX)
-		return i;
-	XGROW(b->frames, b->nframes + 1, b->frames_alloc);
-	i = (uint32_t)b->nframes++;
-	struct frame *f = &b->frames[i];
-	memset(f, 0, sizeof *f);
-	f->mf = mf;
-	f->offset = offset;
-	f->is_return = is_return;
-	frame_symbolize(b, f, mf);
-	cp_itab_insert(&b->frame_tab, h, i);
-	return i;
-}
-
-/* Where a thread node sits in the view, and the location inside its frame (the call site
- * of its children). */
-struct node_state {
-	uint32_t vnode;
-	const char *file;
-	int line;
-};
-
-static int values_nonzero(const uint64_t *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i])
-			return 1;
-	return 0;
-}
-
-static void thread_node(struct builder *b, struct modfile **modmap, const struct cp_mf_proc *proc,
-			const struct cp_mf_rnode *n, struct node_state *st, const struct node_state *ps)
-{
-	struct cp_view *v = &b->p->td;
-	struct cp_strpool *pool = &b->p->pool;
-	if (n->kind == CP_MF_NODE_PARTIAL) {
-		st->vnode = cp_view_child(v, ps->vnode, CP_VK_PARTIAL,
-					  cp_strpool_get(pool, "<partial call paths>"), NULL, NULL, 0);
-		st->file = NULL;
-		st->line = 0;
-		return;
-	}
-	long mi = n->module == CP_MF_MODULE_NONE ? -1 : cp_mf_proc_module(proc, n->module);
-	struct modfile *mf = mi < 0 ? NULL : modmap[mi];
-	if (mf && mf->runtime && n->kind == CP_MF_NODE_CALL) {
-		*st = *ps; /* an interposed wrapper (nanosleep, pthread_create...): skip its frame */
-		return;
-	}
-	uint32_t fi = frame_get(b, mf, n->offset, n->kind == CP_MF_NODE_CALL); /* may move frames */
-	const struct frame *f = &b->frames[fi];
-	const char *module = mf ? mf->path : NULL;
-	uint32_t at = cp_view_child(v, ps->vnode, CP_VK_PROCEDURE, f->proc, module, ps->file,
-				    ps->line);
-	for (uint32_t j = 0; j < f->ninline; j++) {
-		const struct inl *x = &b->inls[f->inl_first + j];
-		at = cp_view_child(v, at, CP_VK_INLINED, x->name, module, x->file, x->line);
-	}
-	st->vnode = at;
-	st->file = f->file;
-	st->line = f->line;
-}
-
-static void thread_add(struct builder *b, const struct cp_mf_image *im, struct modfile **modmap,
-		       const struct cp_mf_thr *t, const int *metric_map)
-{
-	struct cp_view *v = &b->p->td;
-	size_t nm = t->hdr.nmetrics;
-	struct node_state *st = xcalloc(t->nnodes + 1, sizeof(*st));
-	uint64_t vals[CP_MF_MAX_METRICS];
-	for (size_t i = 1; i < t->nnodes; i++) {
-		const struct cp_mf_rnode *n = &t->nodes[i];
-		thread_node(b, modmap, &im->proc, n, &st[i], &st[n->parent]);
-		const uint64_t *raw = t->values + i * nm;
-		if (!values_nonzero(raw, nm))
-			continue;
-		memset(vals, 0, sizeof vals);
-		for (size_t m = 0; m < nm; m++)
-			vals[metric_map[m]] += raw[m];
-		uint32_t at = st[i].vnode;
-		if (n->kind != CP_MF_NODE_PARTIAL) {
-			at = cp_view_child(v, at, CP_VK_LINE, NULL, v->nodes[at].module, st[i].file,
-					   st[i].line);
-			if (!v->nodes[at].name)
-				v->nodes[at].name = cp_view_line_name(&b->p->pool, st[i].file,
-								      st[i].line);
+	const struct cp_db *db = &p->db;
+	struct cp_view *v = &p->td;
+	cp_view_init(v, db->nmetrics, &p->pool);
+	for (uint32_t i = 1; i < db->nscopes; i++) {
+		const struct cp_db_scope *s = &db->scopes[i];
+		const char *module =
+		    s->module < db->nmodules ? db_str(p, db->modules[s->module].path) : NULL;
+		const char *file = db_file(p, s->file);
+		const char *name = NULL;
+		enum cp_vkind kind;
+		int line = (int)s->line, line_end = 0;
+		switch (s->kind) {
+		case CP_DBK_PROC:
+		case CP_DBK_INLINE:
+			kind = s->kind == CP_DBK_PROC ? CP_VK_PROCEDURE : CP_VK_INLINED;
+			name = s->proc < db->nprocs ? db_str(p, db->procs[s->proc].name) : NULL;
+			if (!name)
+				name = cp_strpool_get(&p->pool, "<unknown procedure>");
+			break;
+		case CP_DBK_LOOP:
+			kind = CP_VK_LOOP;
+			line = (int)(s->line_lo ? s->line_lo : s->line);
+			line_end = (int)s->line_hi;
+			name = cp_view_loop_name(&p->pool, file, line, line_end);
+			break;
+		case CP_DBK_STMT:
+			kind = CP_VK_LINE;
+			name = cp_view_line_name(&p->pool, file, line);
+			break;
+		default:
+			kind = CP_VK_PARTIAL;
+			name = cp_strpool_get(&p->pool, "<partial call paths>");
+			module = file = NULL;
+			line = 0;
+			break;
 		}
-		cp_view_add_excl(v, at, vals);
+		uint32_t parent = s->parent < i ? s->parent : 0;
+		uint32_t x = cp_view_append(v, parent, kind, name, module, file, line);
+		v->nodes[x].line_end = line_end;
 	}
-	free(st);
 }
 
-static int summary_metrics(struct cp_profile *p, const struct cp_mf_dir *d)
+/* Adds the exclusive values of profile prof (raw metrics) to the statements of v, a view of
+ * the top-down shape. */
+static void td_add_profile(const struct cp_db *db, struct cp_view *v, uint32_t prof)
 {
+	size_t nraw = cp_db_nraw(db);
+	const struct cp_db_pvalues *pv = &db->pvalues[prof];
+	for (size_t k = 0; k < pv->n; k++) {
+		const struct cp_db_value *x = &pv->v[k];
+		if (x->scope < v->n && x->metric < nraw)
+			cp_view_excl(v, x->scope)[x->metric] += x->value;
+	}
+}
+
+static uint32_t formula_lookup(void *ctx, const char *name, size_t len)
+{
+	const struct cp_db *db = ctx;
+	for (uint32_t m = 0; m < db->nmetrics; m++)
+		if (strlen(db->metrics[m].name) == len && !memcmp(db->metrics[m].name, name, len))
+			return m;
+	return UINT32_MAX;
+}
+
+void cp_profile_eval_derived(const struct cp_profile *p, struct cp_view *v)
+{
+	for (size_t m = 0; m < v->nmetrics; m++) {
+		if (!p->formulas[m])
+			continue;
+		for (uint32_t i = 0; i < v->n; i++) {
+			cp_view_incl(v, i)[m] = cp_expr_eval(p->formulas[m], cp_view_incl(v, i));
+			cp_view_excl(v, i)[m] = cp_expr_eval(p->formulas[m], cp_view_excl(v, i));
+		}
+	}
+}
+
+static void summary_build(struct cp_profile *p, const char *name)
+{
+	const struct cp_db *db = &p->db;
 	struct cp_summary *s = &p->sum;
-	s->dir = xstrdup(d->path);
-	for (size_t i = 0; i < d->nimages; i++) {
-		const struct cp_mf_process *h = &d->images[i].proc.hdr;
-		for (uint32_t m = 0; m < h->nmetrics; m++) {
-			size_t g = 0;
-			while (g < s->nmetrics && strcmp(s->metrics[g].name, h->metrics[m].name))
-				g++;
-			if (g < s->nmetrics)
-				continue;
-			if (g == CP_MF_MAX_METRICS)
-				return cp_error(CP_EFORMAT, "%s: more than %d distinct metrics over its processes",
-						d->path, CP_MF_MAX_METRICS);
-			struct cp_metric_desc *md = &s->metrics[s->nmetrics++];
-			memcpy(md->name, h->metrics[m].name, sizeof md->name);
-			memcpy(md->unit, h->metrics[m].unit, sizeof md->unit);
-			md->source = h->metrics[m].source;
-			md->mechanism = h->metrics[m].mechanism;
-			md->period = h->metrics[m].period;
-		}
+	memset(s, 0, sizeof *s);
+	s->dir = db_str(p, db->run.measurement_dir ? db->run.measurement_dir : name);
+	s->command = db_str(p, db->run.command ? db->run.command : "");
+	s->host = db_str(p, db->run.host);
+	s->nprocs = db->run.nprocs;
+	s->nforked = db->run.nforked;
+	s->nexeced = db->run.nexeced;
+	s->duration_s = db->run.duration_s;
+	s->notes = db->run.notes;
+	s->nnotes = db->run.nnotes;
+	s->warnings = db->run.warnings;
+	s->nwarnings = db->run.nwarnings;
+	s->nmetrics = db->nmetrics;
+	s->nraw = cp_db_nraw(db);
+	s->metrics = xcalloc(db->nmetrics + 1, sizeof(*s->metrics));
+	s->nthreads_total = db->nprofiles;
+	for (size_t m = 0; m < db->nmetrics; m++) {
+		const struct cp_db_metric *dm = &db->metrics[m];
+		struct cp_metric_desc *md = &s->metrics[m];
+		md->name = db_str(p, dm->name);
+		md->unit = db_str(p, dm->unit ? dm->unit : "");
+		md->formula = db_str(p, dm->formula);
+		md->source = dm->source;
+		md->mechanism = dm->mechanism;
+		md->period = dm->period;
 	}
-	if (!s->nmetrics)
-		return cp_error(CP_EFORMAT, "%s: the process files declare no metric", d->path);
-	return 0;
-}
-
-static void summary_notes(struct builder *b, const struct cp_mf_image *im, int many)
-{
-	struct cp_summary *s = &b->p->sum;
-	const struct cp_mf_proc *pr = &im->proc;
-	s->notes = xrealloc(s->notes, (s->nnotes + pr->nnotes + 1) * sizeof(*s->notes));
-	for (size_t i = 0; i < pr->nnotes; i++) {
-		struct strbuf sb;
-		strbuf_init(&sb);
-		if (many)
-			strbuf_addf(&sb, "process %d: ", pr->hdr.pid);
-		strbuf_addstr(&sb, pr->notes[i]);
-		s->notes[s->nnotes++] = strbuf_detach(&sb);
-	}
-	uint32_t fl = pr->hdr.h.flags;
-	if (fl & CP_MF_CRASHED)
-		summary_warn(b, "process %d died from signal %d; its samples up to then are shown",
-			     pr->hdr.pid, pr->hdr.exit_status > 128 ? pr->hdr.exit_status - 128 : 0);
-	else if (!(fl & CP_MF_FINISHED))
-		summary_warn(b, "process %d did not finish normally (killed, or still running); its samples up to then are shown",
-			     pr->hdr.pid);
-	if (fl & CP_MF_DISABLED)
-		summary_warn(b, "the runtime disabled itself in process %d; see the notes", pr->hdr.pid);
-}
-
-static void thread_count(struct cp_summary *s, const struct cp_mf_thr *t, const int *metric_map)
-{
-	const struct cp_mf_thread *h = &t->hdr;
-	s->nthreads++;
-	for (uint32_t m = 0; m < h->nmetrics; m++)
-		s->metrics[metric_map[m]].samples += h->samples[m];
-	if (h->cpu_ns)
-		s->cpu_ns += h->cpu_ns;
-	else
-		s->threads_without_cpu++;
-	s->unwind_complete += h->unwind_complete;
-	s->unwind_partial += h->unwind_partial;
-	s->unwind_failed += h->unwind_failed;
-	s->dropped += h->dropped;
-	s->frames += h->frames;
-}
-
-static void image_add(struct builder *b, const struct cp_mf_image *im, int thread, int pid,
-		      int many)
-{
-	struct cp_summary *s = &b->p->sum;
-	const struct cp_mf_proc *pr = &im->proc;
-	int metric_map[CP_MF_MAX_METRICS];
-	for (uint32_t m = 0; m < pr->hdr.nmetrics; m++) {
-		size_t g = 0;
-		while (g < s->nmetrics && strcmp(s->metrics[g].name, pr->hdr.metrics[m].name))
-			g++;
-		metric_map[m] = (int)g;
-	}
-	struct modfile **modmap = xcalloc(pr->nmodules + 1, sizeof(*modmap));
-	for (size_t i = 0; i < pr->nmodules; i++)
-		modmap[i] = modfile_get(b, &pr->modules[i]);
-	s->nprocs++;
-	if (pr->hdr.h.flags & CP_MF_FORK_CHILD)
-		s->nforked++;
-	if (pr->hdr.gen > 0)
-		s->nexeced++;
-	s->nthreads_total += im->nthreads;
-	summary_notes(b, im, many);
-	for (size_t i = 0; i < im->nthreads; i++) {
-		const struct cp_mf_thr *t = &im->threads[i];
-		if (thread != CP_PROFILE_ALL_THREADS &&
-		    ((int)t->hdr.tidx != thread || (pid && pr->hdr.pid != pid)))
+	uint64_t samples_all[CP_DB_MAX_METRICS] = {0};
+	for (size_t i = 0; i < db->nprofiles; i++) {
+		const struct cp_db_profile *pr = &db->profiles[i];
+		for (size_t m = 0; m < s->nraw && m < CP_DB_MAX_METRICS; m++)
+			samples_all[m] += pr->samples[m];
+		if (!p->selected[i])
 			continue;
-		thread_count(s, t, metric_map);
-		thread_add(b, im, modmap, t, metric_map);
+		s->nthreads++;
+		s->cpu_ns += pr->cpu_ns;
+		s->threads_without_cpu += !pr->cpu_ns;
+		s->unwind_complete += pr->unwind_complete;
+		s->unwind_partial += pr->unwind_partial;
+		s->unwind_failed += pr->unwind_failed;
+		s->dropped += pr->dropped;
+		s->frames += pr->frames;
+		for (size_t m = 0; m < s->nraw && m < CP_DB_MAX_METRICS; m++)
+			s->metrics[m].samples += pr->samples[m];
 	}
-	free(modmap);
+	/* a database whose profiles do not count samples (hand-made ones) */
+	for (size_t m = 0; m < s->nraw && m < CP_DB_MAX_METRICS; m++)
+		if (!samples_all[m] && s->nthreads == s->nthreads_total)
+			s->metrics[m].samples = db->metrics[m].samples;
 }
 
-/* Appends arg as a shell would need it typed, on one line. */
-static void shell_quote(struct strbuf *sb, const char *arg)
+int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name, int thread,
+		       int pid, const char *const *derived, size_t nderived)
 {
-	int plain = *arg != 0, ctrl = 0;
-	for (const char *c = arg; *c; c++) {
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			ctrl = 1;
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%",
-			    *c))
-			plain = 0;
-	}
-	if (plain) {
-		strbuf_addstr(sb, arg);
-		return;
-	}
-	strbuf_addstr(sb, ctrl ? "$'" : "'");
-	for (const char *c = arg; *c; c++) {
-		if (*c == '\'')
-			strbuf_addstr(sb, ctrl ? "\\'" : "'\\''");
-		else if (ctrl && *c == '\\')
-			strbuf_addstr(sb, "\\\\");
-		else if (ctrl && *c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if (ctrl && ((unsigned char)*c < 0x20 || *c == 0x7f))
-			strbuf_addf(sb, "\\x%02x", (unsigned char)*c);
-		else
-			strbuf_addch(sb, *c);
-	}
-	strbuf_addch(sb, '\'');
-}
-
-static void summary_finish(struct builder *b, const struct cp_mf_dir *d)
-{
-	struct cp_summary *s = &b->p->sum;
-	const struct cp_mf_proc *first = &d->images[0].proc;
-	struct strbuf sb;
-	strbuf_init(&sb);
-	for (size_t i = 0; i < first->argc; i++) {
-		if (i)
-			strbuf_addch(&sb, ' ');
-		shell_quote(&sb, first->argv[i]);
-	}
-	if (!first->argc)
-		strbuf_addstr(&sb, first->exe ? first->exe : "?");
-	s->command = strbuf_detach(&sb);
-	s->host = xstrdup(first->hdr.hostname);
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < d->nimages; i++) {
-		const struct cp_mf_process *h = &d->images[i].proc.hdr;
-		if (h->start_ns && h->start_ns < lo)
-			lo = h->start_ns;
-		if (h->end_ns > hi)
-			hi = h->end_ns;
-	}
-	s->duration_s = hi > lo && lo != UINT64_MAX ? (double)(hi - lo) / 1e9 : 0;
-	if (s->dropped)
-		summary_warn(b, "%llu samples were dropped by the runtime",
-			     (unsigned long long)s->dropped);
-}
-
-int cp_profile_build(struct cp_profile *p, const struct cp_mf_dir *d, const struct cp_symops *ops,
-		     int thread, int pid)
-{
-	struct builder b;
-	memset(&b, 0, sizeof b);
 	memset(p, 0, sizeof *p);
 	cp_strpool_init(&p->pool);
-	b.p = p;
-	b.ops = ops;
-	cp_itab_init(&b.frame_tab);
-	int rc = summary_metrics(p, d);
-	if (rc)
-		goto out;
-	cp_view_init(&p->td, p->sum.nmetrics, &p->pool);
-	for (size_t i = 0; i < d->nimages; i++)
-		image_add(&b, &d->images[i], thread, pid, d->nimages > 1);
-	summary_finish(&b, d);
-	if (thread != CP_PROFILE_ALL_THREADS && !p->sum.nthreads)
-		rc = cp_error(CP_ENOENT, "%s: no thread %d%s (the run has %zu threads; use --thread all)",
-			      d->path, thread, pid ? " in that process" : "", p->sum.nthreads_total);
-	cp_view_sum_inclusive(&p->td);
-out:
-	for (size_t i = 0; i < b.nmods; i++)
-		free(b.mods[i]);
-	free(b.mods);
-	free(b.frames);
-	free(b.inls);
-	cp_itab_release(&b.frame_tab);
-	if (rc)
-		cp_profile_release(p);
-	return rc;
-}
-
-static int default_lookup(void *ctx, const char *path, const uint8_t *build_id, size_t len,
-			  uint64_t offset, int is_return, struct cp_sym_info *out)
-{
-	return cp_symbolizer_lookup(ctx, path, build_id, len, offset, is_return, out);
-}
-
-void cp_symops_default(struct cp_symops *ops, struct cp_symbolizer *s)
-{
-	ops->lookup = default_lookup;
-	ops->ctx = s;
-}
-
-int cp_profile_load(struct cp_profile *p, const char *dir, int thread, int pid)
-{
-	struct cp_mf_dir d;
-	int rc = cp_mf_dir_open(&d, dir);
-	if (rc)
+	p->db = *db;
+	memset(db, 0, sizeof *db);
+	cp_view_init(&p->td, 0, &p->pool);
+	int rc = 0;
+	for (size_t i = 0; i < nderived && !rc; i++)
+		if ((rc = cp_db_derived_add_spec(&p->db, derived[i])) > 0)
+			rc = 0;
+	if (rc < 0)
 		return rc;
-	struct cp_symbolizer *s = cp_symbolizer_new();
-	struct cp_symops ops;
-	cp_symops_default(&ops, s);
-	rc = cp_profile_build(p, &d, &ops, thread, pid);
-	cp_symbolizer_free(s);
-	cp_mf_dir_release(&d);
-	return rc;
+	if (!p->db.finished && (rc = cp_db_finish(&p->db)) < 0)
+		return rc;
+	p->selected = xcalloc(p->db.nprofiles + 1, 1);
+	size_t nsel = 0;
+	for (size_t i = 0; i < p->db.nprofiles; i++) {
+		const struct cp_db_profile *pr = &p->db.profiles[i];
+		p->selected[i] =
+		    thread < 0 || ((int)pr->tidx == thread && (!pid || pr->pid == pid));
+		nsel += p->selected[i];
+	}
+	if (!nsel && thread >= 0)
+		return cp_error(CP_ENOENT, "--thread: no thread %d%s in %s (it has %zu threads)",
+				thread, pid ? " in that process" : "", name, p->db.nprofiles);
+	p->formulas = xcalloc(p->db.nmetrics + 1, sizeof(*p->formulas));
+	for (size_t m = 0; m < p->db.nmetrics; m++) {
+		const struct cp_db_metric *dm = &p->db.metrics[m];
+		if (dm->kind == CP_DB_METRIC_DERIVED && dm->formula &&
+		    (rc = cp_expr_parse(dm->formula, formula_lookup, &p->db, &p->formulas[m])) < 0)
+			return rc;
+	}
+	summary_build(p, name);
+	cp_view_release(&p->td);
+	td_build(p);
+	for (uint32_t i = 0; i < p->db.nprofiles; i++)
+		if (p->selected[i])
+			td_add_profile(&p->db, &p->td, i);
+	cp_view_sum_inclusive(&p->td);
+	cp_profile_eval_derived(p, &p->td);
+	return 0;
+}
+
+int cp_profile_load(struct cp_profile *p, const char *path, int thread, int pid,
+		    const char *const *derived, size_t nderived, FILE *progress)
+{
+	struct cp_analyze_options o;
+	struct cp_db db;
+	cp_analyze_options_init(&o);
+	o.progress = progress;
+	memset(&db, 0, sizeof db);
+	memset(p, 0, sizeof *p);
+	int rc = cp_profile_open(path, &o, &db);
+	if (rc) {
+		cp_strpool_init(&p->pool);
+		cp_view_init(&p->td, 0, &p->pool);
+		return rc;
+	}
+	return cp_profile_from_db(p, &db, path, thread, pid, derived, nderived);
 }
 
 void cp_profile_release(struct cp_profile *p)
 {
-	struct cp_summary *s = &p->sum;
-	free(s->dir);
-	free(s->command);
-	free(s->host);
-	for (size_t i = 0; i < s->nnotes; i++)
-		free(s->notes[i]);
-	free(s->notes);
-	for (size_t i = 0; i < s->nwarnings; i++)
-		free(s->warnings[i]);
-	free(s->warnings);
+	if (p->formulas)
+		for (size_t m = 0; m < p->db.nmetrics; m++)
+			cp_expr_free(p->formulas[m]);
+	free(p->formulas);
+	free(p->selected);
+	free(p->sum.metrics);
 	cp_view_release(&p->td);
+	cp_db_release(&p->db);
 	cp_strpool_release(&p->pool);
 	memset(p, 0, sizeof *p);
+}
+
+/* ---- views and their statistics over threads ---- */
+
+/* A top-down view of the same shape as p->td, with zero values. */
+static void td_shape(const struct cp_profile *p, struct cp_view *v)
+{
+	const struct cp_view *td = &p->td;
+	cp_view_init(v, td->nmetrics, td->pool);
+	for (uint32_t i = 1; i < td->n; i++) {
+		const struct cp_vnode *n = &td->nodes[i];
+		uint32_t x =
+		    cp_view_append(v, n->parent, n->kind, n->name, n->module, n->file, n->line);
+		v->nodes[x].line_end = n->line_end;
+	}
+}
+
+static void view_derive(const struct cp_view *td, int kind, const struct cp_view_limits *lim,
+			struct cp_view *out)
+{
+	if (kind == CP_VIEW_BOTTOM_UP)
+		cp_view_bottom_up(td, out, lim);
+	else
+		cp_view_flat(td, out);
+}
+
+struct acc {
+	double sum, min, max, sumsq;
+	uint32_t count;
+};
+
+static void acc_add(struct acc *a, double x)
+{
+	if (x == 0 || isnan(x))
+		return;
+	if (!a->count || x < a->min)
+		a->min = x;
+	if (!a->count || x > a->max)
+		a->max = x;
+	a->count++;
+	a->sum += x;
+	a->sumsq += x * x;
+}
+
+static double acc_value(const struct acc *a, int stat)
+{
+	if (!a->count)
+		return 0;
+	double mean = a->sum / a->count;
+	switch (stat) {
+	case CP_DB_STAT_MEAN:
+		return mean;
+	case CP_DB_STAT_MIN:
+		return a->min;
+	case CP_DB_STAT_MAX:
+		return a->max;
+	case CP_DB_STAT_STDDEV: {
+		double var = a->sumsq / a->count - mean * mean;
+		return var > 0 ? sqrt(var) : 0;
+	}
+	default:
+		return a->sum;
+	}
+}
+
+void cp_profile_view(const struct cp_profile *p, int kind, int stat,
+		     const struct cp_view_limits *lim, struct cp_view *out)
+{
+	size_t nm = p->td.nmetrics, nraw = p->sum.nraw;
+	if (kind == CP_VIEW_TOP_DOWN) {
+		td_shape(p, out);
+		memcpy(out->incl, p->td.incl, p->td.n * nm * sizeof(double));
+		memcpy(out->excl, p->td.excl, p->td.n * nm * sizeof(double));
+	} else {
+		view_derive(&p->td, kind, lim, out);
+		cp_profile_eval_derived(p, out);
+	}
+	if (stat == CP_DB_STAT_SUM)
+		return;
+	/* each selected thread's own view, its nodes mapped onto out's by their keys */
+	struct acc *acc = xcalloc(out->n * nraw * 2 + 1, sizeof(*acc));
+	uint32_t *map = NULL;
+	for (uint32_t prof = 0; prof < p->db.nprofiles; prof++) {
+		if (!p->selected[prof])
+			continue;
+		struct cp_view one, derived;
+		td_shape(p, &one);
+		td_add_profile(&p->db, &one, prof);
+		cp_view_sum_inclusive(&one);
+		const struct cp_view *v = &one;
+		if (kind != CP_VIEW_TOP_DOWN) {
+			view_derive(&one, kind, NULL, &derived);
+			v = &derived;
+		}
+		map = xrealloc(map, v->n * sizeof(*map));
+		map[0] = 0;
+		for (uint32_t i = 1; i < v->n; i++) {
+			uint32_t par = map[v->nodes[i].parent];
+			map[i] = kind == CP_VIEW_TOP_DOWN ? i
+				 : par == UINT32_MAX	  ? UINT32_MAX
+							  : cp_view_find_like(out, par, v, i);
+		}
+		for (uint32_t i = 0; i < v->n; i++) {
+			if (map[i] == UINT32_MAX)
+				continue;
+			struct acc *a = acc + (size_t)map[i] * nraw * 2;
+			for (size_t m = 0; m < nraw; m++) {
+				acc_add(&a[m * 2 + 1], cp_view_incl(v, i)[m]);
+				acc_add(&a[m * 2], cp_view_excl(v, i)[m]);
+			}
+		}
+		if (kind != CP_VIEW_TOP_DOWN)
+			cp_view_release(&derived);
+		cp_view_release(&one);
+	}
+	for (uint32_t i = 0; i < out->n; i++)
+		for (size_t m = 0; m < nraw; m++) {
+			const struct acc *a = acc + ((size_t)i * nraw + m) * 2;
+			cp_view_incl(out, i)[m] = acc_value(&a[1], stat);
+			cp_view_excl(out, i)[m] = acc_value(&a[0], stat);
+		}
+	cp_profile_eval_derived(p, out);
+	free(map);
+	free(acc);
 }

@@ -1,63 +1,79 @@
-/* A profile loaded from a measurement directory: the run's summary and the top-down
- * calling context tree merged over threads and processes, symbolized through an ops table
- * (the analyzer's symbolizer by default, a fake in unit tests). */
+/* A profile opened for the report: a profile database (db.h) -- read from a file, or made
+ * from a measurement directory by cp_profile_open (analyze.h) -- the threads selected
+ * (--thread), the run's summary, and the top-down view of the database's scope tree with
+ * values summed over the selected threads. Node i of the top-down view is scope i. */
 #ifndef CP_REPORT_PROFILE_H
 #define CP_REPORT_PROFILE_H
 
-#include "analyze/symbolize.h"
-#include "format/measure-read.h"
+#include "db/db.h"
+#include "format/measure.h"
 #include "report/view.h"
 
-struct cp_symops {
-	int (*lookup)(void *ctx, const char *path, const uint8_t *build_id, size_t build_id_len,
-		      uint64_t offset, int is_return, struct cp_sym_info *out);
-	void *ctx;
-};
+#include <stdio.h>
 
-/* Fills ops with the analyzer's symbolizer s (symbolize.h). */
-void cp_symops_default(struct cp_symops *ops, struct cp_symbolizer *s);
+struct cp_expr;
 
 struct cp_metric_desc {
-	char name[32];
-	char unit[16];
+	const char *name, *unit;
+	const char *formula; /* derived metrics: the formula; NULL for measured ones */
 	uint32_t source, mechanism;
 	uint64_t period;
 	uint64_t samples; /* over the selected threads */
 };
 
 struct cp_summary {
-	char *dir;
-	char *command; /* the first process image's command line */
-	char *host;
+	const char *dir;
+	const char *command; /* the first process image's command line */
+	const char *host;
 	size_t nprocs, nthreads, nthreads_total;
-	size_t nforked; /* process images that began as fork children */
-	size_t nexeced; /* process images started by a followed exec (gen > 0) */
-	size_t nmetrics;
-	struct cp_metric_desc metrics[CP_MF_MAX_METRICS];
+	size_t nforked;	       /* process images that began as fork children */
+	size_t nexeced;	       /* process images started by a followed exec (gen > 0) */
+	size_t nmetrics, nraw; /* every metric of the database; the measured ones come first */
+	struct cp_metric_desc *metrics;
 	uint64_t cpu_ns; /* thread CPU time summed over the selected threads (0 if unknown) */
 	size_t threads_without_cpu; /* selected threads that did not record their CPU time */
 	uint64_t unwind_complete, unwind_partial, unwind_failed, dropped, frames;
 	double duration_s;
-	char **notes;
+	const char *const *notes;
 	size_t nnotes;
-	char **warnings;
+	const char *const *warnings;
 	size_t nwarnings;
 };
 
 struct cp_profile {
 	struct cp_strpool pool;
+	struct cp_db db;
 	struct cp_summary sum;
-	struct cp_view td; /* top-down tree of the selected threads, inclusive values summed */
+	uint8_t *selected;	   /* per database profile: 1 when its thread is shown */
+	struct cp_expr **formulas; /* per metric: compiled formula of a derived one, or NULL */
+	struct cp_view td; /* top-down: node i = scope i, summed over the selected threads */
 };
 
 #define CP_PROFILE_ALL_THREADS (-1)
 
-/* Builds the profile of d for the threads with tidx == thread (every thread when
- * CP_PROFILE_ALL_THREADS) of the process pid (every process when 0). */
-int cp_profile_build(struct cp_profile *p, const struct cp_mf_dir *d, const struct cp_symops *ops,
-		     int thread, int pid);
-/* Opens dir and builds its profile with the analyzer's symbolizer. */
-int cp_profile_load(struct cp_profile *p, const char *dir, int thread, int pid);
+/* Takes over the finished database *db (which is left empty) and builds the profile of the
+ * threads with tidx == thread (every thread when CP_PROFILE_ALL_THREADS) of the process pid
+ * (every process when 0). derived: "NAME=FORMULA" metrics to add first (nderived of them).
+ * name: what the summary calls the profile (its path). 0 or a negative CP_E* code. */
+int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name, int thread,
+		       int pid, const char *const *derived, size_t nderived);
+/* Opens path (a database file or a measurement directory, see cp_profile_open) and builds
+ * its profile as cp_profile_from_db. progress: analyze's progress messages, or NULL. */
+int cp_profile_load(struct cp_profile *p, const char *path, int thread, int pid,
+		    const char *const *derived, size_t nderived, FILE *progress);
 void cp_profile_release(struct cp_profile *p);
+
+/* Evaluates the derived metrics of every node of v from its measured values. */
+void cp_profile_eval_derived(const struct cp_profile *p, struct cp_view *v);
+
+/* The view `kind` (enum cp_report_view_kind) of the selected threads with each value the
+ * statistic `stat` (enum cp_db_statkind) over those threads: for sum, the sums; for the
+ * others, each thread's view is computed on its own and the statistic taken per node over
+ * the threads in which the node's value is nonzero (as the database's statistics, so the
+ * top-down view's inclusive values are the database's). Derived metrics are their formula
+ * over the statistic of their inputs. lim as for the derived views (NULL = everything).
+ * out is initialized here. */
+void cp_profile_view(const struct cp_profile *p, int kind, int stat,
+		     const struct cp_view_limits *lim, struct cp_view *out);
 
 #endif

@@ -1,9 +1,11 @@
 /* CSV and JSON rendering (documented in docs/report-json.md): every number of the text
- * view, for every metric. */
+ * view, for every metric (measured and derived). No value (NaN) is an empty CSV field and a
+ * JSON null. */
 #include "report/render.h"
 
 #include "base/strbuf.h"
 
+#include <math.h>
 #include <string.h>
 
 static void csv_field(FILE *out, const char *s)
@@ -23,14 +25,43 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A number with up to 17 significant digits (integers exactly), or `none` for NaN. */
+static void num(FILE *out, double v, const char *none)
+{
+	if (isnan(v) || isinf(v))
+		fputs(none, out);
+	else if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.10g", v);
+}
+
+static void pct(FILE *out, double v, const char *none)
+{
+	if (isnan(v) || isinf(v))
+		fputs(none, out);
+	else
+		fprintf(out, "%.4f", v);
+}
+
 void cp_render_csv(const struct cp_render *r, FILE *out)
 {
 	const struct cp_summary *s = r->sum;
-	fputs("id,parent,depth,kind,name,module,file,line", out);
-	for (size_t m = 0; m < s->nmetrics; m++)
-		fprintf(out, ",%s_inclusive,%s_inclusive_pct,%s_exclusive,%s_exclusive_pct",
-			s->metrics[m].name, s->metrics[m].name, s->metrics[m].name,
-			s->metrics[m].name);
+	fputs("id,parent,depth,kind,name,module,file,line,line_end,hot", out);
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		fputc(',', out);
+		for (int k = 0; k < 4; k++) {
+			static const char *const suf[] = {"_inclusive", "_inclusive_pct",
+							  "_exclusive", "_exclusive_pct"};
+			struct strbuf sb;
+			strbuf_init(&sb);
+			strbuf_addf(&sb, "%s%s", s->metrics[m].name, suf[k]);
+			if (k)
+				fputc(',', out);
+			csv_field(out, sb.buf);
+			strbuf_release(&sb);
+		}
+	}
 	fputc('\n', out);
 	for (size_t i = 0; i < r->rows.n; i++) {
 		const struct cp_row *row = &r->rows.rows[i];
@@ -44,13 +75,17 @@ void cp_render_csv(const struct cp_render *r, FILE *out)
 		csv_field(out, n->module);
 		fputc(',', out);
 		csv_field(out, n->file);
-		fprintf(out, ",%d", n->line);
-		for (size_t m = 0; m < s->nmetrics; m++)
-			fprintf(out, ",%llu,%.4f,%llu,%.4f",
-				(unsigned long long)cp_view_incl(r->view, row->node)[m],
-				cp_render_pct(r, row->node, m, 1),
-				(unsigned long long)cp_view_excl(r->view, row->node)[m],
-				cp_render_pct(r, row->node, m, 0));
+		fprintf(out, ",%d,%d,%d", n->line, n->line_end, r->hot ? r->hot[row->node] : 0);
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			fputc(',', out);
+			num(out, cp_view_incl(r->view, row->node)[m], "");
+			fputc(',', out);
+			pct(out, cp_render_pct(r, row->node, m, 1), "");
+			fputc(',', out);
+			num(out, cp_view_excl(r->view, row->node)[m], "");
+			fputc(',', out);
+			pct(out, cp_render_pct(r, row->node, m, 0), "");
+		}
 		fputc('\n', out);
 	}
 }
@@ -58,8 +93,11 @@ void cp_render_csv(const struct cp_render *r, FILE *out)
 /* Length of the well-formed UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
 {
-	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-						   : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	size_t n = s[0] < 0x80		   ? 1
+		   : (s[0] & 0xe0) == 0xc0 ? 2
+		   : (s[0] & 0xf0) == 0xe0 ? 3
+		   : (s[0] & 0xf8) == 0xf0 ? 4
+					   : 0;
 	if (n == 2 && s[0] < 0xc2)
 		return 0; /* overlong */
 	for (size_t i = 1; i < n; i++)
@@ -92,7 +130,7 @@ static void json_str(FILE *out, const char *s)
 	strbuf_release(&clean);
 }
 
-static void json_strings(FILE *out, char **v, size_t n)
+static void json_strings(FILE *out, const char *const *v, size_t n)
 {
 	fputc('[', out);
 	for (size_t i = 0; i < n; i++) {
@@ -113,10 +151,13 @@ static void json_metrics(const struct cp_render *r, FILE *out)
 		json_str(out, md->name);
 		fputs(",\"unit\":", out);
 		json_str(out, md->unit);
-		fprintf(out, ",\"period\":%llu,\"samples\":%llu,\"total\":%llu,\"mechanism\":",
-			(unsigned long long)md->period, (unsigned long long)md->samples,
-			(unsigned long long)cp_view_incl(r->view, 0)[m]);
-		json_str(out, cp_mechanism_name(md->mechanism));
+		fprintf(out, ",\"kind\":\"%s\",\"formula\":", md->formula ? "derived" : "measured");
+		json_str(out, md->formula);
+		fprintf(out, ",\"period\":%llu,\"samples\":%llu,\"total\":",
+			(unsigned long long)md->period, (unsigned long long)md->samples);
+		num(out, cp_view_incl(r->view, 0)[m], "null");
+		fputs(",\"mechanism\":", out);
+		json_str(out, md->formula ? NULL : cp_mechanism_name(md->mechanism));
 		double rate = cp_summary_rate(s, m);
 		if (rate >= 0)
 			fprintf(out, ",\"delivered_rate\":%.3f}", rate);
@@ -134,12 +175,14 @@ static void json_summary(const struct cp_summary *s, FILE *out)
 	json_str(out, s->command);
 	fputs(",\"host\":", out);
 	json_str(out, s->host);
-	fprintf(out, ",\"processes\":%zu,\"fork_children\":%zu,\"exec_images\":%zu,"
-		     "\"threads\":%zu,\"threads_total\":%zu,\"duration_s\":%.6f,\"cpu_s\":%.6f,",
+	fprintf(out,
+		",\"processes\":%zu,\"fork_children\":%zu,\"exec_images\":%zu,"
+		"\"threads\":%zu,\"threads_total\":%zu,\"duration_s\":%.6f,\"cpu_s\":%.6f,",
 		s->nprocs, s->nforked, s->nexeced, s->nthreads, s->nthreads_total, s->duration_s,
 		(double)s->cpu_ns / 1e9);
-	fprintf(out, "\"unwind\":{\"complete\":%llu,\"partial\":%llu,\"failed\":%llu,"
-		     "\"complete_pct\":%.4f,\"frames\":%llu},\"dropped\":%llu,\"notes\":",
+	fprintf(out,
+		"\"unwind\":{\"complete\":%llu,\"partial\":%llu,\"failed\":%llu,"
+		"\"complete_pct\":%.4f,\"frames\":%llu},\"dropped\":%llu,\"notes\":",
 		(unsigned long long)s->unwind_complete, (unsigned long long)s->unwind_partial,
 		(unsigned long long)s->unwind_failed, cp_summary_complete_pct(s),
 		(unsigned long long)s->frames, (unsigned long long)s->dropped);
@@ -159,11 +202,12 @@ static void json_values(const struct cp_render *r, uint32_t node, FILE *out)
 			if (m)
 				fputc(',', out);
 			if (k < 2)
-				fprintf(out, "%llu",
-					(unsigned long long)(k ? cp_view_excl(r->view, node)
-							       : cp_view_incl(r->view, node))[m]);
+				num(out,
+				    (k ? cp_view_excl(r->view, node)
+				       : cp_view_incl(r->view, node))[m],
+				    "null");
 			else
-				fprintf(out, "%.4f", cp_render_pct(r, node, m, k == 2));
+				pct(out, cp_render_pct(r, node, m, k == 2), "null");
 		}
 		fputc(']', out);
 	}
@@ -184,6 +228,10 @@ static void json_node(const struct cp_render *r, const struct cp_row *row, FILE 
 	fputs(",\"file\":", out);
 	json_str(out, n->file);
 	fprintf(out, ",\"line\":%d", n->line);
+	if (n->kind == CP_VK_LOOP)
+		fprintf(out, ",\"line_end\":%d", n->line_end);
+	if (r->hot)
+		fprintf(out, ",\"hot\":%s", r->hot[row->node] ? "true" : "false");
 	json_values(r, row->node, out);
 	fputc('}', out);
 }
@@ -191,15 +239,30 @@ static void json_node(const struct cp_render *r, const struct cp_row *row, FILE 
 void cp_render_json(const struct cp_render *r, FILE *out)
 {
 	const struct cp_report_options *o = r->opt;
-	fputs("{\"version\":1,\n", out);
+	const struct cp_summary *s = r->sum;
+	fputs("{\"version\":2,\n", out);
 	json_metrics(r, out);
-	json_summary(r->sum, out);
+	json_summary(s, out);
 	fprintf(out, "\"view\":\"%s\",\"metric\":", r->view_name);
-	json_str(out, r->sum->metrics[r->metric].name);
-	fprintf(out, ",\"sort\":\"%s\",\"threshold\":%g,\"depth\":%d,\"focus\":",
-		o->sort == CP_SORT_NAME ? "name" : o->sort == CP_SORT_EXCLUSIVE ? "exclusive"
-									: "inclusive",
-		r->threshold, o->depth);
+	json_str(out, s->metrics[r->cols[0]].name);
+	fputs(",\"shown\":[", out);
+	for (size_t c = 0; c < r->ncols; c++) {
+		if (c)
+			fputc(',', out);
+		json_str(out, s->metrics[r->cols[c]].name);
+	}
+	fprintf(out, "],\"stat\":\"%s\",\"sort\":\"%s\",\"sort_metric\":", cp_db_stat_name(o->stat),
+		o->sort == CP_SORT_NAME	       ? "name"
+		: o->sort == CP_SORT_EXCLUSIVE ? "exclusive"
+					       : "inclusive");
+	json_str(out, s->metrics[r->sort_metric].name);
+	fprintf(out, ",\"threshold\":%g,\"depth\":%d,\"flatten\":%d,\"hot_path\":", r->threshold,
+		o->depth, o->flatten);
+	if (o->hot_path >= 0)
+		fprintf(out, "%g", o->hot_path);
+	else
+		fputs("null", out);
+	fputs(",\"focus\":", out);
 	json_str(out, o->focus);
 	fputs(",\n\"nodes\":[\n", out);
 	for (size_t i = 0; i < r->rows.n; i++) {

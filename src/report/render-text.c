@@ -4,6 +4,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,25 +20,34 @@ const char *cp_render_short(const char *path)
 const char *cp_mechanism_name(uint32_t mechanism)
 {
 	switch (mechanism) {
-	case CP_MF_MECH_PERF_TASK_CLOCK: return "perf_event task-clock";
-	case CP_MF_MECH_POSIX_TIMER: return "POSIX timer";
-	case CP_MF_MECH_ITIMER: return "setitimer";
-	case CP_MF_MECH_PERF_EVENT: return "perf_event";
-	case CP_MF_MECH_INTERPOSE: return "interposition";
-	default: return "unknown mechanism";
+	case CP_MF_MECH_PERF_TASK_CLOCK:
+		return "perf_event task-clock";
+	case CP_MF_MECH_POSIX_TIMER:
+		return "POSIX timer";
+	case CP_MF_MECH_ITIMER:
+		return "setitimer";
+	case CP_MF_MECH_PERF_EVENT:
+		return "perf_event";
+	case CP_MF_MECH_INTERPOSE:
+		return "interposition";
+	default:
+		return "unknown mechanism";
 	}
 }
 
 double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive)
 {
-	uint64_t total = cp_view_incl(r->view, 0)[metric];
-	const uint64_t *v = inclusive ? cp_view_incl(r->view, node) : cp_view_excl(r->view, node);
-	return total ? 100.0 * (double)v[metric] / (double)total : 0.0;
+	double total = cp_view_incl(r->view, 0)[metric];
+	const double *v = inclusive ? cp_view_incl(r->view, node) : cp_view_excl(r->view, node);
+	if (isnan(v[metric]))
+		return NAN;
+	return total != 0 && !isnan(total) ? 100.0 * v[metric] / total : 0.0;
 }
 
 double cp_summary_rate(const struct cp_summary *s, size_t metric)
 {
-	if (s->metrics[metric].source != CP_MF_SRC_CPUTIME || !s->cpu_ns || s->threads_without_cpu)
+	if (metric >= s->nraw || s->metrics[metric].source != CP_MF_SRC_CPUTIME || !s->cpu_ns ||
+	    s->threads_without_cpu)
 		return -1;
 	return (double)s->metrics[metric].samples / ((double)s->cpu_ns / 1e9);
 }
@@ -51,6 +61,10 @@ double cp_summary_complete_pct(const struct cp_summary *s)
 static void summary_metric(const struct cp_summary *s, size_t m, FILE *out)
 {
 	const struct cp_metric_desc *md = &s->metrics[m];
+	if (md->formula) {
+		fprintf(out, "metric %s = %s (derived)\n", md->name, md->formula);
+		return;
+	}
 	fprintf(out, "metric %s (%s): %llu samples", md->name, md->unit,
 		(unsigned long long)md->samples);
 	if (md->period && !strcmp(md->unit, "ns"))
@@ -97,7 +111,8 @@ static void summary_notes(const struct cp_summary *s, FILE *out)
 			fprintf(out, "note: %s\n", s->notes[i]);
 	}
 	if (hidden)
-		fprintf(out, "note: ... and %zu more (callpath report --format json lists them all)\n",
+		fprintf(out,
+			"note: ... and %zu more (callpath report --format json lists them all)\n",
 			hidden);
 }
 
@@ -130,13 +145,27 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 		fprintf(out, "warning: %s\n", s->warnings[i]);
 }
 
-static void value_text(const struct cp_render *r, uint64_t v, char *buf, size_t len)
+/* A value in the unit of metric m: seconds for ns, integers for counts, 4 significant
+ * digits for fractional (derived) values; empty for no value (NaN). */
+static void value_text(const struct cp_render *r, size_t m, double v, char *buf, size_t len)
 {
-	const char *unit = r->sum->metrics[r->metric].unit;
-	if (!strcmp(unit, "ns"))
-		snprintf(buf, len, "%.3fs", (double)v / 1e9);
+	const char *unit = r->sum->metrics[m].unit;
+	if (isnan(v))
+		snprintf(buf, len, "%s", "");
+	else if (!strcmp(unit, "ns"))
+		snprintf(buf, len, "%.3fs", v / 1e9);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)v);
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void pct_text(double pct, char *buf, size_t len)
+{
+	if (isnan(pct))
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "%.2f%%", pct);
 }
 
 /* Tree guides of a row: one column per ancestor level, then the branch. */
@@ -155,46 +184,84 @@ static void row_text(const struct cp_render *r, size_t i, const char *open_level
 {
 	const struct cp_row *row = &r->rows.rows[i];
 	const struct cp_vnode *n = &r->view->nodes[row->node];
-	char incl[32];
-	value_text(r, cp_view_incl(r->view, row->node)[r->metric], incl, sizeof incl);
+	for (size_t c = 0; c < r->ncols; c++) {
+		size_t m = r->cols[c];
+		char iv[32], ev[32], ip[16], ep[16];
+		value_text(r, m, cp_view_incl(r->view, row->node)[m], iv, sizeof iv);
+		value_text(r, m, cp_view_excl(r->view, row->node)[m], ev, sizeof ev);
+		pct_text(cp_render_pct(r, row->node, m, 1), ip, sizeof ip);
+		pct_text(cp_render_pct(r, row->node, m, 0), ep, sizeof ep);
+		fprintf(out, "%7s %10s %7s %10s  ", ip, iv, ep, ev);
+	}
 	struct strbuf sb;
 	strbuf_init(&sb);
 	guides(r, i, open_levels, &sb);
 	strbuf_addstr(&sb, n->name);
 	if (n->kind == CP_VK_INLINED)
 		strbuf_addstr(&sb, " [inlined]");
-	if (n->file && n->kind != CP_VK_LINE && n->kind != CP_VK_FILE) {
+	if (n->file && n->kind != CP_VK_LINE && n->kind != CP_VK_FILE && n->kind != CP_VK_LOOP) {
 		strbuf_addf(&sb, "  %s", cp_render_short(n->file));
 		if (n->line > 0)
 			strbuf_addf(&sb, ":%d", n->line);
 	}
-	if (n->module && n->kind != CP_VK_MODULE && n->kind != CP_VK_FILE && n->kind != CP_VK_LINE)
+	if (n->module && (n->kind == CP_VK_PROCEDURE || n->kind == CP_VK_CALLER))
 		strbuf_addf(&sb, "  (%s)", cp_render_short(n->module));
-	fprintf(out, "%6.2f%% %10s %6.2f%%  %s\n", cp_render_pct(r, row->node, r->metric, 1), incl,
-		cp_render_pct(r, row->node, r->metric, 0), sb.buf);
+	if (r->hot && r->hot[row->node] && row->node != 0)
+		strbuf_addstr(&sb, "  <- hot");
+	fprintf(out, "%s\n", sb.buf);
 	strbuf_release(&sb);
+}
+
+static const char *sort_name(const struct cp_report_options *o)
+{
+	return o->sort == CP_SORT_NAME	      ? "name"
+	       : o->sort == CP_SORT_EXCLUSIVE ? "exclusive"
+					      : "inclusive";
 }
 
 void cp_render_text(const struct cp_render *r, FILE *out)
 {
-	const struct cp_metric_desc *md = &r->sum->metrics[r->metric];
+	const struct cp_summary *sum = r->sum;
 	if (r->opt->summary) {
-		cp_render_summary_text(r->sum, out);
+		cp_render_summary_text(sum, out);
 		fputc('\n', out);
 	}
-	fprintf(out, "%s view, metric %s, sorted by %s", r->view_name, md->name,
-		r->opt->sort == CP_SORT_NAME ? "name"
-		: r->opt->sort == CP_SORT_EXCLUSIVE ? "exclusive" : "inclusive");
+	fprintf(out, "%s view, metric", r->view_name);
+	for (size_t c = 0; c < r->ncols; c++)
+		fprintf(out, "%s%s", c ? "," : " ", sum->metrics[r->cols[c]].name);
+	if (r->opt->stat != CP_DB_STAT_SUM)
+		fprintf(out, " (%s over %zu threads)", cp_db_stat_name(r->opt->stat),
+			sum->nthreads);
+	fprintf(out, ", sorted by %s", sort_name(r->opt));
+	if (r->opt->sort != CP_SORT_NAME && (r->ncols > 1 || r->sort_metric != r->cols[0]))
+		fprintf(out, " %s", sum->metrics[r->sort_metric].name);
 	if (r->threshold > 0)
 		fprintf(out, ", hiding < %g%%", r->threshold);
 	if (r->opt->depth > 0)
 		fprintf(out, ", depth <= %d", r->opt->depth);
 	if (r->opt->focus)
 		fprintf(out, ", focus %s", r->opt->focus);
+	if (r->opt->flatten > 0)
+		fprintf(out, ", flattened %d", r->opt->flatten);
+	if (r->opt->hot_path >= 0)
+		fprintf(out, ", hot path >= %g%%", r->opt->hot_path);
 	if (r->via)
 		fprintf(out, "\nall below runs in: %s", r->via);
-	fprintf(out, "\n%7s %10s %7s  %s\n", "incl%", !strcmp(md->unit, "ns") ? "incl" : md->unit,
-		"excl%", "scope  [call site / line]  (module)");
+	fputc('\n', out);
+	if (r->ncols > 1) {
+		for (size_t c = 0; c < r->ncols; c++)
+			fprintf(out, "%-38.38s  ", sum->metrics[r->cols[c]].name);
+		fputc('\n', out);
+	}
+	for (size_t c = 0; c < r->ncols; c++) {
+		const char *unit = sum->metrics[r->cols[c]].unit;
+		int ns = !strcmp(unit, "ns") || !unit[0];
+		char ih[24], eh[24];
+		snprintf(ih, sizeof ih, "%s", ns ? "incl" : unit);
+		snprintf(eh, sizeof eh, "%s", ns ? "excl" : unit);
+		fprintf(out, "%7s %10s %7s %10s  ", "incl%", ih, "excl%", eh);
+	}
+	fprintf(out, "%s\n", "scope  [call site / line]  (module)");
 	char *open_levels = xcalloc(1, 1);
 	size_t open_len = 1;
 	for (size_t i = 0; i < r->rows.n; i++) {

@@ -12,8 +12,8 @@
 struct cp_row {
 	uint32_t node;
 	uint32_t parent; /* node of the row shown as its parent; UINT32_MAX for the root row */
-	int depth;       /* 0 for the root row */
-	int last;        /* last shown child of its parent (for drawing the tree) */
+	int depth;	 /* 0 for the root row */
+	int last;	 /* last shown child of its parent (for drawing the tree) */
 };
 
 struct cp_rows {
@@ -26,14 +26,18 @@ struct cp_render {
 	const struct cp_summary *sum;
 	const struct cp_report_options *opt;
 	const char *view_name;
-	size_t metric;    /* index of the metric shown in text and used for sorting/threshold */
+	size_t metric; /* the metric of the threshold, the hot path and the folded chain */
+	size_t sort_metric;
+	size_t cols[CP_REPORT_MAX_METRICS]; /* the metrics shown (text) */
+	size_t ncols;
 	double threshold; /* percent actually applied */
 	struct cp_rows rows;
-	char *via; /* text: the folded calling context above the first shown level, or NULL */
+	uint8_t *hot; /* with --hot-path: per view node, 1 on the hot path */
+	char *via;    /* text: the folded calling context above the first shown level, or NULL */
 };
 
 /* The smallest inclusive value shown at threshold percent of total. */
-uint64_t cp_render_min_incl(uint64_t total, double threshold);
+double cp_render_min_incl(double total, double threshold);
 /* Chooses the rows; returns 0, or CP_ENOENT when --focus matches no procedure. */
 int cp_render_select(struct cp_render *r);
 void cp_render_release(struct cp_render *r);
@@ -49,7 +53,8 @@ void cp_render_text(const struct cp_render *r, FILE *out);
 void cp_render_csv(const struct cp_render *r, FILE *out);
 void cp_render_json(const struct cp_render *r, FILE *out);
 
-/* Renders the view chosen by o of an already built profile. */
+/* Renders the view chosen by o of an already built profile (o's derived metrics must be in
+ * the profile already: cp_report_run adds them). */
 int cp_report_profile(const struct cp_profile *p, const struct cp_report_options *o, FILE *out);
 
 /* Helpers shared by the renderers. */

@@ -1,6 +1,6 @@
-/* callpath report: the three views (top-down, bottom-up, flat) of a measurement directory,
- * rendered as text, CSV or JSON. The model (view.h) is separate from the renderers so that
- * the database (issue "database") can feed the same views. */
+/* callpath report: the three views (top-down, bottom-up, flat) of a profile database (or a
+ * measurement directory, analyzed first), rendered as text, CSV or JSON. The model (view.h)
+ * is separate from the renderers (render.h). */
 #ifndef CP_REPORT_REPORT_H
 #define CP_REPORT_REPORT_H
 
@@ -26,28 +26,42 @@ enum cp_report_format {
 
 #define CP_REPORT_ALL_THREADS (-1)
 
+#define CP_REPORT_MAX_METRICS 64
+
 struct cp_report_options {
 	enum cp_report_view_kind view;
-	const char *metric;  /* metric name; NULL = the first */
+	/* --metric: the metrics shown as columns (NULL/0 = the first metric); an item
+	 * NAME=FORMULA adds a derived metric at report time and shows it */
+	const char *metrics[CP_REPORT_MAX_METRICS];
+	size_t nmetrics;
+	const char *sort_metric; /* --sort NAME[:incl|excl]; NULL = the first shown metric */
 	enum cp_report_sort sort;
-	double threshold;    /* percent of the total; < 0 = the format's default (1 text, 0 else) */
-	int depth;           /* max depth shown (0 = unlimited) */
-	const char *focus;   /* procedure name: show subtrees rooted at it; NULL = whole tree */
-	int thread;          /* tidx, or CP_REPORT_ALL_THREADS (summed) */
-	int thread_pid;      /* with thread >= 0: only this pid (0 = every process) */
+	int stat;	   /* enum cp_db_statkind: the statistic over threads shown */
+	double threshold;  /* percent of the total; < 0 = the format's default (1 text, 0 else) */
+	int depth;	   /* max depth shown (0 = unlimited) */
+	const char *focus; /* procedure name: show subtrees rooted at it; NULL = whole tree */
+	int flatten;	   /* replace the top N levels by their children */
+	double hot_path;   /* >= 0: expand only the hot path (child keeps >= this % of its
+			    * parent's inclusive value); < 0: off */
+	int thread;	   /* tidx, or CP_REPORT_ALL_THREADS (summed) */
+	int thread_pid;	   /* with thread >= 0: only this pid (0 = every process) */
 	enum cp_report_format format;
-	int summary;         /* print the summary header (text) */
-	int ascii;           /* draw the tree with ASCII instead of box-drawing characters */
+	int summary;	/* print the summary header (text) */
+	int ascii;	/* draw the tree with ASCII instead of box-drawing characters */
+	FILE *progress; /* analyze's progress when PATH is a measurement directory */
 };
 
 void cp_report_options_init(struct cp_report_options *o);
 
-/* Loads the measurement directory and writes the chosen view to out.
+/* Opens PATH (a profile database, or a measurement directory analyzed into DIR/callpath.db
+ * by cp_profile_open) and writes the chosen view to out.
  * Returns 0 or a negative CP_E* code with cp_error() set. */
-int cp_report_run(const char *dir, const struct cp_report_options *o, FILE *out);
+int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out);
 
-/* For `callpath record`: prints the summary of the run in dir and its hottest calling
- * contexts (top-down, threshold 5%, at most top_n rows). Returns 0 or a negative CP_E*. */
+/* For `callpath record`: opens dir (analyzing it into DIR/callpath.db) and prints the
+ * summary of the run, its hottest calling contexts (top-down, threshold 5%, at most top_n
+ * rows, the start-up chain folded), the hottest procedures and, with several threads, the
+ * imbalance of the hottest contexts over threads. Returns 0 or a negative CP_E*. */
 int cp_report_print_summary(const char *dir, FILE *out, int top_n);
 
 #endif

@@ -5,12 +5,13 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct select_ctx {
 	struct cp_render *r;
-	uint64_t min_incl;
+	double min_incl;
 };
 
 static const struct select_ctx *sort_ctx;
@@ -22,9 +23,12 @@ static int child_cmp(const void *a, const void *b)
 	const struct cp_vnode *nx = &r->view->nodes[x], *ny = &r->view->nodes[y];
 	if (r->opt->sort != CP_SORT_NAME) {
 		int incl = r->opt->sort == CP_SORT_INCLUSIVE;
-		uint64_t vx = (incl ? cp_view_incl(r->view, x) : cp_view_excl(r->view, x))[r->metric];
-		uint64_t vy = (incl ? cp_view_incl(r->view, y) : cp_view_excl(r->view, y))[r->metric];
-		if (vx != vy)
+		size_t m = r->sort_metric;
+		double vx = (incl ? cp_view_incl(r->view, x) : cp_view_excl(r->view, x))[m];
+		double vy = (incl ? cp_view_incl(r->view, y) : cp_view_excl(r->view, y))[m];
+		if (isnan(vx) != isnan(vy))
+			return isnan(vx) ? 1 : -1; /* no value: last */
+		if (!isnan(vx) && vx != vy)
 			return vx > vy ? -1 : 1;
 	}
 	int c = strcmp(nx->name, ny->name);
@@ -50,7 +54,8 @@ static int visible(const struct select_ctx *c, uint32_t node, int depth)
 	const struct cp_render *r = c->r;
 	if (r->opt->depth > 0 && depth > r->opt->depth)
 		return 0;
-	return cp_view_incl(r->view, node)[r->metric] >= c->min_incl;
+	double v = cp_view_incl(r->view, node)[r->metric];
+	return isnan(v) || v >= c->min_incl;
 }
 
 /* The visible children of node (shown at depth), sorted; *n gets their number. */
@@ -79,8 +84,7 @@ struct level {
 };
 
 /* Pre-order over the shown nodes with an explicit stack: trees can be as deep as stacks. */
-static void select_tree(struct select_ctx *c, uint32_t *kids, size_t n, uint32_t parent,
-			int depth)
+static void select_tree(struct select_ctx *c, uint32_t *kids, size_t n, uint32_t parent, int depth)
 {
 	struct level *stack = NULL;
 	size_t top = 0, alloc = 0;
@@ -145,10 +149,95 @@ static size_t focus_roots(const struct cp_view *v, const char *focus, uint32_t *
 	return n;
 }
 
-uint64_t cp_render_min_incl(uint64_t total, double threshold)
+double cp_render_min_incl(double total, double threshold)
 {
-	uint64_t min = (uint64_t)((long double)total * threshold / 100.0L + 0.5L);
-	return threshold > 0 && min == 0 ? 1 : min;
+	double min = total * threshold / 100.0;
+	return threshold > 0 && !(min > 0) ? 1e-300 : min;
+}
+
+/* --flatten: each node of the set that has shown children is replaced by them, n times. */
+static size_t flatten(struct select_ctx *c, uint32_t **set, size_t n, int times)
+{
+	const struct cp_view *v = c->r->view;
+	for (int t = 0; t < times; t++) {
+		uint32_t *next = NULL;
+		size_t k = 0, alloc = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t added = 0;
+			for (uint32_t x = v->nodes[(*set)[i]].first_child; x != UINT32_MAX;
+			     x = v->nodes[x].next_sibling)
+				if (visible(c, x, 1)) {
+					XGROW(next, k + 1, alloc);
+					next[k++] = x;
+					added++;
+				}
+			if (!added) {
+				XGROW(next, k + 1, alloc);
+				next[k++] = (*set)[i];
+			}
+		}
+		free(*set);
+		*set = next;
+		n = k;
+	}
+	return n;
+}
+
+/* --hot-path: the nodes of kids (sorted) are shown; the hottest one is expanded when it keeps
+ * at least hot_path % of its parent's inclusive value, and so on down. */
+static void select_hot(struct select_ctx *c, uint32_t *kids, size_t n, uint32_t parent, int depth)
+{
+	struct cp_render *r = c->r;
+	const struct cp_view *v = r->view;
+	while (n) {
+		sort_ctx = c;
+		qsort(kids, n, sizeof(*kids), child_cmp);
+		uint32_t hot = UINT32_MAX;
+		double best = -1;
+		for (size_t i = 0; i < n; i++) {
+			double x = cp_view_incl(v, kids[i])[r->metric];
+			if (!isnan(x) && x > best)
+				best = x, hot = kids[i];
+		}
+		double pin = cp_view_incl(v, parent)[r->metric];
+		if (hot != UINT32_MAX && !(pin > 0 && best >= pin * r->opt->hot_path / 100.0))
+			hot = UINT32_MAX;
+		size_t hot_row = SIZE_MAX;
+		for (size_t i = 0; i < n; i++) {
+			row_add(r, kids[i], parent, depth);
+			r->rows.rows[r->rows.n - 1].last = i + 1 == n;
+			if (kids[i] == hot)
+				hot_row = r->rows.n - 1;
+		}
+		free(kids);
+		kids = NULL;
+		n = 0;
+		if (hot == UINT32_MAX || (r->opt->depth > 0 && depth + 1 > r->opt->depth))
+			break;
+		r->hot[hot] = 1;
+		/* the hot node's children go right after its row: move the rows after it down */
+		size_t k;
+		uint32_t *sub = visible_children(c, hot, depth + 1, &k);
+		if (!k) {
+			free(sub);
+			break;
+		}
+		size_t tail = r->rows.n - hot_row - 1;
+		struct cp_row *save = NULL;
+		if (tail) {
+			save = xmalloc(tail * sizeof(*save));
+			memcpy(save, r->rows.rows + hot_row + 1, tail * sizeof(*save));
+			r->rows.n = hot_row + 1;
+		}
+		select_hot(c, sub, k, hot, depth + 1);
+		for (size_t i = 0; i < tail; i++) {
+			XGROW(r->rows.rows, r->rows.n + 1, r->rows.alloc);
+			r->rows.rows[r->rows.n++] = save[i];
+		}
+		free(save);
+		break;
+	}
+	free(kids);
 }
 
 int cp_render_select(struct cp_render *r)
@@ -157,25 +246,34 @@ int cp_render_select(struct cp_render *r)
 	c.min_incl = cp_render_min_incl(cp_view_incl(r->view, 0)[r->metric], r->threshold);
 	row_add(r, 0, UINT32_MAX, 0);
 	r->rows.rows[0].last = 1;
+	uint32_t *roots;
+	size_t n;
 	if (!r->opt->focus) {
-		size_t n;
-		uint32_t *kids = visible_children(&c, 0, 1, &n);
-		select_tree(&c, kids, n, 0, 1);
-		free(kids);
+		roots = visible_children(&c, 0, 1, &n);
+	} else {
+		n = focus_roots(r->view, r->opt->focus, &roots);
+		if (!n) {
+			free(roots);
+			return cp_error(CP_ENOENT,
+					"--focus %s: no procedure of that name in the profile",
+					r->opt->focus);
+		}
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (visible(&c, roots[i], 1))
+				roots[k++] = roots[i];
+		n = k;
+	}
+	if (r->opt->flatten > 0)
+		n = flatten(&c, &roots, n, r->opt->flatten);
+	if (r->opt->hot_path >= 0) {
+		free(r->hot);
+		r->hot = xcalloc(r->view->n + 1, 1);
+		r->hot[0] = 1;
+		select_hot(&c, roots, n, 0, 1);
 		return 0;
 	}
-	uint32_t *roots;
-	size_t n = focus_roots(r->view, r->opt->focus, &roots);
-	if (!n) {
-		free(roots);
-		return cp_error(CP_ENOENT, "--focus %s: no procedure of that name in the profile",
-				r->opt->focus);
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (visible(&c, roots[i], 1))
-			roots[k++] = roots[i];
-	select_tree(&c, roots, k, 0, 1);
+	select_tree(&c, roots, n, 0, 1);
 	free(roots);
 	return 0;
 }
@@ -186,6 +284,8 @@ void cp_render_release(struct cp_render *r)
 	memset(&r->rows, 0, sizeof r->rows);
 	free(r->via);
 	r->via = NULL;
+	free(r->hot);
+	r->hot = NULL;
 }
 
 void cp_render_truncate(struct cp_render *r, size_t n)
@@ -213,7 +313,7 @@ void cp_render_fold_chain(struct cp_render *r)
 	 * shown child. */
 	while (j + 1 < n && rows[j + 1].depth == rows[j].depth + 1 && rows[j + 1].last &&
 	       cp_view_incl(r->view, rows[j + 1].node)[r->metric] ==
-		       cp_view_incl(r->view, rows[j].node)[r->metric])
+		   cp_view_incl(r->view, rows[j].node)[r->metric])
 		j++;
 	if (j == 1 || rows[1].depth != 1 || !rows[1].last)
 		return;

@@ -90,9 +90,9 @@ static void find_outermost(struct callers *c)
 	}
 }
 
-static void add_values(struct cp_view *v, uint32_t node, const uint64_t *incl, const uint64_t *excl)
+static void add_values(struct cp_view *v, uint32_t node, const double *incl, const double *excl)
 {
-	uint64_t *in = cp_view_incl(v, node), *ex = cp_view_excl(v, node);
+	double *in = cp_view_incl(v, node), *ex = cp_view_excl(v, node);
 	for (size_t m = 0; m < v->nmetrics; m++) {
 		in[m] += incl[m];
 		ex[m] += excl[m];
@@ -102,10 +102,10 @@ static void add_values(struct cp_view *v, uint32_t node, const uint64_t *incl, c
 /* Adds occurrence x (values incl/excl) along the chain of its callers below top, at most
  * levels deep. */
 static void add_chain(const struct cp_view *td, struct cp_view *out, uint32_t top, uint32_t x,
-		      const uint64_t *excl, int levels)
+		      const double *excl, int levels)
 {
 	const struct cp_vnode *n = &td->nodes[x];
-	const uint64_t *incl = cp_view_incl(td, x);
+	const double *incl = cp_view_incl(td, x);
 	uint32_t at = top;
 	uint32_t callee = x;
 	for (uint32_t a = n->parent; a != UINT32_MAX && a != 0 && levels > 0;
@@ -145,7 +145,7 @@ void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 	memset(c.outer_of, 0xff, td->n * sizeof(*c.outer_of));
 	find_outermost(&c);
 	/* Exclusive cost of every occurrence, credited to its outermost occurrence. */
-	uint64_t *acc = xcalloc(td->n * nm + 1, sizeof(*acc));
+	double *acc = xcalloc(td->n * nm + 1, sizeof(*acc));
 	for (uint32_t i = 1; i < td->n; i++)
 		if (c.outer_of[i] != UINT32_MAX)
 			for (size_t m = 0; m < nm; m++)
@@ -155,7 +155,8 @@ void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 	for (uint32_t i = 1; i < td->n; i++)
 		if (c.outer_of[i] == i) {
 			const struct cp_vnode *n = &td->nodes[i];
-			uint32_t top = cp_view_child(out, 0, CP_VK_PROCEDURE, n->name, n->module, NULL, 0);
+			uint32_t top =
+			    cp_view_child(out, 0, CP_VK_PROCEDURE, n->name, n->module, NULL, 0);
 			add_values(out, top, cp_view_incl(td, i), acc + (size_t)i * nm);
 		}
 	int levels = lim && lim->max_depth > 0 ? lim->max_depth - 1 : INT_MAX;
@@ -168,7 +169,7 @@ void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 			continue;
 		add_chain(td, out, top, i, acc + (size_t)i * nm, levels);
 	}
-	memcpy(cp_view_incl(out, 0), cp_view_incl(td, 0), nm * sizeof(uint64_t));
+	memcpy(cp_view_incl(out, 0), cp_view_incl(td, 0), nm * sizeof(double));
 	free(acc);
 	callers_release(&c);
 }

@@ -1,8 +1,7 @@
-/* The report's model: a tree of scopes with inclusive and exclusive values per metric.
- * The top-down view (calling context tree of procedure frames, inlined frames and
- * statements) is built from the measurement (profile.h); the bottom-up and flat views are
- * derived from it. Renderers (render.h) only read these trees, so a database can feed the
- * same views later. */
+/* The report's model: a tree of scopes with inclusive and exclusive values (doubles) per
+ * metric. The top-down view is the profile database's scope tree (procedure frames, inlined
+ * frames, loops, statements; profile.h builds it from a struct cp_db); the bottom-up and
+ * flat views are derived from it. Renderers (render.h) only read these trees. */
 #ifndef CP_REPORT_VIEW_H
 #define CP_REPORT_VIEW_H
 
@@ -14,12 +13,13 @@
 enum cp_vkind {
 	CP_VK_ROOT = 0,
 	CP_VK_PROCEDURE, /* a procedure frame; file/line: its call site in the caller */
-	CP_VK_INLINED,   /* an inlined frame; file/line: its call site in the enclosing frame */
-	CP_VK_LINE,      /* a statement; file/line: the statement */
-	CP_VK_PARTIAL,   /* samples whose unwind stopped early hang below it */
-	CP_VK_MODULE,    /* flat view: a load module */
-	CP_VK_FILE,      /* flat view: a source file */
-	CP_VK_CALLER,    /* bottom-up view: a caller; file/line: the call site in it */
+	CP_VK_INLINED,	 /* an inlined frame; file/line: its call site in the enclosing frame */
+	CP_VK_LINE,	 /* a statement; file/line: the statement */
+	CP_VK_PARTIAL,	 /* samples whose unwind stopped early hang below it */
+	CP_VK_MODULE,	 /* flat view: a load module */
+	CP_VK_FILE,	 /* flat view: a source file */
+	CP_VK_CALLER,	 /* bottom-up view: a caller; file/line: the call site in it */
+	CP_VK_LOOP,	 /* a loop; file/line: its first line, line_end: its last */
 };
 
 const char *cp_vkind_name(enum cp_vkind k);
@@ -29,18 +29,19 @@ struct cp_vnode {
 	uint32_t first_child, next_sibling, last_child;
 	uint32_t kind;
 	int line;
+	int line_end;	    /* loops: last line of the loop's extent; else 0 */
 	const char *name;   /* pooled */
 	const char *module; /* pooled full path, or NULL */
 	const char *file;   /* pooled, or NULL */
-	uint64_t stamp;     /* last sample counted (to count a sample once per node) */
+	uint64_t stamp;	    /* last sample counted (to count a sample once per node) */
 };
 
 struct cp_view {
 	struct cp_vnode *nodes;
 	size_t n, alloc;
 	size_t nmetrics;
-	uint64_t *incl; /* n * nmetrics */
-	uint64_t *excl;
+	double *incl; /* n * nmetrics */
+	double *excl;
 	struct cp_strpool *pool; /* not owned */
 	struct cp_itab children;
 };
@@ -52,20 +53,29 @@ void cp_view_release(struct cp_view *v);
  * node is keyed by file and line only: pass name NULL and set it when the node is new. */
 uint32_t cp_view_child(struct cp_view *v, uint32_t parent, enum cp_vkind kind, const char *name,
 		       const char *module, const char *file, int line);
+/* The existing child of parent with the key of node `like` of view `other` (same pool), or
+ * UINT32_MAX. */
+uint32_t cp_view_find_like(const struct cp_view *v, uint32_t parent, const struct cp_view *other,
+			   uint32_t like);
+/* A new child of parent, never merged with an existing one (the top-down view maps database
+ * scopes one to one onto nodes). */
+uint32_t cp_view_append(struct cp_view *v, uint32_t parent, enum cp_vkind kind, const char *name,
+			const char *module, const char *file, int line);
 /* The pooled display name of a statement: "file.c:12" (base name of file). */
 const char *cp_view_line_name(struct cp_strpool *pool, const char *file, int line);
-/* Adds vals (nmetrics values) to the node's exclusive values. */
-void cp_view_add_excl(struct cp_view *v, uint32_t node, const uint64_t *vals);
-/* For a calling context tree whose costs sit on statement (LINE) nodes: sets inclusive
- * values (subtree sums), then the exclusive values of procedure and inlined frames (the
- * cost of their own statements). Call once, after all costs were added. */
+/* The pooled display name of a loop: "loop at file.c:120-134". */
+const char *cp_view_loop_name(struct cp_strpool *pool, const char *file, int lo, int hi);
+/* For a calling context tree whose costs sit on statement nodes (and on frames without
+ * statements): sets inclusive values (subtree sums), then adds each node's own cost to the
+ * exclusive values of its enclosing loops and inlined frames up to its procedure frame (the
+ * cost of their bodies, calls excluded). Call once, after all costs were added. */
 void cp_view_sum_inclusive(struct cp_view *v);
 
-static inline uint64_t *cp_view_incl(const struct cp_view *v, uint32_t node)
+static inline double *cp_view_incl(const struct cp_view *v, uint32_t node)
 {
 	return v->incl + (size_t)node * v->nmetrics;
 }
-static inline uint64_t *cp_view_excl(const struct cp_view *v, uint32_t node)
+static inline double *cp_view_excl(const struct cp_view *v, uint32_t node)
 {
 	return v->excl + (size_t)node * v->nmetrics;
 }
@@ -75,13 +85,14 @@ static inline uint64_t *cp_view_excl(const struct cp_view *v, uint32_t node)
  * max_depth (0 = all), may be left out. */
 struct cp_view_limits {
 	size_t metric;
-	uint64_t min_incl;
+	double min_incl;
 	int max_depth;
 };
 
 /* Derived views of a top-down tree (out is initialized here). Recursion: a procedure's
  * inclusive value counts each sample once, however often it is on the sample's path.
- * lim may be NULL (everything). */
+ * lim may be NULL (everything). The flat view is load module > file > procedure > loop
+ * (nested loops nested) > statement. */
 void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 		       const struct cp_view_limits *lim);
 void cp_view_flat(const struct cp_view *td, struct cp_view *out);

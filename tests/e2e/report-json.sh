@@ -10,18 +10,22 @@ for view in top-down bottom-up flat; do
 	python3 - "$WORK/$view.json" "$view" <<'PY' || fail "$view: JSON schema"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == 1
+assert d["version"] == 2
 assert d["view"] == sys.argv[2]
 nm = len(d["metrics"])
-assert nm >= 1 and all({"name", "unit"} <= set(m) for m in d["metrics"])
+assert nm >= 1 and all({"name", "unit", "kind", "formula"} <= set(m) for m in d["metrics"])
+for k in ["metric", "shown", "stat", "sort", "sort_metric", "threshold", "depth", "flatten", "hot_path", "focus"]:
+    assert k in d, k
+assert d["stat"] == "sum" and d["hot_path"] is None and d["shown"] == [d["metric"]]
 for k in ["command", "processes", "threads", "unwind", "notes", "warnings", "duration_s"]:
     assert k in d["summary"], k
 seen = set()
-kinds = {"root", "procedure", "inlined", "line", "partial", "module", "file", "caller"}
+kinds = {"root", "procedure", "inlined", "line", "partial", "module", "file", "caller", "loop"}
 for n in d["nodes"]:
     for k in ["id", "parent", "kind", "name", "module", "file", "line", "inclusive", "exclusive"]:
         assert k in n, (k, n)
     assert n["kind"] in kinds, n["kind"]
+    assert n["kind"] != "loop" or n["line_end"] >= n["line"] > 0, n
     assert len(n["inclusive"]) == nm and len(n["exclusive"]) == nm
     assert n["parent"] is None or n["parent"] in seen, "parent listed after child"
     assert n["exclusive"][0] <= n["inclusive"][0] or n["kind"] == "root"
