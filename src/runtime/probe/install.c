@@ -207,7 +207,8 @@ static void scan_symtab(const struct cp_module *m, const uint8_t *f, size_t size
 		    sym[i].st_shndx >= nsec || sym[i].st_name >= strs->sh_size)
 			continue;
 		const char *name = str + sym[i].st_name;
-		if (!selected(m->path, name))
+		/* _start has no return address (the kernel enters it) and never runs again. */
+		if (!strcmp(name, "_start") || !selected(m->path, name))
 			continue;
 		const Elf64_Shdr *sec = &sh[sym[i].st_shndx];
 		const char *secname = shstr ? shstr + sec->sh_name : NULL;
