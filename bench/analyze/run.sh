@@ -53,7 +53,7 @@ measure() {
 	local wall cpu rss
 	wall=$(grep -o 'WALL [0-9.]*' "$out" | awk '{print $2}' | median)
 	cpu=$(grep -o 'CPU [0-9.]* [0-9.]*' "$out" | awk '{print $2 + $3}' | median)
-	rss=$(grep -o 'RSS [0-9]*' "$out" | awk '{print $2}' | median)
+	rss=$(grep -o 'WALL .* RSS [0-9]*' "$out" | awk '{print $NF}' | median)
 	echo "| $name | $(du -sm "$dir" | cut -f1) | $(ls "$dir" | wc -l) | $wall | $cpu | $((rss / 1024)) | $(du -sm "$work/$name.db" | cut -f1) |"
 	grep -m1 '^correlation:' "$out" | sed 's/^/    /' >&2
 	grep '^CPU s:' "$out" | sed 's/^/    /' >&2

@@ -213,8 +213,14 @@ static int pass_scan(struct analysis *a)
 				if (n->kind == CP_MF_NODE_PARTIAL || n->module == CP_MF_MODULE_NONE)
 					continue;
 				long mi = cp_mf_proc_module(&p, n->module);
-				if (mi >= 0)
-					a->used[modmap[mi]] = 1;
+				if (mi < 0)
+					continue;
+				/* the runtime's CALL frames (interposed wrappers) are left out */
+				if (n->kind == CP_MF_NODE_CALL &&
+				    (a->db->modules[cp_corr_module_db(a->corr, modmap[mi])].flags &
+				     CP_DB_MOD_RUNTIME))
+					continue;
+				a->used[modmap[mi]] = 1;
 			}
 			cp_mf_thr_release(&t);
 		}
