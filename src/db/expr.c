@@ -42,6 +42,7 @@ struct parser {
 	struct cp_expr *e;
 	int err;
 	size_t sp, maxsp;
+	int nesting;
 };
 
 static int perr(struct parser *ps, const char *at, const char *what, const char *arg, int arglen)
@@ -49,10 +50,15 @@ static int perr(struct parser *ps, const char *at, const char *what, const char 
 	if (ps->err)
 		return ps->err;
 	ps->err = CP_EINVAL;
+	/* long formulas are shown cut, so that the message keeps its point */
+	int len = (int)strlen(ps->text), shown = len > 80 ? 77 : len;
+	const char *more = len > 80 ? "..." : "";
+	if (arglen > 80)
+		arglen = 80;
 	if (arg)
-		return cp_error(CP_EINVAL, "formula '%s': column %d: %s '%.*s'", ps->text,
-				(int)(at - ps->text) + 1, what, arglen, arg);
-	return cp_error(CP_EINVAL, "formula '%s': column %d: %s", ps->text,
+		return cp_error(CP_EINVAL, "formula '%.*s%s': column %d: %s '%.*s'", shown,
+				ps->text, more, (int)(at - ps->text) + 1, what, arglen, arg);
+	return cp_error(CP_EINVAL, "formula '%.*s%s': column %d: %s", shown, ps->text, more,
 			(int)(at - ps->text) + 1, what);
 }
 
@@ -235,9 +241,17 @@ static void parse_primary(struct parser *ps)
 	}
 }
 
+/* Deep enough for any formula a person writes; bounds the recursion on hostile input
+ * (formulas also come from database files). */
+#define MAX_NESTING 200
+
 static void parse_unary(struct parser *ps)
 {
 	skip_space(ps);
+	if (++ps->nesting > MAX_NESTING) {
+		perr(ps, ps->p, "nested too deeply", NULL, 0);
+		return;
+	}
 	if (*ps->p == '-') {
 		ps->p++;
 		parse_unary(ps);
@@ -248,6 +262,7 @@ static void parse_unary(struct parser *ps)
 	} else {
 		parse_primary(ps);
 	}
+	ps->nesting--;
 }
 
 static void parse_term(struct parser *ps)

@@ -119,6 +119,23 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err("a + nosuch"), "formula 'a + nosuch'"));
 }
 
+static void test_deep(void **state)
+{
+	static char deep[4096], ok[512];
+	memset(deep, '(', 2000);
+	strcpy(deep + 2000, "1");
+	assert_non_null(strstr(err(deep), "nested too deeply"));
+	memset(deep, '-', 3000);
+	strcpy(deep + 3000, "1");
+	assert_non_null(strstr(err(deep), "nested too deeply"));
+	/* 100 levels are fine */
+	memset(ok, '(', 100);
+	strcpy(ok + 100, "a");
+	memset(ok + 101, ')', 100);
+	ok[201] = 0;
+	assert_true(eval(ok) == 2);
+}
+
 static void test_nan(void **state)
 {
 	assert_true(isnan(eval("a / 0")));
@@ -240,11 +257,11 @@ static void test_presets(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_precedence), cmocka_unit_test(test_numbers),
-	    cmocka_unit_test(test_functions),  cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_errors),     cmocka_unit_test(test_nan),
-	    cmocka_unit_test(test_inputs),     cmocka_unit_test(test_derived_stats),
-	    cmocka_unit_test(test_presets),
+	    cmocka_unit_test(test_precedence),	  cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_functions),	  cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_errors),	  cmocka_unit_test(test_nan),
+	    cmocka_unit_test(test_deep),	  cmocka_unit_test(test_inputs),
+	    cmocka_unit_test(test_derived_stats), cmocka_unit_test(test_presets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
