@@ -439,7 +439,12 @@ static void test_scale(void **state)
 	}
 	uint32_t parent = 0;
 	srand(1);
-	for (uint32_t i = 0; i < 100000; i++) {
+#ifdef __SANITIZE_ADDRESS__
+	const uint32_t nscopes = 20000; /* the figures only mean something without ASan */
+#else
+	const uint32_t nscopes = 100000;
+#endif
+	for (uint32_t i = 0; i < nscopes; i++) {
 		uint32_t s = test_db_scope(&a, parent, i % 7 ? CP_DBK_STMT : CP_DBK_PROC, i % 100,
 					   0, 0, i, 0, 0, i);
 		parent = i % 7 ? parent : s;
