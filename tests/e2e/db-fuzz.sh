@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the profile-database reader fuzzer (tests/fuzz/fuzz-db.c) for a bounded time
-# (CP_FUZZ_SECONDS, default 20) from a small valid database as seed. Builds it with clang
+# (CP_FUZZ_SECONDS, default 10) from a small valid database as seed. Builds it with clang
 # -fsanitize=fuzzer,address,undefined from the sources; skips when clang or libFuzzer is
 # missing. Any crash, leak or sanitizer report fails the test (the reproducer is kept).
 source "$(dirname "$0")/lib.sh"
@@ -18,7 +18,7 @@ mkdir "$WORK/corpus"
 CP_FUZZ_DB_SEED=$WORK/corpus/seed.db "$WORK/fuzz-db" || fail "cannot write the seed database"
 [ -s "$WORK/corpus/seed.db" ] || fail "no seed database"
 cd "$WORK" || exit 1
-secs=${CP_FUZZ_SECONDS:-20}
+secs=${CP_FUZZ_SECONDS:-10}
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 ASAN_OPTIONS=detect_leaks=1 ./fuzz-db -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 \
 	-max_len=262144 -print_final_stats=1 corpus >"$WORK/fuzz.log" 2>&1
