@@ -6,8 +6,10 @@
 #            sample; see bench/overhead/handler-time.c)
 #   gaps     bench/overhead/gaps.c at stack depth 40 for 1 s: per-sample interruption cost,
 #            kernel included (timer, signal delivery, handler, sigreturn), base subtracted
-#   faults   touch (tests/workloads/touch.c) 256 MB with page-faults@1 vs no profiler:
-#            handler time per page-fault sample
+#   faults   touch (tests/workloads/touch.c) 256 MB with page-faults@1: handler time per
+#            page-fault sample
+#   read     read-cost.c: one group read() and a trivial system call, outside any handler
+# The gaps column needs a quiet machine: on a loaded one, descheduling dominates it.
 # usage: bench/perf-events/run.sh [BUILD_DIR] (default <repo>/build); prints a table.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +20,7 @@ out=$(mktemp -d /tmp/cp-bench-perf-events.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 sh "$repo/bench/overhead/build.sh" "$out/bin" >/dev/null
 gcc -O2 -g -I"$repo/tests/workloads" -o "$out/bin/touch" "$repo/tests/workloads/touch.c"
+gcc -O2 -o "$out/bin/read-cost" "$here/read-cost.c"
 ht=$out/bin/handler-time.so
 runs=${RUNS:-5}
 
@@ -61,3 +64,4 @@ for i in $(seq "$runs"); do
 	n=$(tail -1 "$out/htpf" | field samples)
 done
 python3 -c "print(f'%-16s %10s %12.0f %14s %10d   (%d samples per run)' % ('page-faults@1', '-', $hsum / $runs, '-', $runs, $n))"
+"$out/bin/read-cost"

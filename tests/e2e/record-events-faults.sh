@@ -1,8 +1,7 @@
 #!/bin/bash
 # -e page-faults: overflow sampling of a software perf event. touch.N maps fresh memory and
 # writes one byte per 4 KiB page (2 x 32 MB = 16384 faults) from touch_pages(): that
-# function's context holds >= 90% of the faults, and since weights are the counts read at
-# each sample, the total is the number of faults (not samples x period). The same event
+# function's context holds >= 90% of the faults, and the total is the number of faults. The same event
 # named through libpfm4 (perf::PAGE-FAULTS) works too.
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
