@@ -197,18 +197,19 @@ struct path_frame {
 			       * frame was inlined, else the file of loc */
 	const char *loc_file; /* where in this procedure the path goes on (statement or call) */
 	int loc_line;
-	size_t body_first, nbody; /* its loops and inlined frames around loc, innermost first */
+	size_t body_first, nbody; /* its loops around loc, innermost first (those of code
+				   * inlined into it included) */
 };
 
 struct path {
 	struct path_frame *fr;
 	size_t nfr, fr_alloc;
-	uint32_t *body; /* top-down loop and inlined-frame nodes */
+	uint32_t *body; /* top-down loop nodes */
 	size_t nbody, body_alloc;
 };
 
-/* Collects the procedure frames from node up to the root, with the loops and inlined frames
- * of each frame's body. */
+/* Collects the procedure frames from node up to the root, with the loops of each frame's
+ * body. */
 static void path_collect(const struct cp_view *td, uint32_t node, struct path *p)
 {
 	p->nfr = p->nbody = 0;
@@ -219,11 +220,11 @@ static void path_collect(const struct cp_view *td, uint32_t node, struct path *p
 	size_t body_first = 0;
 	for (uint32_t i = node; i != UINT32_MAX; i = td->nodes[i].parent) {
 		x = &td->nodes[i];
-		if (x->kind == CP_VK_INLINED || x->kind == CP_VK_LOOP) {
+		if (x->kind == CP_VK_INLINED) {
+			file = x->file;
+		} else if (x->kind == CP_VK_LOOP) {
 			XGROW(p->body, p->nbody + 1, p->body_alloc);
 			p->body[p->nbody++] = i;
-			if (x->kind == CP_VK_INLINED)
-				file = x->file;
 		} else if (x->kind == CP_VK_PROCEDURE) {
 			XGROW(p->fr, p->nfr + 1, p->fr_alloc);
 			struct path_frame *f = &p->fr[p->nfr++];
@@ -265,9 +266,10 @@ static int has_cost(const struct cp_view *v, uint32_t node)
 	return 0;
 }
 
-/* Module > file > procedure > loops and inlined frames > line. Code without line
- * information (no DWARF) has no file or line level: its procedure hangs directly below the
- * module. */
+/* Module > file > procedure > loops > line. Code inlined into a procedure is the
+ * procedure's own: its loops and statements hang below the procedure (the inlined frames
+ * show in the top-down view). Code without line information (no DWARF) has no file or line
+ * level: its procedure hangs directly below the module. */
 static void flat_path(struct cp_view *out, const struct cp_view *td, const struct path *p,
 		      uint64_t stamp, const double *vals)
 {
