@@ -17,6 +17,24 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 mkdir "$WORK/corpus"
 CP_FUZZ_DB_SEED=$WORK/corpus/seed.db "$WORK/fuzz-db" || fail "cannot write the seed database"
 [ -s "$WORK/corpus/seed.db" ] || fail "no seed database"
+# row-level edits (see fuzz-db.c)
+i=0
+while read -r sql; do
+	printf 'SQL\n%s\n' "$sql" >"$WORK/corpus/sql-$((i++))"
+done <<'END'
+UPDATE scope SET parent = 3 WHERE id = 2
+UPDATE scope SET kind = 9 WHERE id = 4
+UPDATE scope SET file = 7, proc = 1 WHERE id = 5
+UPDATE value SET incl_argmax = 9, incl_count = -3
+UPDATE profile_values SET data = substr(data, 1, 12), size = 40
+UPDATE profile_values SET nvalues = nvalues + 1
+UPDATE metric SET formula = 'cputime / (cycles' WHERE kind = 'derived'
+UPDATE metric SET kind = 'raw' WHERE kind = 'derived'
+DELETE FROM module; UPDATE procedure SET file = NULL
+INSERT INTO meta VALUES ('note', 'x'); UPDATE meta SET value = NULL
+UPDATE profile_samples SET metric = 5
+UPDATE procedure SET name = NULL WHERE id = 1
+END
 cd "$WORK" || exit 1
 secs=${CP_FUZZ_SECONDS:-10}
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
