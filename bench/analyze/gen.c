@@ -1,18 +1,21 @@
 /* Synthetic measurement directory for the `callpath analyze` benchmark, written with the
  * format structs of src/format/measure.h exactly as the runtime lays them out.
  *
- *   gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI threads THREADS SAMPLES CONTEXTS DEPTH
+ *   gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI threads THREADS SAMPLES CONTEXTS DEPTH [SKEW]
  *   gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI procs PROCS SAMPLES_PER_PROC
  *
  * "threads": one process, THREADS thread files sharing SAMPLES samples (about equally),
  * drawn from CONTEXTS distinct calling contexts of about DEPTH frames (a random trie with
- * shared prefixes, hot contexts favoured), every frame an address in [TEXT_LO, TEXT_HI) of
+ * shared prefixes; context = CONTEXTS * u^SKEW for u uniform in [0, 1), so SKEW 1 spreads
+ * samples evenly and larger SKEWs concentrate them on hot contexts as profiles do; default
+ * 1), every frame an address in [TEXT_LO, TEXT_HI) of
  * MODULE (ELF virtual addresses), so that correlation does real structure lookups.
  * "procs": PROCS process images (forked children) of one thread each, SAMPLES_PER_PROC
  * samples each over 200 contexts: the many-files case. Deterministic (fixed seed). */
 #include "format/measure.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@ static const char *g_module;
 static uint8_t g_bid[32];
 static uint32_t g_bidlen;
 static uint64_t g_lo, g_hi;
+static double g_skew = 1;
 
 static void die(const char *m)
 {
@@ -205,8 +209,10 @@ static void write_thread(const char *dir, int pid, uint32_t tidx, size_t samples
 	t.n[0].parent = UINT32_MAX;
 	uint64_t frames_total = 0;
 	for (size_t s = 0; s < samples; s++) {
-		/* hot contexts favoured: the minimum of two uniform draws */
-		size_t a = rnd() % nctx, b = rnd() % nctx, c = a < b ? a : b;
+		double u = (double)(rnd() >> 11) / 9007199254740992.0;
+		size_t c = (size_t)((double)nctx * pow(u, g_skew));
+		if (c >= nctx)
+			c = nctx - 1;
 		const uint64_t *f = frames + ctx_off[c];
 		size_t len = ctx_len[c];
 		uint32_t at = 0;
@@ -281,6 +287,8 @@ int main(int argc, char **argv)
 		int nthr = atoi(argv[7]);
 		size_t samples = strtoull(argv[8], NULL, 0), nctx = strtoull(argv[9], NULL, 0);
 		size_t depth = strtoull(argv[10], NULL, 0);
+		if (argc > 11)
+			g_skew = strtod(argv[11], NULL);
 		make_contexts(nctx, depth);
 		write_proc(dir, 1000, 1, 0);
 		for (int i = 0; i < nthr; i++)

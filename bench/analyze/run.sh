@@ -3,7 +3,9 @@
 # the format structs (frames are real addresses of libc's .text, so correlation does real
 # structure lookups; libc's structure is put in the cache first and not timed):
 #   1. THREADS threads sharing SAMPLES samples over CONTEXTS calling contexts of about
-#      DEPTH frames (default: 64 threads, 1M samples, 50k contexts, depth 30);
+#      DEPTH frames (default: 64 threads, 1M samples, 50k contexts, depth 30), once with
+#      samples spread evenly over the contexts (SKEW 1: the worst case, every thread's tree
+#      is large) and once concentrated on hot contexts (SKEW 3, closer to real profiles);
 #   2. PROCS process images of one thread each (default 10,000), analyzed under
 #      `ulimit -n 64` to show that files are read one at a time.
 #   bench/analyze/run.sh [-B BUILD_DIR] [-w WORKDIR] [-r RUNS]
@@ -27,7 +29,7 @@ done
 callpath=$build/callpath
 [ -x "$callpath" ] || { echo "no $callpath (build first)" >&2; exit 2; }
 mkdir -p "$work"
-cc -O2 -D_GNU_SOURCE -I"$here/../../src" "$here/gen.c" -o "$work/gen"
+cc -O2 -D_GNU_SOURCE -I"$here/../../src" "$here/gen.c" -o "$work/gen" -lm
 
 libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
@@ -63,8 +65,12 @@ measure() {
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git -C "$here" rev-parse --short HEAD); $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| case | measurement MB | files | wall s (median of $runs) | CPU s | peak RSS MB | database MB |"
 echo "|---|---|---|---|---|---|---|"
-rm -rf "$work/threads" "$work/procs"
-"$work/gen" "$work/threads" "$libc" "$bid" "$lo" "$hi" threads "$THREADS" "$SAMPLES" "$CONTEXTS" "$DEPTH"
+rm -rf "$work/threads" "$work/threads-hot" "$work/procs"
+"$work/gen" "$work/threads" "$libc" "$bid" "$lo" "$hi" threads "$THREADS" "$SAMPLES" "$CONTEXTS" "$DEPTH" 1
 measure "threads" "$work/threads"
+rm -rf "$work/threads"
+"$work/gen" "$work/threads-hot" "$libc" "$bid" "$lo" "$hi" threads "$THREADS" "$SAMPLES" "$CONTEXTS" "$DEPTH" 3
+measure "threads-hot" "$work/threads-hot"
+rm -rf "$work/threads-hot"
 "$work/gen" "$work/procs" "$libc" "$bid" "$lo" "$hi" procs "$PROCS" 100
 measure "procs" "$work/procs" 64
