@@ -105,11 +105,29 @@ static const struct option long_opts[] = {
     {0, 0, 0, 0},
 };
 
+/* Copies of option arguments that the options point into, freed at the end of cmd_report. */
+static char *owned[CP_REPORT_MAX_METRICS + 8];
+static size_t nowned;
+
+static char *own(char *s)
+{
+	if (s && nowned < sizeof owned / sizeof owned[0])
+		return owned[nowned++] = s;
+	free(s);
+	return NULL;
+}
+
+static void owned_free(void)
+{
+	while (nowned)
+		free(owned[--nowned]);
+}
+
 /* --metric A,B,C=FORMULA: items split at commas outside parentheses (formulas have
- * min(a,b)). The items point into a copy of arg that lives as long as the process. */
+ * min(a,b)). */
 static int parse_metrics(const char *arg, struct cp_report_options *o)
 {
-	char *copy = strdup(arg);
+	char *copy = own(strdup(arg));
 	if (!copy)
 		return -1;
 	char *start = copy;
@@ -149,8 +167,8 @@ static int parse_sort(const char *arg, struct cp_report_options *o)
 		o->sort = CP_SORT_EXCLUSIVE;
 	else if (!colon || (strcmp(colon, ":incl") && strcmp(colon, ":inclusive")))
 		colon = NULL; /* a metric name may hold ':' (FP_ARITH:SCALAR_DOUBLE) */
-	o->sort_metric = colon ? strndup(arg, (size_t)(colon - arg)) : arg;
-	return *o->sort_metric ? 0 : -1;
+	o->sort_metric = colon ? own(strndup(arg, (size_t)(colon - arg))) : arg;
+	return o->sort_metric && *o->sort_metric ? 0 : -1;
 }
 
 /* Returns 0, 1 for --help, or -1 after printing the error. */
@@ -229,7 +247,7 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
 	struct cp_report_options o;
 	const char *outpath = NULL;
@@ -265,4 +283,11 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	int rc = report_main(argc, argv);
+	owned_free();
+	return rc;
 }
