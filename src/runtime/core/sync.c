@@ -238,64 +238,106 @@ static uint32_t path_insert(struct cp_thread *t, const struct cp_frame *frames, 
 /* ---- the context cache (see sync.h) ---- */
 
 static inline struct cp_sync_cache_entry *cache_slot(struct cp_thread *t, uintptr_t ra,
-						     uintptr_t cfa)
+						     uintptr_t cfa, uintptr_t fp)
 {
-	uint64_t h = (ra ^ (cfa * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+	uint64_t h = (ra ^ (cfa * 0x9e3779b97f4a7c15ull) ^ (fp * 0xc2b2ae3d27d4eb4full)) *
+		     0xbf58476d1ce4e5b9ull;
 	return &t->sync_cache.e[h >> 58]; /* 64 ways */
 }
 
-/* The cached leaf for (ra, cfa) if every recorded slot still holds its return address. */
-static inline uint32_t cache_lookup(struct cp_thread *t, uintptr_t ra, uintptr_t cfa)
+/* The cached entry for the key if every recorded slot still holds its value. */
+static inline struct cp_sync_cache_entry *cache_lookup(struct cp_thread *t, uintptr_t ra,
+						       uintptr_t cfa, uintptr_t fp)
 {
-	struct cp_sync_cache_entry *e = cache_slot(t, ra, cfa);
-	if (e->state != 2 || e->ra != ra || e->cfa != cfa || e->modules_gen != cp_rt.modules_gen)
-		return CP_CCT_NONE;
+	struct cp_sync_cache_entry *e = cache_slot(t, ra, cfa, fp);
+	if (e->state != 2 || e->ra != ra || e->cfa != cfa || e->fp != fp ||
+	    e->modules_gen != cp_rt.modules_gen)
+		return NULL;
 	for (uint32_t i = 0; i < e->nslots; i++)
 		if (*(const uintptr_t *)(cfa + e->off[i]) != e->val[i])
-			return CP_CCT_NONE;
-	return e->leaf;
+			return NULL;
+	return e;
 }
 
-/* After a full unwind (frames[0] is the call site, frames[n-1] the outermost frame):
- * records an entry if the path qualifies, at the second miss of the key. */
-static void cache_fill(struct cp_thread *t, uintptr_t ra, uintptr_t cfa,
-		       const struct cp_frame *frames, int n, uint32_t leaf)
+/* Adds a validated slot; 0, or -1 if it is not a stack word above cfa or there is no room. */
+static int cache_slot_add(struct cp_sync_cache_entry *e, const struct uw_thread *ut, uintptr_t cfa,
+			  uintptr_t slot, uintptr_t *value)
 {
-	struct cp_sync_cache_entry *e = cache_slot(t, ra, cfa);
-	if (e->state == 0 || e->ra != ra || e->cfa != cfa) { /* first miss: remember the key */
-		e->ra = ra;
-		e->cfa = cfa;
-		e->state = 1;
-		return;
-	}
-	e->state = 1;
-	struct uw_thread *ut = uw_thread_self();
-	if (n < 1 || n - 1 > CP_SYNC_CACHE_FRAMES || !ut->inited || cfa < ut->stack_lo ||
-	    cfa >= ut->stack_hi)
-		return;
-	uintptr_t sp = cfa;
+	if (slot < cfa || slot + 8 > ut->stack_hi || slot - cfa > UINT32_MAX ||
+	    e->nslots >= CP_SYNC_CACHE_FRAMES)
+		return -1;
+	*value = *(const uintptr_t *)slot;
+	e->off[e->nslots] = (uint32_t)(slot - cfa);
+	e->val[e->nslots++] = *value;
+	return 0;
+}
+
+/* Walks frames[0..n) (the call site first, the outermost frame last) by the CFI rules
+ * alone from (cfa, fp), recording the slots read; 0 if it reproduces them exactly. */
+static int cache_walk(struct cp_sync_cache_entry *e, const struct uw_thread *ut, uintptr_t cfa,
+		      uintptr_t fp, const struct cp_frame *frames, int n)
+{
+	uintptr_t sp = cfa, rbp = fp;
+	int rbp_known = 1;
 	for (int i = 0; i < n; i++) {
-		uintptr_t pc = frames[i].pc;
+		uintptr_t pc = frames[i].pc, at, value;
 		const struct cp_module *m = cp_modules_find(pc - 1);
 		struct cp_cfi_row row;
 		if (frames[i].kind != CP_FRAME_RETURN || !m || cp_cfi_find_row(m, pc - 1, &row) < 0)
-			return;
-		if (row.kind == CP_ROW_OUTERMOST && i == n - 1)
-			break;
+			return -1;
+		if (row.kind == CP_ROW_OUTERMOST)
+			return i == n - 1 ? 0 : -1;
 		if (row.kind != CP_ROW_NORMAL || row.cfa_how != CP_CFA_REG ||
-		    row.cfa_reg != CP_DW_RSP || row.ra_how != CP_REG_CFA || row.cfa_off < 8 ||
-		    i == n - 1)
-			return;
-		uintptr_t slot =
-		    sp + (uintptr_t)(intptr_t)row.cfa_off + (uintptr_t)(intptr_t)row.ra_off;
-		if (slot < cfa || slot + 8 > ut->stack_hi || slot - cfa > UINT32_MAX ||
-		    *(const uintptr_t *)slot != frames[i + 1].pc)
-			return; /* not the unwinder's path: leave it uncached */
-		e->off[i] = (uint32_t)(slot - cfa);
-		e->val[i] = frames[i + 1].pc;
-		sp += (uintptr_t)(intptr_t)row.cfa_off;
+		    row.ra_how != CP_REG_CFA || i == n - 1)
+			return -1;
+		uintptr_t new_cfa;
+		if (row.cfa_reg == CP_DW_RSP)
+			new_cfa = sp + (uintptr_t)(intptr_t)row.cfa_off;
+		else if (row.cfa_reg == CP_DW_RBP && rbp_known)
+			new_cfa = rbp + (uintptr_t)(intptr_t)row.cfa_off;
+		else
+			return -1;
+		if (new_cfa <= sp)
+			return -1;
+		at = new_cfa + (uintptr_t)(intptr_t)row.ra_off;
+		if (cache_slot_add(e, ut, cfa, at, &value) || value != frames[i + 1].pc)
+			return -1; /* not the unwinder's path: leave it uncached */
+		/* rbp in the caller: restored from its save slot, unless already popped. */
+		if (row.saved_how[1] == CP_REG_CFA) {
+			at = new_cfa + (uintptr_t)(intptr_t)row.saved_off[1];
+			if (at >= sp) {
+				if (cache_slot_add(e, ut, cfa, at, &value))
+					return -1;
+				rbp = value;
+			}
+		} else if (row.saved_how[1] != CP_REG_SAME) {
+			rbp_known = 0;
+		}
+		sp = new_cfa;
 	}
-	e->nslots = (uint16_t)(n - 1);
+	return -1;
+}
+
+/* After a full, complete unwind (frames[0] is the call site, frames[n-1] the outermost
+ * frame): makes an entry at the second miss of the key, if the path qualifies. */
+static void cache_fill(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uintptr_t fp,
+		       const struct cp_frame *frames, int n, uint32_t leaf)
+{
+	struct cp_sync_cache_entry *e = cache_slot(t, ra, cfa, fp);
+	if (e->state == 0 || e->ra != ra || e->cfa != cfa || e->fp != fp) {
+		e->ra = ra; /* first miss: remember the key */
+		e->cfa = cfa;
+		e->fp = fp;
+		e->state = 1;
+		return;
+	}
+	const struct uw_thread *ut = uw_thread_self();
+	e->state = 1;
+	e->nslots = 0;
+	if (!ut->inited || cfa < ut->stack_lo || cfa >= ut->stack_hi ||
+	    cache_walk(e, ut, cfa, fp, frames, n))
+		return;
+	e->nframes = (uint16_t)n;
 	e->leaf = leaf;
 	e->modules_gen = cp_rt.modules_gen;
 	e->state = 2;
@@ -303,16 +345,16 @@ static void cache_fill(struct cp_thread *t, uintptr_t ra, uintptr_t cfa,
 
 /* The unwind from here, cut at the program's call site `ra`; through the context cache
  * when cfa is known. */
-static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa)
+static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uintptr_t fp)
 {
 	struct cp_mf_thread *h = t->cct.hdr;
 	if (cfa) {
-		uint32_t leaf = cache_lookup(t, ra, cfa);
-		if (leaf != CP_CCT_NONE) {
+		const struct cp_sync_cache_entry *e = cache_lookup(t, ra, cfa, fp);
+		if (e) {
 			t->sync_cache.hits++;
 			h->unwind_complete++;
-			h->frames += (uint64_t)cache_slot(t, ra, cfa)->nslots + 1;
-			return leaf;
+			h->frames += e->nframes;
+			return e->leaf;
 		}
 		t->sync_cache.misses++;
 	}
@@ -339,11 +381,12 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa)
 	uint32_t leaf = path_insert(t, frames + k, n - k, status);
 	if (cfa && leaf != CP_CCT_NONE && status == CP_UNWIND_COMPLETE &&
 	    *(const uintptr_t *)(cfa - 8) == ra)
-		cache_fill(t, ra, cfa, frames + k, n - k, leaf);
+		cache_fill(t, ra, cfa, fp, frames + k, n - k, leaf);
 	return leaf;
 }
 
 __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
+						const void *caller_fp,
 						const struct cp_sync_value *v, unsigned n,
 						struct cp_sync_where *where)
 {
@@ -361,7 +404,7 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 	}
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint32_t leaf = sync_leaf(t, r, (uintptr_t)cfa);
+	uint32_t leaf = sync_leaf(t, r, (uintptr_t)cfa, (uintptr_t)caller_fp);
 	int ok = leaf != CP_CCT_NONE;
 	if (ok) {
 		struct cp_mf_node *node = cp_cct_node(&t->cct, leaf);
@@ -388,6 +431,6 @@ void cp_wait_record(const void *ra, uint64_t t0)
 {
 	int saved = errno;
 	uint64_t values[2] = {cp_sync_now_ns() - t0, 1};
-	cp_sync_record_ids(ra, NULL, wait_ids, values, 2, NULL);
+	cp_sync_record_ids(ra, NULL, NULL, wait_ids, values, 2, NULL);
 	errno = saved;
 }

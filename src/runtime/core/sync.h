@@ -72,18 +72,25 @@ struct cp_sync_where {
 };
 
 /* See above. 1 if recorded (and *where set when where != NULL), 0 if not. */
-int cp_sync_record_at(const void *ra, const void *cfa, const struct cp_sync_value *v, unsigned n,
-		      struct cp_sync_where *where) __attribute__((visibility("hidden")));
+int cp_sync_record_at(const void *ra, const void *cfa, const void *caller_fp,
+		      const struct cp_sync_value *v, unsigned n, struct cp_sync_where *where)
+    __attribute__((visibility("hidden")));
+/* In an interposed function: its return address, its CFA (the caller's stack pointer at
+ * the call) and the caller's rbp at the call (the function's frame pointer is forced by
+ * __builtin_frame_address, so the caller's rbp is the word it points at). */
+#define CP_SYNC_SITE()                                                                             \
+	__builtin_return_address(0), __builtin_dwarf_cfa(),                                        \
+	    (*(void *const *)__builtin_frame_address(0))
 static inline int cp_sync_record(const void *ra, const struct cp_sync_value *v, unsigned n,
 				 struct cp_sync_where *where)
 {
-	return cp_sync_record_at(ra, NULL, v, n, where);
+	return cp_sync_record_at(ra, NULL, NULL, v, n, where);
 }
 
 /* Shorthand for the families: values by CP_SM_* id (inlined: every frame between the
  * interposed function and cp_sync_record_at is one more unwind step). */
 static inline __attribute__((always_inline)) int
-cp_sync_record_ids(const void *ra, const void *cfa, const enum cp_sync_id *ids,
+cp_sync_record_ids(const void *ra, const void *cfa, const void *fp, const enum cp_sync_id *ids,
 		   const uint64_t *values, unsigned n, struct cp_sync_where *where)
 {
 	struct cp_sync_value v[4];
@@ -93,25 +100,29 @@ cp_sync_record_ids(const void *ra, const void *cfa, const enum cp_sync_id *ids,
 		v[i].metric = cp_sync_metric[ids[i]];
 		v[i].value = values[i];
 	}
-	return cp_sync_record_at(ra, cfa, v, n, where);
+	return cp_sync_record_at(ra, cfa, fp, v, n, where);
 }
 
-/* The context cache (cp_sync_record_at with cfa != NULL, the interposed function's
- * __builtin_dwarf_cfa(): the caller's stack pointer at the call). A thread's entry maps
- * (ra, cfa, module generation) to the leaf node, with the stack words the unwind read to
- * get there: the return-address slot of every frame. It is made only when every frame of
- * the program's part of the path has a CFA rule "rsp + constant" (checked against the
- * CFI at the second miss of a key): then the unwinder's result is a function of cfa and
- * of those slots alone, so equal slots prove an equal path and a hit can never attribute
- * to a wrong context. Frames with rbp-based CFAs (-O0, -fno-omit-frame-pointer, alloca),
- * signal frames or unwinds that stop early are never cached (full unwind each time). */
+/* The context cache (cp_sync_record_at with cfa != NULL: CP_SYNC_SITE()). A thread's
+ * entry maps (ra, cfa, caller's rbp, module generation) to the leaf node, with the stack
+ * words the unwind depends on: the return-address slot of every frame and the slots rbp
+ * is restored from. At the second miss of a key, the path the unwinder found is walked
+ * again by the CFI rules alone (cp_cfi_find_row per frame), with CFA = rsp + constant or
+ * rbp + constant and rbp tracked through its save slots; the entry is made only if that
+ * walk reproduces the unwinder's frames exactly and ends at an outermost frame. The walk
+ * is a function of (cfa, rbp, the slots), so equal slots prove an equal path: a hit can
+ * never attribute to a wrong context. Not cached (full unwind each time): CFAs based on
+ * other registers or dereferenced (realigned stacks), signal frames, unwinds that stop
+ * early, paths deeper than the slots hold. */
 #define CP_SYNC_CACHE_WAYS 64
-#define CP_SYNC_CACHE_FRAMES 48
+#define CP_SYNC_CACHE_FRAMES 64 /* validated slots: return addresses and saved rbp */
 struct cp_sync_cache_entry {
-	uintptr_t ra, cfa;
+	uintptr_t ra, cfa, fp;
 	uint64_t modules_gen;
 	uint32_t leaf;
-	uint16_t nslots;		    /* validated slots (frames - 1) */
+	uint16_t nslots; /* validated slots */
+	uint16_t nframes;
+	uint16_t pad[3];
 	uint16_t state;			    /* 0 empty, 1 seen once, 2 valid */
 	uint32_t off[CP_SYNC_CACHE_FRAMES]; /* slot address - cfa */
 	uintptr_t val[CP_SYNC_CACHE_FRAMES];

@@ -367,12 +367,12 @@ static const enum cp_sync_id alloc_ids[2] = {CP_SM_ALLOC_BYTES, CP_SM_ALLOC_CALL
 
 /* An allocation of n bytes at p made by the call returning to ra. */
 static inline __attribute__((always_inline)) void alloc_record(const void *ra, const void *cfa,
-							       void *p, size_t n)
+							       const void *fp, void *p, size_t n)
 {
 	int saved = errno;
 	uint64_t values[2] = {n, 1};
 	struct cp_sync_where w;
-	if (cp_sync_record_ids(ra, cfa, alloc_ids, values, 2, &w))
+	if (cp_sync_record_ids(ra, cfa, fp, alloc_ids, values, 2, &w))
 		live_insert((uintptr_t)p, n, &w);
 	errno = saved;
 }
@@ -383,7 +383,7 @@ CP_EXPORT void *malloc(size_t n)
 {
 	void *p = real.malloc(n);
 	if (ALLOC_ON() && p)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), p, n);
+		alloc_record(CP_SYNC_SITE(), p, n);
 	return p;
 }
 
@@ -391,7 +391,7 @@ CP_EXPORT void *calloc(size_t n, size_t size)
 {
 	void *p = real.calloc(n, size);
 	if (ALLOC_ON() && p)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), p, n * size);
+		alloc_record(CP_SYNC_SITE(), p, n * size);
 	return p;
 }
 
@@ -418,7 +418,7 @@ CP_EXPORT void *realloc(void *p, size_t n)
 	if (p && (q || !n))
 		live_remove((uintptr_t)p);
 	if (q && n)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), q, n);
+		alloc_record(CP_SYNC_SITE(), q, n);
 	return q;
 }
 
@@ -426,7 +426,7 @@ CP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p = real.aligned_alloc(align, n);
 	if (ALLOC_ON() && p)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), p, n);
+		alloc_record(CP_SYNC_SITE(), p, n);
 	return p;
 }
 
@@ -434,7 +434,7 @@ CP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	int rc = real.posix_memalign(out, align, n);
 	if (ALLOC_ON() && !rc && *out)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), *out, n);
+		alloc_record(CP_SYNC_SITE(), *out, n);
 	return rc;
 }
 
@@ -442,7 +442,7 @@ CP_EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p = real.memalign(align, n);
 	if (ALLOC_ON() && p)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), p, n);
+		alloc_record(CP_SYNC_SITE(), p, n);
 	return p;
 }
 
@@ -450,7 +450,7 @@ CP_EXPORT void *valloc(size_t n)
 {
 	void *p = real.valloc(n);
 	if (ALLOC_ON() && p)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), p, n);
+		alloc_record(CP_SYNC_SITE(), p, n);
 	return p;
 }
 
@@ -458,6 +458,6 @@ CP_EXPORT void *pvalloc(size_t n)
 {
 	void *p = real.pvalloc(n);
 	if (ALLOC_ON() && p)
-		alloc_record(__builtin_return_address(0), __builtin_dwarf_cfa(), p, n);
+		alloc_record(CP_SYNC_SITE(), p, n);
 	return p;
 }

@@ -41,11 +41,11 @@ static const enum cp_sync_id write_ids[3] = {CP_SM_IO_WRITE_BYTES, CP_SM_IO_TIME
 
 /* A call that started at t0 and moved `bytes` (negative: failed, nothing moved). */
 static inline __attribute__((always_inline)) void
-io_record(const void *ra, const void *cfa, uint64_t t0, int64_t bytes, int is_write)
+io_record(const void *ra, const void *cfa, const void *fp, uint64_t t0, int64_t bytes, int is_write)
 {
 	int saved = errno;
 	uint64_t values[3] = {bytes > 0 ? (uint64_t)bytes : 0, cp_sync_now_ns() - t0, 1};
-	cp_sync_record_ids(ra, cfa, is_write ? write_ids : read_ids, values, 3, NULL);
+	cp_sync_record_ids(ra, cfa, fp, is_write ? write_ids : read_ids, values, 3, NULL);
 	errno = saved;
 }
 
@@ -59,8 +59,7 @@ io_record(const void *ra, const void *cfa, uint64_t t0, int64_t bytes, int is_wr
 			return real_fn(__VA_ARGS__);                                               \
 		uint64_t t0 = cp_sync_now_ns();                                                    \
 		__typeof__(real_fn(__VA_ARGS__)) rc = real_fn(__VA_ARGS__);                        \
-		io_record(__builtin_return_address(0), __builtin_dwarf_cfa(), t0,                  \
-			  (int64_t)(bytes_of), is_write);                                          \
+		io_record(CP_SYNC_SITE(), t0, (int64_t)(bytes_of), is_write);                      \
 		return rc;                                                                         \
 	} while (0)
 
