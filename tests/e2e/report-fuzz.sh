@@ -1,7 +1,8 @@
 #!/bin/bash
-# A short libFuzzer run (ASan + UBSan) of the measurement reader and the report model
-# (tests/fuzz/fuzz-measure.c): no crash, no sanitizer report, no leak. Longer runs:
-# tests/fuzz/run.sh SECONDS.
+# A short libFuzzer run (ASan + UBSan) of the measurement reader (tests/fuzz/fuzz-measure.c):
+# no crash, no sanitizer report, no leak. Longer runs: tests/fuzz/run.sh SECONDS. (The
+# report's views read profile databases: random databases go through every view, statistic,
+# option and format in tests/unit/report/test-dbviews.c, test_random.)
 . "$(dirname "$0")/lib.sh"
 
 require_tool clang

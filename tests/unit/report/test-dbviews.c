@@ -466,6 +466,123 @@ static void test_text(void **state)
 	cp_profile_release(&p);
 }
 
+/* ---- random databases through every view, statistic, format and option ---- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+static void random_db(struct cp_db *db)
+{
+	cp_db_init(db);
+	uint32_t mod = cp_db_module(db, "/bin/r", NULL, 0, CP_DB_MOD_EXE);
+	uint32_t files[3] = {cp_db_file(db, "/r/a.c"), cp_db_file(db, "/r/b.h"),
+			     cp_db_file(db, "/r/c.c")};
+	static const char *const names[] = {"p0", "p1", "p2", "p3", "p4", "p5"};
+	uint32_t procs[6];
+	for (int i = 0; i < 6; i++) {
+		struct cp_db_proc pr = {.name = names[i],
+					.module = mod,
+					.file = files[i % 3],
+					.line = (uint32_t)i * 10,
+					.entry = 0x100u * (uint32_t)(i + 1)};
+		procs[i] = cp_db_proc(db, &pr);
+	}
+	uint32_t parents[400];
+	size_t np = 1;
+	parents[0] = 0;
+	for (int i = 0; i < 300; i++) {
+		uint32_t parent = parents[rnd((uint32_t)np)];
+		uint32_t r = rnd(10);
+		struct cp_db_scope sc = {.module = mod, .file = files[rnd(3)], .line = 1 + rnd(40)};
+		sc.proc = procs[rnd(6)];
+		if (parent == 0 && r == 9)
+			sc.kind = CP_DBK_PARTIAL;
+		else
+			sc.kind = r < 3	  ? CP_DBK_PROC
+				  : r < 4 ? CP_DBK_INLINE
+				  : r < 6 ? CP_DBK_LOOP
+					  : CP_DBK_STMT;
+		if (sc.kind == CP_DBK_LOOP) {
+			sc.line_lo = sc.line;
+			sc.line_hi = sc.line + rnd(5);
+			sc.addr = rnd(64);
+		}
+		uint32_t x = cp_db_scope_child(db, parent, &sc);
+		assert_int_not_equal(x, CP_DB_NONE);
+		if (sc.kind != CP_DBK_STMT && np < 400)
+			parents[np++] = x;
+	}
+	struct cp_db_metric m = {.name = "m0", .unit = "ns"};
+	cp_db_metric_add(db, &m);
+	m = (struct cp_db_metric){.name = "m1", .unit = "events"};
+	cp_db_metric_add(db, &m);
+	for (int t = 0; t < 3; t++) {
+		struct cp_db_profile pr = {.pid = 7, .tid = 7 + t, .tidx = (uint32_t)t};
+		uint32_t id = cp_db_profile_add(db, &pr);
+		for (uint32_t sc = 1; sc < db->nscopes; sc++)
+			if (db->scopes[sc].kind == CP_DBK_STMT && rnd(3))
+				cp_db_add(db, id, sc, rnd(2), 1 + rnd(1000));
+	}
+	assert_int_equal(cp_db_finish(db), 0);
+}
+
+static void test_random(void **state)
+{
+	(void)state;
+	const char *derived[] = {"d=m1/m0", "e=m0-2*m1"};
+	for (int round = 0; round < 4; round++) {
+		struct cp_db db;
+		struct cp_profile p;
+		random_db(&db);
+		assert_int_equal(cp_profile_from_db(&p, &db, "random", -1, 0, derived, 2), 0);
+		for (int kind = 0; kind < 3; kind++) {
+			struct cp_view v;
+			cp_profile_view(&p, kind, CP_DB_STAT_SUM, NULL, &v);
+			double total = cp_view_incl(&v, 0)[0];
+			for (uint32_t i = 0; i < v.n; i++) {
+				assert_true(cp_view_incl(&v, i)[0] <= total + 1e-9);
+				assert_true(cp_view_excl(&v, i)[0] <=
+					    cp_view_incl(&v, i)[0] + 1e-9);
+			}
+			cp_view_release(&v);
+			for (int st = 0; st < 5; st++)
+				for (int f = 0; f < 3; f++)
+					for (int opt = 0; opt < 4; opt++) {
+						struct cp_report_options o;
+						cp_report_options_init(&o);
+						o.view = kind;
+						o.stat = st;
+						o.format = f;
+						o.flatten = opt == 1 ? 2 : 0;
+						o.hot_path = opt == 2 ? 30 : -1;
+						o.focus = opt == 3 ? "p3" : NULL;
+						o.metrics[o.nmetrics++] = "d";
+						o.metrics[o.nmetrics++] = "m0";
+						o.sort_metric = opt & 1 ? "e" : NULL;
+						o.sort = opt == 3 ? CP_SORT_EXCLUSIVE
+								  : CP_SORT_INCLUSIVE;
+						o.depth = opt == 2 ? 0 : 6;
+						char *buf = NULL;
+						size_t len = 0;
+						FILE *out = open_memstream(&buf, &len);
+						int rc = cp_report_profile(&p, &o, out);
+						fclose(out);
+						assert_true(rc == 0 ||
+							    (rc == CP_ENOENT && o.focus));
+						assert_true(rc || len > 0);
+						free(buf);
+					}
+		}
+		cp_profile_release(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +591,7 @@ int main(void)
 	    cmocka_unit_test(test_hot_path),	   cmocka_unit_test(test_stats),
 	    cmocka_unit_test(test_thread),	   cmocka_unit_test(test_derived_nan),
 	    cmocka_unit_test(test_derived_errors), cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
