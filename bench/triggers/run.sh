@@ -1,7 +1,8 @@
 #!/bin/bash
 # Per-call cost of the synchronous triggers (issue 5): bench.c measures ns per malloc+free
 # pair, read(1 byte of /dev/zero), write(1 byte to /dev/null) and uncontended mutex
-# lock+unlock (best of 5 inner repetitions), at two stack depths, under five set-ups run
+# lock+unlock (best of 5 inner repetitions, thread CPU time), at two stack depths and
+# with frame pointers, under five set-ups run
 # interleaved round by round (load drift on a shared VM hits them alike):
 #   base   the program alone
 #   off    under callpath with every trigger family off (-e cputime@1s: the runtime is
@@ -23,17 +24,20 @@ done
 work=$(mktemp -d /tmp/cp-bench-triggers.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cc -O2 -g -o "$work/bench" "$here/bench.c" -lpthread
+cc -O2 -g -fno-omit-frame-pointer -o "$work/bench.fp" "$here/bench.c" -lpthread
 setups="base off alloc io wait"
 for r in $(seq "$rounds"); do
-	for depth in 0 20; do
+	for variant in "bench 0" "bench 20" "bench.fp 0"; do
+		set -- $variant
+		bin=$work/$1 depth=$2
 		for s in $setups; do
 			case $s in
-			base) cmd=("$work/bench" "$iters" "$depth") ;;
-			off) cmd=("$CALLPATH" record -q -e cputime@1s -o "$work/m" -- "$work/bench" "$iters" "$depth") ;;
-			*) cmd=("$CALLPATH" record -q -e "$s" -e cputime@1s -o "$work/m" -- "$work/bench" "$iters" "$depth") ;;
+			base) cmd=("$bin" "$iters" "$depth") ;;
+			off) cmd=("$CALLPATH" record -q -e cputime@1s -o "$work/m" -- "$bin" "$iters" "$depth") ;;
+			*) cmd=("$CALLPATH" record -q -e "$s" -e cputime@1s -o "$work/m" -- "$bin" "$iters" "$depth") ;;
 			esac
 			rm -rf "$work/m"
-			echo "$s $depth $("${cmd[@]}")" >>"$work/results"
+			echo "$s $1:$depth $("${cmd[@]}")" >>"$work/results"
 		done
 	done
 done
@@ -43,10 +47,13 @@ rows = {}
 for line in open(sys.argv[1]):
     s, depth, rest = line.split(" ", 2)
     vals = [float(x) for x in re.findall(r"([0-9.]+) ns", rest)]
-    rows.setdefault((s, int(depth)), []).append(vals)
+    rows.setdefault((s, depth), []).append(vals)
 ops = ["malloc+free", "read", "write", "mutex lock+unlock"]
-for depth in (0, 20):
-    print(f"\nstack depth {depth} (+~11 frames: bench, main, libc start, and the runtime's own)")
+titles = {"bench:0": "-O2, no frame pointers, stack depth 0 (7 program frames + the runtime's 3)",
+          "bench:20": "-O2, no frame pointers, stack depth 20 (27 program frames)",
+          "bench.fp:0": "-O2 -fno-omit-frame-pointer (rbp-based CFAs), stack depth 0"}
+for depth in titles:
+    print(f"\n{titles[depth]}")
     print(f"{'set-up':8}" + "".join(f"{o:>22}" for o in ops))
     base = [statistics.median(v[i] for v in rows[("base", depth)]) for i in range(4)]
     for s in ["base", "off", "alloc", "io", "wait"]:
