@@ -47,6 +47,22 @@ for name, call, inl in [("heavy3", "heavy3(100000)", "spin(3 * units"), ("light1
     assert spin and spin[0]["line"] == line_of(inl), (name, kids)
     print(f"{name}: called at chain.c:{n['line']}, spin inlined at chain.c:{spin[0]['line']}")
 PY
+# --hot-path: the path to heavy3 (3/4 of run's time) is expanded and marked, light1 is shown
+# but not expanded; at 80% the path stops above heavy3.
+report_json "$WORK/hot.json" "$WORK/m" --hot-path
+report_json "$WORK/hot80.json" "$WORK/m" --hot-path=80
+python3 - "$WORK/hot.json" "$WORK/hot80.json" <<'PY' || fail "--hot-path does not follow heavy3"
+import json, sys
+d, d80 = (json.load(open(p)) for p in sys.argv[1:3])
+byname = lambda d, name: [n for n in d["nodes"] if n["kind"] == "procedure" and n["name"] == name]
+assert d["hot_path"] == 50 and byname(d, "heavy3")[0]["hot"] and not byname(d, "light1")[0]["hot"]
+light = byname(d, "light1")[0]["id"]
+assert not [n for n in d["nodes"] if n["parent"] == light], "light1 was expanded"
+hot = [n for n in d["nodes"] if n["hot"]]
+assert hot[-1]["inclusive"][0] >= 0.5 * d["nodes"][[n["id"] for n in d["nodes"]].index(hot[-1]["parent"])]["inclusive"][0]
+assert not byname(d80, "heavy3")[0]["hot"], "heavy3 keeps < 80% of run's time but is hot at 80%"
+print("hot path:", " > ".join(n["name"] for n in hot))
+PY
 # The text view shows the same tree.
 run "$CALLPATH" report "$WORK/m"
 grep -q "heavy3  chain.c:" "$WORK/run.out" || fail "text view lacks heavy3 with its call site"

@@ -31,13 +31,18 @@ cp -r "$WORK/m" "$WORK/version"
 printf '\x63' | dd of="$WORK/version/$(basename "$thr")" bs=1 seek=8 conv=notrunc status=none
 expect_error "$WORK/version" "version 99"
 
+# A damaged or foreign database file given as PATH.
+[ -f "$WORK/m/callpath.db" ] || fail "report did not save $WORK/m/callpath.db"
+head -c 3000 "$WORK/m/callpath.db" >"$WORK/trunc.db"
+expect_error "$WORK/trunc.db" "DB: "
+expect_error /etc/hostname "not a callpath database"
 mkdir "$WORK/empty"
 expect_error "$WORK/empty" "no measurement files"
 expect_error "$WORK/does-not-exist" "cannot open"
 
 # Random damage anywhere in the used part of the thread or process file: error or a report,
 # never a crash.
-for i in $(seq 1 15); do
+for i in $(seq 1 8); do
 	rm -rf "$WORK/rand"
 	cp -r "$WORK/m" "$WORK/rand"
 	for f in "$WORK/rand"/*.thr "$WORK/rand"/*.proc; do
