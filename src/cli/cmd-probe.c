@@ -192,6 +192,8 @@ static void probe_usage(FILE *out)
 	    "  -f, --function PATTERN  glob over symbol names ('work', 'MPI_*'), or\n"
 	    "                          MODULE:GLOB to restrict it to load modules whose file\n"
 	    "                          name matches MODULE ('libfoo.so*:init'); repeatable\n"
+	    "  -m, --metric METRIC     also measure METRIC per probed call: cputime (exclusive\n"
+	    "                          thread CPU time; costs two system calls per call)\n"
 	    "  -e, --event EVENT       also sample EVENT (as callpath record -e); repeatable\n"
 	    "  -o, --output DIR        measurement directory\n"
 	    "  -q, --quiet             no summary at the end\n"
@@ -205,13 +207,10 @@ static void probe_usage(FILE *out)
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"function", required_argument, 0, 'f'},
-	    {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'},
-	    {"quiet", no_argument, 0, 'q'},
-	    {"list", no_argument, 0, 'l'},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
+	    {"function", required_argument, 0, 'f'}, {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'},   {"quiet", no_argument, 0, 'q'},
+	    {"list", no_argument, 0, 'l'},	     {"metric", required_argument, 0, 'm'},
+	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
 	};
 	char *rargv[PROBE_MAX_ARGS + 8];
 	char patterns[8192] = "";
@@ -219,7 +218,7 @@ int cmd_probe(int argc, char **argv)
 	static struct list_ctx lc;
 	rargv[rargc++] = "record";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+f:e:o:qlh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:e:o:m:qlh", longopts, NULL)) != -1) {
 		if (rargc >= PROBE_MAX_ARGS) {
 			cli_error("probe", "too many options");
 			return CLI_EXIT_FAILURE;
@@ -241,6 +240,13 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'l':
 			list = 1;
+			break;
+		case 'm':
+			if (strcmp(optarg, "cputime")) {
+				cli_error("probe", "unknown metric '%s' (known: cputime)", optarg);
+				return CLI_EXIT_FAILURE;
+			}
+			setenv("CALLPATH_PROBE_METRICS", "cputime", 1);
 			break;
 		case 'e':
 			rargv[rargc++] = "-e";

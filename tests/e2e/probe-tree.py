@@ -2,7 +2,8 @@
 """probe-tree.py DIR [--expect 'CALLER > ... > FUNCTION=COUNT']...
 
 Reads a measurement directory straight from the files (src/format/measure.h) and prints
-one line per probed context: TIDX <tab> caller > ... > function <tab> calls <tab> ns.
+one line per probed context: TIDX <tab> caller > ... > function <tab> calls <tab> ns
+(probe-time, or the metric named by $PROBE_TREE_METRIC).
 The path is the functions of the call sites from the outermost frame, then the probed
 function (its PC node); symbols come from nm. Used by tests/e2e/probe-*.sh so the checks
 do not depend on the report's rendering. With --expect, checks instead that the calls of
@@ -61,7 +62,8 @@ def lines(d):
     out = []
     for proc in sorted(glob.glob(os.path.join(d, "*.proc"))):
         metrics, modules = read_proc(proc)
-        ci, ti = metrics.index("calls"), metrics.index("probe-time")
+        ci = metrics.index("calls")
+        ti = metrics.index(os.environ.get("PROBE_TREE_METRIC", "probe-time"))
         stem = proc[:-len(".proc")]
         for thr in sorted(glob.glob(stem + ".*.thr")):
             data = open(thr, "rb").read()

@@ -65,6 +65,10 @@ static const struct cp_sample_source calls_source = {
     "calls",	     "calls",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
     no_thread_start, no_thread_stop, no_claims,
 };
+static const struct cp_sample_source cpu_source = {
+    "probe-cputime", "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
+    no_thread_start, no_thread_stop, no_claims,
+};
 static const struct cp_sample_source time_source = {
     "probe-time",    "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
     no_thread_start, no_thread_stop, no_claims,
@@ -102,6 +106,12 @@ int cp_probe_config(const char *spec)
 		return -1;
 	if (add_metric(&calls_source, &cp_probe_g.calls_metric) ||
 	    add_metric(&time_source, &cp_probe_g.time_metric)) {
+		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
+		return -1;
+	}
+	const char *extra = getenv("CALLPATH_PROBE_METRICS");
+	cp_probe_g.cputime = extra && strstr(extra, "cputime");
+	if (cp_probe_g.cputime && add_metric(&cpu_source, &cp_probe_g.cpu_metric)) {
 		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
 		return -1;
 	}

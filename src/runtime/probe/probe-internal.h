@@ -17,12 +17,14 @@
 struct cp_probe_frame {
 	uintptr_t *slot; /* the return-address slot of the probed call */
 	uintptr_t real_ra;
-	uint64_t t0;	  /* TSC when the probed code started */
-	uint64_t child;	  /* TSC spent in probed callees */
-	uint32_t ctx;	  /* the node of the call (the probed function's context) */
-	uint32_t leaf;	  /* the probed function's PC node */
-	uint8_t stale;	  /* node indices of another CCT (fork child): record nothing */
-	uint8_t restored; /* real return address written back (exception, backtrace) */
+	uint64_t t0;	    /* TSC when the probed code started */
+	uint64_t child;	    /* TSC spent in probed callees */
+	uint64_t cpu0;	    /* -m cputime: thread CPU ns when the probed code started */
+	uint64_t cpu_child; /* and spent in probed callees */
+	uint32_t ctx;	    /* the node of the call (the probed function's context) */
+	uint32_t leaf;	    /* the probed function's PC node */
+	uint8_t stale;	    /* node indices of another CCT (fork child): record nothing */
+	uint8_t restored;   /* real return address written back (exception, backtrace) */
 };
 
 struct cp_probe_cache {
@@ -41,6 +43,8 @@ struct cp_probe_thread {
 struct cp_probe_global {
 	int enabled;
 	uint32_t calls_metric, time_metric;
+	int cputime; /* CALLPATH_PROBE_METRICS has cputime: probe-cputime metric */
+	uint32_t cpu_metric;
 	uint64_t tsc_hz;
 	uint64_t ns_mult; /* ns = cycles * ns_mult >> 32 */
 	uint32_t npatterns;

@@ -2,6 +2,7 @@
  *
  *   CALLPATH_PROBES=PAT[;PAT...]   PAT = GLOB or MODULE-GLOB:GLOB (module matched against
  *                                  the file name of each load module's path)
+ *   CALLPATH_PROBE_METRICS=cputime also the exclusive thread CPU time (probe-cputime)
  *
  * Each matching function of the executable and of every shared library (also those
  * dlopen'd later) gets its entry patched (src/patch) to jump to cp_probe_entry (entry.S),
