@@ -74,6 +74,7 @@ static void build_proc(struct cp_mf_proc *p)
 	mfb_module(&b, 0, "/bin/app", 0);
 	mfb_module(&b, 1, "/lib/libx.so", 0x7f0000000000);
 	mfb_module(&b, 2, "/opt/libcallpath-rt.so", 0x7e0000000000);
+	mfb_module(&b, 3, "/bin/app", 0x500000);
 	((struct cp_mf_header *)b.buf)->used = b.len;
 	assert_int_equal(cp_mf_proc_parse(p, b.buf, b.len, "100.0.proc"), 0);
 	free(b.buf);
@@ -97,6 +98,14 @@ static void build_thread(struct cp_mf_thr *t, const struct cp_mf_proc *p, uint32
 	mfb_node(&b, rt, CP_MF_NODE_PC, 0, 0x2044, &v); /* same statement, another address */
 	v = 7;
 	mfb_node(&b, rt, CP_MF_NODE_PC, 0, 0x2012, &v); /* main.c:21 in the outer loop */
+	/* an interrupted PC under a signal frame is exact (not a return address): 0x2010 is
+	 * main.c:21 in the loop, where 0x2010 - 1 would be main.c:19 before it */
+	v = 1;
+	mfb_node(&b, rt, CP_MF_NODE_SIGNAL, 0, 0x2010, &v);
+	/* the same module in a later dlopen epoch (module id 3): the same frames */
+	v = 2;
+	uint32_t e3 = mfb_node(&b, 0, CP_MF_NODE_CALL, 3, 0x1020, NULL);
+	mfb_node(&b, e3, CP_MF_NODE_PC, 3, 0x2012, &v);
 	/* unknown code: three frames of libx.so collapse into one */
 	uint32_t x1 = mfb_node(&b, m, CP_MF_NODE_CALL, 1, 0x500, NULL);
 	uint32_t x2 = mfb_node(&b, x1, CP_MF_NODE_CALL, 1, 0x600, NULL);
@@ -139,7 +148,7 @@ static void test_correlate(void **state)
 	struct cp_corr *c = cp_corr_new(&db);
 	struct cp_mf_proc p;
 	build_proc(&p);
-	uint32_t modmap[3];
+	uint32_t modmap[4];
 	for (size_t i = 0; i < p.nmodules; i++)
 		modmap[i] = cp_corr_module(c, p.modules[i].path, p.modules[i].build_id,
 					   p.modules[i].build_id_len, 0);
@@ -161,8 +170,9 @@ static void test_correlate(void **state)
 	}
 	struct cp_corr_stats cs;
 	cp_corr_stats(c, &cs);
-	/* 0x101f, 0x204f, 0x2045, 0x2044, 0x2012, 0x2001; libx.so has no structure */
-	assert_int_equal(cs.lookups, 6);
+	/* 0x101f, 0x204f, 0x2045, 0x2044, 0x2012, 0x2010, 0x2001 (the second epoch shares
+	 * them); libx.so has no structure */
+	assert_int_equal(cs.lookups, 7);
 	assert_int_equal(cp_db_finish(&db), 0);
 
 	uint32_t fmain = child(&db, 0, CP_DBK_PROC, "main");
@@ -196,9 +206,10 @@ static void test_correlate(void **state)
 	assert_int_equal(x->count, 2);
 	uint32_t s21 = child(&db, outer, CP_DBK_STMT, NULL);
 	assert_int_equal(db.scopes[s21].line, 21);
-	assert_true(cp_db_stat_get(&db, s21, metric, 0)->sum == 14.0);
+	assert_true(cp_db_stat_get(&db, s21, metric, 0)->sum == 14.0 + 2 + 4); /* +signal, epoch */
 	/* inclusive: the outer loop holds both statements */
-	assert_true(cp_db_stat_get(&db, outer, metric, 1)->sum == 434.0);
+	assert_true(cp_db_stat_get(&db, outer, metric, 1)->sum == 440.0);
+	assert_int_equal(modmap[3], modmap[0]);
 	/* compute appears once under main (the un-sampled call 0x2050 leads to the same frame
 	 * path but creates no statement) */
 	size_t ncompute = 0;
@@ -219,7 +230,7 @@ static void test_correlate(void **state)
 	assert_true(cp_db_stat_get(&db, part, metric, 1)->sum == 6.0);
 	assert_int_not_equal(child(&db, part, CP_DBK_PROC, "compute"), CP_DB_NONE);
 	/* nothing counted twice: the root holds every sample once */
-	assert_true(cp_db_stat_get(&db, 0, metric, 1)->sum == 420.0 + 14 + 10 + 6);
+	assert_true(cp_db_stat_get(&db, 0, metric, 1)->sum == 420.0 + 14 + 2 + 4 + 10 + 6);
 
 	cp_corr_free(c);
 	cp_mf_proc_release(&p);
