@@ -206,7 +206,8 @@ static void scan_symtab(const struct cp_module *m, const uint8_t *f, size_t size
 	    tab->sh_offset + tab->sh_size > size)
 		return;
 	const Elf64_Shdr *strs = &sh[tab->sh_link];
-	if (strs->sh_offset + strs->sh_size > size)
+	if (!strs->sh_size || strs->sh_offset > size || strs->sh_size > size - strs->sh_offset ||
+	    f[strs->sh_offset + strs->sh_size - 1] != 0)
 		return;
 	const char *str = (const char *)f + strs->sh_offset;
 	const Elf64_Sym *sym = (const Elf64_Sym *)(f + tab->sh_offset);
@@ -248,8 +249,15 @@ static void scan_module(const struct cp_module *m, int concurrent)
 		goto out;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
 	const char *shstr = NULL;
-	if (eh->e_shstrndx < eh->e_shnum && sh[eh->e_shstrndx].sh_offset < size)
-		shstr = (const char *)f + sh[eh->e_shstrndx].sh_offset;
+	if (eh->e_shstrndx < eh->e_shnum) { /* section names, NUL-terminated, all in bounds */
+		const Elf64_Shdr *ss = &sh[eh->e_shstrndx];
+		int ok = ss->sh_size && ss->sh_offset + ss->sh_size <= size &&
+			 f[ss->sh_offset + ss->sh_size - 1] == 0;
+		for (unsigned i = 0; ok && i < eh->e_shnum; i++)
+			ok = sh[i].sh_name < ss->sh_size;
+		if (ok)
+			shstr = (const char *)f + ss->sh_offset;
+	}
 	/* .symtab first: it has the static functions; .dynsym duplicates are skipped. */
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = 0; i < eh->e_shnum; i++)
