@@ -177,10 +177,37 @@ static void test_profile_open(void **state)
 	cp_error_clear();
 }
 
+/* A thread file whose process file is missing, and a process file whose name does not
+ * match its contents: errors naming the file. */
+static void test_listing_errors(void **state)
+{
+	(void)state;
+	struct cp_analyze_options o;
+	cp_analyze_options_init(&o);
+	o.progress = NULL;
+	struct cp_db db;
+	char from[512], to[512];
+	snprintf(from, sizeof from, "%s/101.0.0.thr", dir);
+	snprintf(to, sizeof to, "%s/102.0.0.thr", dir);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(cp_analyze_dir(dir, &o, &db), CP_EFORMAT);
+	assert_non_null(strstr(cp_error_message(), "102.0.0.thr: no process file 102.0.proc"));
+	assert_int_equal(rename(to, from), 0);
+	snprintf(from, sizeof from, "%s/101.0.proc", dir);
+	snprintf(to, sizeof to, "%s/103.0.proc", dir);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(cp_analyze_dir(dir, &o, &db), CP_EFORMAT);
+	cp_error_clear();
+	assert_int_equal(rename(to, from), 0);
+	assert_int_equal(cp_analyze_dir(dir, &o, &db), 0);
+	cp_db_release(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_analyze_dir),
+	    cmocka_unit_test(test_listing_errors),
 	    cmocka_unit_test(test_profile_open),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
