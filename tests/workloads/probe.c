@@ -9,10 +9,14 @@
  *   probe threads           8 threads x 10000 calls of work from thread_main
  *   probe malloc            1000 malloc/free pairs from alloc_loop
  *   probe stress N          work N times from path_a
- *   probe refuse            calls the functions the refusal tests name */
+ *   probe refuse            calls the functions the refusal tests name
+ *   probe signal            100 SIGUSR1 (handler on an alternate stack) raised from
+ *                           sig_loop, each handler calls work once; sig_loop calls work
+ *                           100 times itself */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +137,34 @@ static int (*resolve_pick(void))(int)
 }
 int picked(int) __attribute__((ifunc("resolve_pick")));
 
+static void on_usr1(int sig)
+{
+	sink += work(sig);
+}
+
+NOINLINE long sig_loop(int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++) {
+		raise(SIGUSR1);
+		s += work(i);
+	}
+	return s;
+}
+
+static long signal_mode(void)
+{
+	static char altstack[65536];
+	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	sigaltstack(&ss, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	return sig_loop(100) + sink;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "paths";
@@ -180,6 +212,8 @@ int main(int argc, char **argv)
 		s = alloc_loop(1000);
 	} else if (!strcmp(mode, "stress")) {
 		s = path_a(argc > 2 ? atol(argv[2]) : 100000000L);
+	} else if (!strcmp(mode, "signal")) {
+		s = signal_mode();
 	} else if (!strcmp(mode, "refuse")) {
 		s = tiny() + loops_back(3) + picked(2);
 	} else {
