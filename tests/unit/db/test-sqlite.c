@@ -207,8 +207,8 @@ static void test_empty_roundtrip(void **state)
 	cp_db_release(&a);
 }
 
-/* The query under "<!-- top-loops-query -->" in docs/format.md. */
-static char *docs_query(void)
+/* The query under marker (e.g. "<!-- top-loops-query -->") in docs/format.md. */
+static char *docs_query(const char *marker)
 {
 	const char *src = getenv("CP_SOURCE_DIR");
 	char path[512];
@@ -219,7 +219,7 @@ static char *docs_query(void)
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	fclose(f);
 	text[n] = 0;
-	char *m = strstr(text, "<!-- top-loops-query -->");
+	char *m = strstr(text, marker);
 	assert_non_null(m);
 	char *start = strstr(m, "```sql\n");
 	assert_non_null(start);
@@ -243,7 +243,7 @@ static void test_docs_query(void **state)
 	const char *path = in_dir("q.db"), *qpath = in_dir("q.sql");
 	assert_int_equal(cp_db_write(&a, path), 0);
 	cp_db_release(&a);
-	char *q = docs_query();
+	char *q = docs_query("<!-- top-loops-query -->");
 	FILE *f = fopen(qpath, "w");
 	fputs(q, f);
 	fclose(f);
@@ -284,6 +284,18 @@ static void test_docs_query(void **state)
 	out[n] = 0;
 	pclose(p);
 	assert_string_equal(out, "null\n");
+	/* the calling context of a scope */
+	q = docs_query("<!-- scope-path-query -->");
+	f = fopen(qpath, "w");
+	fprintf(f, ".param set :id %u\n%s", t.sstmt, q);
+	fclose(f);
+	free(q);
+	snprintf(cmd, sizeof cmd, "sqlite3 -bail -batch '%s' < '%s'", path, qpath);
+	p = popen(cmd, "r");
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = 0;
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(out, "main > loop at m.c:10-20 > work > loop at w.c:30-40 > w.c:33\n");
 }
 
 static void copy_prefix(const char *from, const char *to, long len)
