@@ -230,6 +230,11 @@ static void json_node(const struct cp_render *r, const struct cp_row *row, FILE 
 	fprintf(out, ",\"line\":%d", n->line);
 	if (n->kind == CP_VK_LOOP)
 		fprintf(out, ",\"line_end\":%d", n->line_end);
+	const char *in = cp_render_enclosing(r->view, row->node);
+	if (in) {
+		fputs(",\"procedure\":", out);
+		json_str(out, in);
+	}
 	if (r->hot)
 		fprintf(out, ",\"hot\":%s", r->hot[row->node] ? "true" : "false");
 	json_values(r, row->node, out);

@@ -35,6 +35,17 @@ const char *cp_mechanism_name(uint32_t mechanism)
 	}
 }
 
+const char *cp_render_enclosing(const struct cp_view *v, uint32_t node)
+{
+	const struct cp_vnode *n = &v->nodes[node];
+	if (n->kind != CP_VK_LOOP && n->kind != CP_VK_LINE)
+		return NULL;
+	uint32_t a = n->parent;
+	while (a != UINT32_MAX && v->nodes[a].kind != CP_VK_PROCEDURE)
+		a = v->nodes[a].parent;
+	return a != UINT32_MAX ? v->nodes[a].name : NULL;
+}
+
 double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive)
 {
 	double total = cp_view_incl(r->view, 0)[metric];
@@ -206,6 +217,10 @@ static void row_text(const struct cp_render *r, size_t i, const char *open_level
 	}
 	if (n->module && (n->kind == CP_VK_PROCEDURE || n->kind == CP_VK_CALLER))
 		strbuf_addf(&sb, "  (%s)", cp_render_short(n->module));
+	/* a loop or statement lifted out of its procedure (--flatten, --focus): name it */
+	const char *in = cp_render_enclosing(r->view, row->node);
+	if (in && row->parent != n->parent)
+		strbuf_addf(&sb, "  in %s", in);
 	if (r->hot && r->hot[row->node] && row->node != 0)
 		strbuf_addstr(&sb, "  <- hot");
 	fprintf(out, "%s\n", sb.buf);

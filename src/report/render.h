@@ -60,6 +60,9 @@ int cp_report_profile(const struct cp_profile *p, const struct cp_report_options
 /* Helpers shared by the renderers. */
 double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive);
 const char *cp_render_short(const char *path);
+/* For a loop or statement: the name of its procedure (the nearest procedure above it in the
+ * view), else NULL. */
+const char *cp_render_enclosing(const struct cp_view *v, uint32_t node);
 const char *cp_mechanism_name(uint32_t mechanism);
 /* Delivered samples per second of thread CPU time (cputime metrics), or < 0 if unknown. */
 double cp_summary_rate(const struct cp_summary *s, size_t metric);

@@ -47,6 +47,7 @@ loops = [n for n in top if n["kind"] == "loop" and n["line"] <= outer <= n["line
 assert loops, [n["name"] for n in top]
 print("depth 1 after --flatten 3:", [n["name"] for n in top])
 assert loops[0]["exclusive_pct"][0] > 80, loops[0]
+assert loops[0]["procedure"] == "compute", loops[0]
 PY
 # The text view shows the loop and the inlined frame.
 run "$CALLPATH" report "$WORK/m" --no-summary
@@ -54,6 +55,6 @@ grep -q "loop at loopinline.c:$(line outer-loop)-" "$WORK/run.out" || fail "text
 grep -q "kernel \[inlined\]  loopinline.c:$(line inline-call)" "$WORK/run.out" ||
 	fail "text view lacks the inlined kernel with its call site"
 run "$CALLPATH" report "$WORK/m" --no-summary --view flat --flatten 3
-grep -q "^100.00%.* ├─ loop at loopinline.c\|^ *[0-9.]*%.*─ loop at loopinline.c" "$WORK/run.out" ||
+grep -q "─ loop at loopinline.c:$(line outer-loop)-[0-9]*  in compute" "$WORK/run.out" ||
 	fail "flat text with --flatten 3 lacks the loop"
 note "ok"
