@@ -203,6 +203,10 @@ static void probe_usage(FILE *out)
 	    "                          name matches MODULE ('libfoo.so*:init'); repeatable\n"
 	    "  -m, --metric METRIC     also measure METRIC per probed call: cputime (exclusive\n"
 	    "                          thread CPU time; costs two system calls per call)\n"
+	    "  --select F              measure only while a function matching F is active\n"
+	    "                          (F is probed too); repeatable\n"
+	    "  --filter F              measure nothing inside the activations of functions\n"
+	    "                          matching F (F itself is measured); repeatable\n"
 	    "  -e, --event EVENT       also sample EVENT (as callpath record -e); repeatable\n"
 	    "  -o, --output DIR        measurement directory\n"
 	    "  -q, --quiet             no summary at the end\n"
@@ -218,6 +222,7 @@ int cmd_probe(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"function", required_argument, 0, 'f'}, {"event", required_argument, 0, 'e'},
 	    {"output", required_argument, 0, 'o'},   {"quiet", no_argument, 0, 'q'},
+	    {"select", required_argument, 0, 'S'},   {"filter", required_argument, 0, 'F'},
 	    {"list", no_argument, 0, 'l'},	     {"metric", required_argument, 0, 'm'},
 	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
 	};
@@ -234,15 +239,21 @@ int cmd_probe(int argc, char **argv)
 		}
 		switch (c) {
 		case 'f':
-			if (!*optarg || strchr(optarg, ';') ||
-			    strlen(patterns) + strlen(optarg) + 2 > sizeof patterns) {
-				cli_error("probe",
-					  "bad pattern '%s' (empty, too long or contains ';')",
-					  optarg);
+		case 'S':
+		case 'F':
+			if (!*optarg || strchr(optarg, ';') || strchr("+-", *optarg) ||
+			    strlen(patterns) + strlen(optarg) + 3 > sizeof patterns) {
+				cli_error(
+				    "probe",
+				    "bad pattern '%s' (empty, too long, contains ';' or starts "
+				    "with '+' or '-')",
+				    optarg);
 				return CLI_EXIT_FAILURE;
 			}
 			if (*patterns)
 				strcat(patterns, ";");
+			if (c != 'f')
+				strcat(patterns, c == 'S' ? "+" : "-");
 			strcat(patterns, optarg);
 			if (lc.npatterns < PROBE_MAX_PATTERNS)
 				lc.patterns[lc.npatterns++] = optarg;

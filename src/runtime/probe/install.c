@@ -99,9 +99,11 @@ int cp_probe_config(const char *spec)
 		return -1;
 	}
 	strcpy(buf, spec);
-	for (char *p = buf, *save = NULL, *tok; (tok = strtok_r(p, ";", &save)); p = NULL)
+	for (char *p = buf, *save = NULL, *tok; (tok = strtok_r(p, ";", &save)); p = NULL) {
 		if (*tok && cp_probe_g.npatterns < CP_PROBE_MAX_PATTERNS)
 			cp_probe_g.patterns[cp_probe_g.npatterns++] = tok;
+		cp_probe_g.has_select |= *tok == '+';
+	}
 	if (!cp_probe_g.npatterns)
 		return -1;
 	if (add_metric(&calls_source, &cp_probe_g.calls_metric) ||
@@ -132,11 +134,15 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Does a pattern select symbol `name` of the module at `path`? */
-static int selected(const char *path, const char *name)
+/* Which patterns select symbol `name` of the module at `path`: CP_PROBE_* bits, 0 none. */
+static uint32_t selected(const char *path, const char *name)
 {
+	uint32_t role = 0;
 	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++) {
 		const char *pat = cp_probe_g.patterns[i];
+		uint32_t r = CP_PROBE_MEASURE;
+		if (*pat == '+' || *pat == '-')
+			r |= *pat++ == '+' ? CP_PROBE_SELECT : CP_PROBE_FILTER;
 		const char *colon = strchr(pat, ':');
 		if (colon) {
 			char mod[256];
@@ -150,9 +156,9 @@ static int selected(const char *path, const char *name)
 			pat = colon + 1;
 		}
 		if (!fnmatch(pat, name, 0))
-			return 1;
+			role |= r;
 	}
-	return 0;
+	return role;
 }
 
 static int skipped_module(const char *path)
@@ -164,7 +170,7 @@ static int skipped_module(const char *path)
 }
 
 static void install_one(const struct cp_module *m, const Elf64_Sym *s, const char *name,
-			const Elf64_Shdr *sec, const char *secname, int concurrent)
+			const Elf64_Shdr *sec, const char *secname, uint32_t role, int concurrent)
 {
 	uint64_t addr = m->bias + s->st_value;
 	int st = cp_patch_check_symbol(ELF64_ST_TYPE(s->st_info), s->st_size, secname,
@@ -182,6 +188,7 @@ static void install_one(const struct cp_module *m, const Elf64_Sym *s, const cha
 		p->offset = s->st_value;
 		p->module = m->id;
 		p->index = cp_probe_g.nprobes;
+		p->role = role;
 		st = cp_patch_prepare(addr, s->st_size, (uint64_t)cp_probe_entry, (uint64_t)p,
 				      &p->patch);
 	}
@@ -219,11 +226,12 @@ static void scan_symtab(const struct cp_module *m, const uint8_t *f, size_t size
 			continue;
 		const char *name = str + sym[i].st_name;
 		/* _start has no return address (the kernel enters it) and never runs again. */
-		if (!strcmp(name, "_start") || !selected(m->path, name))
+		uint32_t role = strcmp(name, "_start") ? selected(m->path, name) : 0;
+		if (!role)
 			continue;
 		const Elf64_Shdr *sec = &sh[sym[i].st_shndx];
 		const char *secname = shstr ? shstr + sec->sh_name : NULL;
-		install_one(m, &sym[i], name, sec, secname, concurrent);
+		install_one(m, &sym[i], name, sec, secname, role, concurrent);
 	}
 }
 

@@ -25,6 +25,7 @@ struct cp_probe_frame {
 	uint32_t leaf;	    /* the probed function's PC node */
 	uint8_t stale;	    /* node indices of another CCT (fork child): record nothing */
 	uint8_t restored;   /* real return address written back (exception, backtrace) */
+	uint8_t role;	    /* the probe's CP_PROBE_SELECT / CP_PROBE_FILTER bits */
 };
 
 struct cp_probe_cache {
@@ -35,6 +36,7 @@ struct cp_probe_cache {
 
 struct cp_probe_thread {
 	uint32_t depth;
+	uint32_t selects, filters; /* active frames of select / filter probes */
 	uint64_t too_deep;
 	struct cp_probe_frame stack[CP_PROBE_MAX_DEPTH];
 	struct cp_probe_cache cache[CP_PROBE_CACHE];
@@ -48,6 +50,7 @@ struct cp_probe_global {
 	uint64_t tsc_hz;
 	uint64_t ns_mult; /* ns = cycles * ns_mult >> 32 */
 	uint32_t npatterns;
+	int has_select;
 	char *patterns[CP_PROBE_MAX_PATTERNS]; /* "glob" or "module-glob:glob" */
 	struct cp_probe *probes;	       /* CP_PROBE_MAX, mmap'd */
 	uint32_t nprobes;

@@ -133,6 +133,8 @@ static void frame_end(struct cp_probe_thread *pt, struct cp_thread *t, uint64_t 
 	struct cp_probe_frame *up = pt->depth ? &pt->stack[pt->depth - 1] : NULL;
 	uint64_t dur = now - f->t0;
 	uint64_t excl = dur > f->child ? dur - f->child : 0;
+	pt->selects -= !!(f->role & CP_PROBE_SELECT);
+	pt->filters -= !!(f->role & CP_PROBE_FILTER);
 	if (up)
 		up->child += dur;
 	if (!f->stale)
@@ -179,6 +181,10 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 	t->busy = 1;
 	uintptr_t slot = (uintptr_t)&regs->ra;
 	pop_gone(pt, t, slot, 0, 1);
+	/* CATCH's subtree controls: outside every selected function, or inside a filtered
+	 * one, calls run unmeasured (and cost no shadow-stack entry). */
+	if (pt->filters || (cp_probe_g.has_select && !pt->selects && !(p->role & CP_PROBE_SELECT)))
+		goto out;
 	if (pt->depth == CP_PROBE_MAX_DEPTH) {
 		pt->too_deep++;
 		goto out;
@@ -229,6 +235,9 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 	f->restored = 0;
 	f->child = 0;
 	f->cpu_child = 0;
+	f->role = (uint8_t)p->role;
+	pt->selects += !!(p->role & CP_PROBE_SELECT);
+	pt->filters += !!(p->role & CP_PROBE_FILTER);
 	regs->ra = (uintptr_t)cp_probe_return;
 	if (cp_probe_g.cputime)
 		f->cpu0 = thread_cpu_ns();

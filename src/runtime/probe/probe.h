@@ -3,6 +3,9 @@
  *   CALLPATH_PROBES=PAT[;PAT...]   PAT = GLOB or MODULE-GLOB:GLOB (module matched against
  *                                  the file name of each load module's path)
  *   CALLPATH_PROBE_METRICS=cputime also the exclusive thread CPU time (probe-cputime)
+ * A PAT starting with '+' selects (CATCH's --select: measure only while such a function is
+ * active on the thread), one starting with '-' filters (nothing is measured inside such a
+ * function's activation); both are probed themselves.
  *
  * Each matching function of the executable and of every shared library (also those
  * dlopen'd later) gets its entry patched (src/patch) to jump to cp_probe_entry (entry.S),
@@ -27,12 +30,15 @@ struct cp_probe_regs {
 	uint64_t ra;
 };
 
+enum { CP_PROBE_MEASURE = 1, CP_PROBE_SELECT = 2, CP_PROBE_FILTER = 4 };
+
 struct cp_probe {
 	uint64_t tramp;	 /* the trampoline: the function's moved prologue (first: entry.S) */
 	uint64_t addr;	 /* runtime entry address */
 	uint64_t offset; /* ELF virtual address in its module */
 	uint32_t module; /* module id */
 	uint32_t index;
+	uint32_t role; /* CP_PROBE_MEASURE | CP_PROBE_SELECT | CP_PROBE_FILTER */
 	struct cp_patch patch;
 };
 
