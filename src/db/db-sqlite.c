@@ -543,9 +543,37 @@ static void write_values(struct writer *w, const struct cp_db *db)
 	sqlite3_finalize(st);
 }
 
+/* The reader rejects references to missing rows: refuse to write a file it could not read
+ * (a producer bug) rather than find out later. */
+static int check_refs(const struct cp_db *db, const char *path)
+{
+	for (size_t i = 0; i < db->nprocs; i++) {
+		const struct cp_db_proc *p = &db->procs[i];
+		if (p->module >= db->nmodules || (p->file != CP_DB_NONE && p->file >= db->nfiles))
+			return cp_error(
+			    CP_EINTERNAL,
+			    "DB: writing %s: procedure %zu refers to a missing module or file",
+			    path, i);
+	}
+	for (size_t i = 1; i < db->nscopes; i++) {
+		const struct cp_db_scope *s = &db->scopes[i];
+		if ((s->proc != CP_DB_NONE && s->proc >= db->nprocs) ||
+		    (s->module != CP_DB_NONE && s->module >= db->nmodules) ||
+		    (s->file != CP_DB_NONE && s->file >= db->nfiles))
+			return cp_error(
+			    CP_EINTERNAL,
+			    "DB: writing %s: scope %zu refers to a missing procedure, module "
+			    "or file",
+			    path, i);
+	}
+	return 0;
+}
+
 int cp_db_write(struct cp_db *db, const char *path)
 {
 	int rc = cp_db_finish(db);
+	if (!rc)
+		rc = check_refs(db, path);
 	if (rc)
 		return rc;
 	struct strbuf tmp;

@@ -413,6 +413,13 @@ static void test_bad_files(void **state)
 	assert_int_equal(cp_db_read(&b, in_dir("nosuch.db")), CP_ENOENT);
 	cp_db_release(&b);
 	assert_false(cp_db_is_database(in_dir("nosuch.db")));
+	/* a database the reader would refuse is not written */
+	cp_db_init(&a);
+	test_db_scope(&a, 0, CP_DBK_PROC, 3, CP_DB_NONE, CP_DB_NONE, 1, 0, 0, 0);
+	assert_int_equal(cp_db_write(&a, in_dir("dangling.db")), CP_EINTERNAL);
+	assert_non_null(strstr(cp_error_message(), "scope 1 refers to a missing procedure"));
+	assert_int_equal(access(in_dir("dangling.db"), F_OK), -1);
+	cp_db_release(&a);
 	/* an unwritable place */
 	cp_db_init(&a);
 	assert_int_equal(cp_db_write(&a, "/nonexistent-dir/x.db"), CP_EIO);
