@@ -287,22 +287,26 @@ static void live_insert(uint64_t p, uint64_t size, const struct cp_sync_where *w
 	__atomic_add_fetch(&untracked_bytes, size, __ATOMIC_RELAXED);
 }
 
-static void live_remove(uint64_t p)
+/* Removes p's entry; 1 and its contents in *out (when out) if there was one. */
+static int live_remove(uint64_t p, struct live *out)
 {
 	struct live *tab = live;
 	if (!tab)
-		return;
+		return 0;
 	uint32_t h = live_hash(p);
 	for (uint32_t i = 0; i < LIVE_PROBE; i++) {
 		struct live *s = &tab[(h + i) & (LIVE_SLOTS - 1)];
 		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (k == KEY_EMPTY)
-			return;
+			return 0;
 		if (k == p) {
+			if (out)
+				*out = *s;
 			__atomic_store_n(&s->key, KEY_TOMB, __ATOMIC_RELEASE);
-			return;
+			return 1;
 		}
 	}
+	return 0;
 }
 
 /* Exit (threads_lock held, recording off): each live block's bytes go to leak-bytes of
@@ -400,7 +404,7 @@ CP_EXPORT void free(void *p)
 	if (is_boot(p))
 		return;
 	if (ALLOC_ON() && p)
-		live_remove((uintptr_t)p);
+		live_remove((uintptr_t)p, NULL);
 	real.free(p);
 }
 
@@ -414,9 +418,16 @@ CP_EXPORT void *realloc(void *p, size_t n)
 	}
 	if (!ALLOC_ON())
 		return real.realloc(p, n);
+	/* p leaves the table before the call: once realloc has freed it, another thread may
+	 * get the same address and insert it. Back in if the call fails. */
+	struct live old;
+	int had = p && live_remove((uintptr_t)p, &old);
 	void *q = real.realloc(p, n);
-	if (p && (q || !n))
-		live_remove((uintptr_t)p);
+	if (had && !q && n) {
+		struct cp_sync_where w = {old.node, old.tidx};
+		if (old.epoch == live_epoch)
+			live_insert((uintptr_t)p, old.size, &w);
+	}
 	if (q && n)
 		alloc_record(CP_SYNC_SITE(), q, n);
 	return q;
