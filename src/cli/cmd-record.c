@@ -76,6 +76,14 @@ static int record_check_perf_event(const char *spec, struct record_opts *o, int 
 		cli_error("record", "%s", err);
 		return -1;
 	}
+	for (int i = 0; i < o->nperf; i++)
+		if (!strcmp(o->perf[i].name, ev->name)) {
+			cli_error("record", "event '%s' given twice%s%s%s", ev->name,
+				  strncmp(spec, ev->name, strlen(ev->name)) ? " ('" : "",
+				  strncmp(spec, ev->name, strlen(ev->name)) ? spec : "",
+				  strncmp(spec, ev->name, strlen(ev->name)) ? "' is an alias)" : "");
+			return -1;
+		}
 	if (cp_ev_encode(ev, o->perf_spec[o->nperf], sizeof o->perf_spec[0])) {
 		cli_error("record", "event name too long: '%s'", spec);
 		return -1;

@@ -79,6 +79,32 @@ const size_t cp_ev_table_len = sizeof cp_ev_table / sizeof cp_ev_table[0];
 #define RAW_DEFAULT_PERIOD 1000003
 #define PMU_DEFAULT_PERIOD 100003
 
+/* Aliases are measured under their canonical name, so that the report's derived metrics
+ * (IPC from cycles and instructions, miss ratios) find them whatever the user typed. */
+static const char *const aliases[][2] = {
+    {"cpu-cycles", "cycles"},
+    {"branch-instructions", "branches"},
+    {"faults", "page-faults"},
+    {"cs", "context-switches"},
+    {"migrations", "cpu-migrations"},
+    {"PAPI_TOT_CYC", "cycles"},
+    {"PAPI_TOT_INS", "instructions"},
+    {"PAPI_BR_INS", "branches"},
+    {"PAPI_BR_MSP", "branch-misses"},
+    {"PAPI_L1_DCM", "L1-dcache-load-misses"},
+    {"PAPI_L1_ICM", "L1-icache-load-misses"},
+    {"PAPI_L3_TCM", "LLC-load-misses"},
+    {"PAPI_TLB_DM", "dTLB-load-misses"},
+};
+
+const char *cp_ev_canonical(const char *name)
+{
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (!strcmp(aliases[i][0], name))
+			return aliases[i][1];
+	return name;
+}
+
 const struct cp_ev_desc *cp_ev_find(const char *name, size_t len)
 {
 	for (size_t i = 0; i < cp_ev_table_len; i++)
@@ -223,6 +249,9 @@ int cp_ev_parse(const char *spec, size_t len, struct cp_ev *ev, char *err, size_
 	if (hash) {
 		rc = parse_encoding(hash + 1, spec + len, ev);
 	} else if (d) {
+		const char *canon = cp_ev_canonical(ev->name);
+		if (canon != ev->name)
+			snprintf(ev->name, sizeof ev->name, "%s", canon);
 		ev->kind = d->type == PERF_TYPE_SOFTWARE ? CP_EV_SOFTWARE : CP_EV_HARDWARE;
 		ev->type = d->type;
 		ev->config = d->config;

@@ -46,7 +46,7 @@ extern const size_t cp_ev_table_len;
 
 /* One resolved event. */
 struct cp_ev {
-	char name[64]; /* as typed (the metric is named after it, truncated to 31 bytes) */
+	char name[64]; /* as typed, aliases canonical (the metric's name, truncated to 31 bytes) */
 	int kind;      /* enum cp_ev_kind */
 	uint32_t type;
 	uint64_t config, config1, config2;
@@ -71,6 +71,9 @@ int cp_ev_parse(const char *spec, size_t len, struct cp_ev *ev, char *err, size_
 int cp_ev_parse_period(struct cp_ev *ev, const char *text, char *err, size_t errcap);
 /* The encoded form of ev for CALLPATH_EVENTS. 0, or -1 if cap is too small. */
 int cp_ev_encode(const struct cp_ev *ev, char *out, size_t cap);
+/* The name an alias is measured under ("cpu-cycles", "PAPI_TOT_CYC" -> "cycles"); name
+ * itself if it is none. cp_ev_parse names events by it. */
+const char *cp_ev_canonical(const char *name);
 /* Looks a name up in the generic table (aliases included). */
 const struct cp_ev_desc *cp_ev_find(const char *name, size_t len);
 struct perf_event_attr;

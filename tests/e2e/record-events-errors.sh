@@ -35,8 +35,10 @@ expect "callpath record: bad period '10' for cycles: give a count of events per 
 head -1 out | grep -q "^callpath record: unknown event 'PAPI_FP_OPS': callpath does not use PAPI; the PAPI presets it knows are aliases of perf events (PAPI_TOT_CYC," ||
 	fail "PAPI_FP_OPS: $(head -1 out)"
 many=()
-for i in $(seq 17); do many+=(-e page-faults); done
+for i in $(seq 17); do many+=(-e "r$i"); done
 expect "callpath record: at most 16 events" "${many[@]}"
+expect "callpath record: event 'cycles' given twice ('PAPI_TOT_CYC' is an alias)" -e cycles -e PAPI_TOT_CYC
+expect "callpath record: event 'page-faults' given twice" -e page-faults@10 -e page-faults
 [ -z "$(ls -d callpath-* 2>/dev/null)" ] || fail "a measurement directory was created"
 
 # Hardware events: on a machine without a PMU (VMs), the exact advice; with one, they open.
@@ -45,7 +47,7 @@ if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/de
 	expect "callpath record: cannot open event 'cycles': $nopmu" -e cycles
 	expect "callpath record: cannot open event 'instructions': $nopmu" -e cpu-clock -e instructions
 	expect "callpath record: cannot open event 'r01c2': $nopmu" -e r01c2
-	expect "callpath record: cannot open event 'PAPI_TOT_CYC': $nopmu" -e PAPI_TOT_CYC
+	expect "callpath record: cannot open event 'cycles': $nopmu" -e PAPI_TOT_CYC
 	expect "callpath record: cannot open event 'LLC-load-misses': $nopmu" -e LLC-load-misses
 	"$CALLPATH" record --list-events >list 2>&1 || fail "--list-events failed"
 	grep -q "^  cycles .*\[no hardware counters here\]" list || fail "cycles not marked: $(grep cycles list)"

@@ -29,9 +29,12 @@ static void test_names(void **state)
 	assert_int_equal(ev.period, 2000003);
 	assert_int_equal(parse("branch-instructions", &ev), CP_EV_OK);
 	assert_int_equal(ev.config, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
-	assert_string_equal(ev.name, "branch-instructions");
-	assert_int_equal(parse("PAPI_TOT_INS", &ev), CP_EV_OK);
+	assert_string_equal(ev.name, "branches"); /* aliases are measured as their event */
+	assert_int_equal(parse("PAPI_TOT_INS@f100", &ev), CP_EV_OK);
 	assert_int_equal(ev.config, PERF_COUNT_HW_INSTRUCTIONS);
+	assert_string_equal(ev.name, "instructions");
+	assert_string_equal(cp_ev_canonical("cs"), "context-switches");
+	assert_string_equal(cp_ev_canonical("cycles"), "cycles");
 	assert_int_equal(parse("LLC-load-misses", &ev), CP_EV_OK);
 	assert_int_equal(ev.type, PERF_TYPE_HW_CACHE);
 	assert_int_equal(ev.config, PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
