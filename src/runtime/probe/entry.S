@@ -50,6 +50,12 @@ cp_probe_entry:
 	mov %rsp, %rbx
 	.cfi_def_cfa_register %rbx
 	and $-16, %rsp
+	mov %r11, %r12 /* the struct cp_probe * (r12 is saved above) */
+	mov %r11, %rdi
+	mov %rbx, %rsi
+	call cp_probe_enter_fast /* general registers only: no xmm saves needed */
+	test %rax, %rax
+	jnz 1f
 	sub $256, %rsp
 	movups %xmm0, 0(%rsp)
 	movups %xmm1, 16(%rsp)
@@ -67,10 +73,10 @@ cp_probe_entry:
 	movups %xmm13, 208(%rsp)
 	movups %xmm14, 224(%rsp)
 	movups %xmm15, 240(%rsp)
-	mov %r11, %rdi
+	mov %r12, %rdi
 	mov %rbx, %rsi
 	call cp_probe_enter
-	mov %rax, %r11 /* the trampoline (the caller's r11 is on the stack) */
+	mov %rax, %r12
 	movups 0(%rsp), %xmm0
 	movups 16(%rsp), %xmm1
 	movups 32(%rsp), %xmm2
@@ -87,6 +93,8 @@ cp_probe_entry:
 	movups 208(%rsp), %xmm13
 	movups 224(%rsp), %xmm14
 	movups 240(%rsp), %xmm15
+	mov %r12, %rax
+1:	mov %rax, %r11 /* the trampoline (the caller's r11 is on the stack) */
 	mov %rbx, %rsp
 	.cfi_def_cfa_register %rsp
 	pop %r15
@@ -134,6 +142,10 @@ cp_probe_return:
 	push %rbx
 	mov %rsp, %rbx
 	and $-16, %rsp
+	lea 88(%rbx), %rdi /* the stack pointer after the probed function's ret */
+	call cp_probe_leave_fast
+	test %rax, %rax
+	jnz 2f
 	sub $256, %rsp
 	movups %xmm0, 0(%rsp)
 	movups %xmm1, 16(%rsp)
@@ -153,7 +165,7 @@ cp_probe_return:
 	movups %xmm15, 240(%rsp)
 	lea 88(%rbx), %rdi /* the stack pointer after the probed function's ret */
 	call cp_probe_leave
-	mov %rax, 80(%rbx)
+	mov %rax, %r11
 	movups 0(%rsp), %xmm0
 	movups 16(%rsp), %xmm1
 	movups 32(%rsp), %xmm2
@@ -170,6 +182,8 @@ cp_probe_return:
 	movups 208(%rsp), %xmm13
 	movups 224(%rsp), %xmm14
 	movups 240(%rsp), %xmm15
+	mov %r11, %rax
+2:	mov %rax, 80(%rbx)
 	mov %rbx, %rsp
 	pop %rbx
 	pop %r11

@@ -1,7 +1,7 @@
 /* The probe hot path: entry (shadow-stack push, calling context, call count) and exit
  * (exclusive wall time), plus the per-thread state. Runs in any thread, possibly inside
  * signal handlers: async-signal-safe (no malloc, no locks, no stdio). */
-#include "runtime/probe/probe-internal.h"
+#include "runtime/probe/probe-hot.h"
 
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
@@ -17,18 +17,6 @@
 #include "base/sigsafe/banned.h"
 
 struct cp_probe_global cp_probe_g;
-
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uint64_t cycles_to_ns(uint64_t c)
-{
-	return (uint64_t)(((unsigned __int128)c * cp_probe_g.ns_mult) >> 32);
-}
 
 static struct cp_probe_thread *thread_state(struct cp_thread *t)
 {
@@ -96,77 +84,14 @@ static uint32_t context_walk(struct cp_thread *t, struct cp_probe_regs *regs, ui
 	return node;
 }
 
-/* Cached (parent context, call site, stack position, probe) -> (context, leaf). */
-static struct cp_probe_cache *cache_slot(struct cp_probe_thread *pt, uint32_t parent, uintptr_t ra,
-					 uint64_t where, uint32_t probe, int *hit)
-{
-	uint64_t h = (ra ^ (where * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)parent << 32) ^ probe) *
-		     0xff51afd7ed558ccdull;
-	for (uint32_t i = 0, s = (uint32_t)(h >> 40); i < 32; i++, s++) {
-		struct cp_probe_cache *c = &pt->cache[s & (CP_PROBE_CACHE - 1)];
-		if (!c->ra) {
-			*hit = 0;
-			return c;
-		}
-		if (c->ra == ra && c->where == where && c->parent == parent && c->probe == probe) {
-			*hit = 1;
-			return c;
-		}
-	}
-	*hit = 0;
-	return NULL;
-}
-
 /* Thread CPU time: a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), 0.3-1 us
  * here; only with -m cputime. */
-static uint64_t thread_cpu_ns(void)
+uint64_t cp_probe_thread_cpu_ns(void)
 {
 	struct timespec ts;
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void frame_end(struct cp_probe_thread *pt, struct cp_thread *t, uint64_t now)
-{
-	struct cp_probe_frame *f = &pt->stack[--pt->depth];
-	struct cp_probe_frame *up = pt->depth ? &pt->stack[pt->depth - 1] : NULL;
-	uint64_t dur = now - f->t0;
-	uint64_t excl = dur > f->child ? dur - f->child : 0;
-	pt->selects -= !!(f->role & CP_PROBE_SELECT);
-	pt->filters -= !!(f->role & CP_PROBE_FILTER);
-	if (up)
-		up->child += dur;
-	if (!f->stale)
-		cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.time_metric] +=
-		    cycles_to_ns(excl);
-	if (cp_probe_g.cputime) {
-		uint64_t c = thread_cpu_ns(), cdur = c > f->cpu0 ? c - f->cpu0 : 0;
-		if (up)
-			up->cpu_child += cdur;
-		if (!f->stale)
-			cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.cpu_metric] +=
-			    cdur > f->cpu_child ? cdur - f->cpu_child : 0;
-	}
-}
-
-/* Frames whose activation is gone (longjmp, an exception, a missed exit): their slot is
- * below the current one on the same stack, or it is the current slot but holds another
- * return address now. */
-static void pop_gone(struct cp_probe_thread *pt, struct cp_thread *t, uintptr_t slot, uint64_t now,
-		     int at_entry)
-{
-	while (pt->depth) {
-		struct cp_probe_frame *f = &pt->stack[pt->depth - 1];
-		uintptr_t s = (uintptr_t)f->slot;
-		if (s > slot || slot - s > CP_PROBE_SAME_STACK)
-			return;
-		if (s == slot && (!at_entry || *f->slot == (uintptr_t)cp_probe_return))
-			return;
-		if (!now) /* read the TSC only when a frame ends (rdtsc is ~10 ns on a VM) */
-			now = rdtsc();
-		frame_end(pt, t, now);
-	}
 }
 
 uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs) CP_HIDDEN;
@@ -240,7 +165,7 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 	pt->filters += !!(p->role & CP_PROBE_FILTER);
 	regs->ra = (uintptr_t)cp_probe_return;
 	if (cp_probe_g.cputime)
-		f->cpu0 = thread_cpu_ns();
+		f->cpu0 = cp_probe_thread_cpu_ns();
 	f->t0 = rdtsc();
 out:
 	t->busy = 0;

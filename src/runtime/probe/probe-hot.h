@@ -1,0 +1,86 @@
+/* The probe hot path's helpers, inline in probe.c and in fast.c (which compiles them with
+ * general-registers-only code, so the common case needs no SSE register saves). */
+#ifndef CP_RUNTIME_PROBE_HOT_H
+#define CP_RUNTIME_PROBE_HOT_H
+
+#include "runtime/probe/probe-internal.h"
+
+uint64_t cp_probe_thread_cpu_ns(void) CP_HIDDEN;
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t cycles_to_ns(uint64_t c)
+{
+	return (uint64_t)(((unsigned __int128)c * cp_probe_g.ns_mult) >> 32);
+}
+
+/* Cached (parent context, call site, stack position, probe) -> (context, leaf). */
+static inline struct cp_probe_cache *cache_slot(struct cp_probe_thread *pt, uint32_t parent,
+						uintptr_t ra, uint64_t where, uint32_t probe,
+						int *hit)
+{
+	uint64_t h = (ra ^ (where * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)parent << 32) ^ probe) *
+		     0xff51afd7ed558ccdull;
+	for (uint32_t i = 0, s = (uint32_t)(h >> 40); i < 32; i++, s++) {
+		struct cp_probe_cache *c = &pt->cache[s & (CP_PROBE_CACHE - 1)];
+		if (!c->ra) {
+			*hit = 0;
+			return c;
+		}
+		if (c->ra == ra && c->where == where && c->parent == parent && c->probe == probe) {
+			*hit = 1;
+			return c;
+		}
+	}
+	*hit = 0;
+	return NULL;
+}
+
+static inline void frame_end(struct cp_probe_thread *pt, struct cp_thread *t, uint64_t now)
+{
+	struct cp_probe_frame *f = &pt->stack[--pt->depth];
+	struct cp_probe_frame *up = pt->depth ? &pt->stack[pt->depth - 1] : NULL;
+	uint64_t dur = now - f->t0;
+	uint64_t excl = dur > f->child ? dur - f->child : 0;
+	pt->selects -= !!(f->role & CP_PROBE_SELECT);
+	pt->filters -= !!(f->role & CP_PROBE_FILTER);
+	if (up)
+		up->child += dur;
+	if (!f->stale)
+		cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.time_metric] +=
+		    cycles_to_ns(excl);
+	if (cp_probe_g.cputime) {
+		uint64_t c = cp_probe_thread_cpu_ns(), cdur = c > f->cpu0 ? c - f->cpu0 : 0;
+		if (up)
+			up->cpu_child += cdur;
+		if (!f->stale)
+			cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.cpu_metric] +=
+			    cdur > f->cpu_child ? cdur - f->cpu_child : 0;
+	}
+}
+
+/* Frames whose activation is gone (longjmp, an exception, a missed exit): their slot is
+ * below the current one on the same stack, or it is the current slot but holds another
+ * return address now. */
+static inline void pop_gone(struct cp_probe_thread *pt, struct cp_thread *t, uintptr_t slot,
+			    uint64_t now, int at_entry)
+{
+	while (pt->depth) {
+		struct cp_probe_frame *f = &pt->stack[pt->depth - 1];
+		uintptr_t s = (uintptr_t)f->slot;
+		if (s > slot || slot - s > CP_PROBE_SAME_STACK)
+			return;
+		if (s == slot && (!at_entry || *f->slot == (uintptr_t)cp_probe_return))
+			return;
+		if (!now) /* read the TSC only when a frame ends (rdtsc is ~10 ns on a VM) */
+			now = rdtsc();
+		frame_end(pt, t, now);
+	}
+}
+
+#endif
