@@ -245,7 +245,13 @@ static int open_error(const struct cp_ev *ev, int e, char *err, size_t cap)
 			 "cannot open event '%s': this machine exposes no hardware performance "
 			 "counters (a VM?); use a software event such as cpu-clock or task-clock",
 			 ev->name);
-	} else if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV) {
+	} else if (e == EOPNOTSUPP) {
+		snprintf(
+		    err, cap,
+		    "cannot sample event '%s': its PMU cannot interrupt on overflow (an uncore "
+		    "or power event?); pick a core event (see 'callpath record --list-events')",
+		    ev->name);
+	} else if (e == ENOENT || e == ENODEV) {
 		snprintf(err, cap,
 			 "cannot open event '%s': this machine's PMU does not have it (%s); see "
 			 "'callpath record --list-events'",
@@ -256,6 +262,11 @@ static int open_error(const struct cp_ev *ev, int e, char *err, size_t cap)
 			 "bad period 'f%llu' for %s: above the kernel's limit of %d samples per "
 			 "second (/proc/sys/kernel/perf_event_max_sample_rate)",
 			 (unsigned long long)ev->period, ev->name, max_sample_rate());
+	} else if (e == EINVAL && !cp_ev_is_software(ev)) {
+		snprintf(err, cap,
+			 "cannot open event '%s': the kernel rejects it (%s): a code or umask this "
+			 "PMU does not take, or a modifier it does not support",
+			 ev->name, strerror(e));
 	} else if (e == EMFILE || e == ENFILE) {
 		snprintf(err, cap, "cannot open event '%s': too many open files (%s)", ev->name,
 			 strerror(e));
