@@ -35,6 +35,11 @@ json_assert "$WORK/c.json" 'not any("multiplex" in n or "never counted" in n for
 # page-faults is read at its position in the leader's group).
 run "$CALLPATH" record -q -e cpu-clock@f1000 -e page-faults@f2000 -o "$WORK/f" -- "$prog" 32
 check_two "$WORK/f" frequency
+# Three in one group, read at positions 0, 1 and 2.
+run "$CALLPATH" record -q -e cpu-clock@f1000 -e task-clock@f1000 -e page-faults@f2000 -o "$WORK/g3" -- "$prog" 32
+$CHECK "$WORK/g3" >"$WORK/g3.json" || fail "three events: files invalid"
+json_assert "$WORK/g3.json" "0.85 < d[\"threads\"][0][\"totals\"][1] / d[\"threads\"][0][\"cpu_ns\"] < 1.15 and $want * 0.97 <= d[\"threads\"][0][\"totals\"][2] <= $want * 1.1" \
+	"three events: task-clock = CPU time, page-faults = $want"
 # Separate groups, through the runtime's own configuration.
 mkdir -p "$WORK/s"
 CALLPATH_OUTPUT=$WORK/s CALLPATH_EVENTS=cpu-clock,page-faults@16 CALLPATH_PERF_SPLIT=1 \

@@ -9,10 +9,11 @@
  * consistent. A sample's weight is the event's count since the previous sample of that
  * event on the thread (read from the group in the handler: exact in frequency mode and
  * despite skid), scaled by time_enabled / time_running when the kernel multiplexed the
- * group; software events in period mode weigh exactly their period (no read needed). When the CLI found that the events do not fit in one group (more hardware events
- * than counters) it sets CALLPATH_PERF_SPLIT=1: one group per event, which the kernel
- * multiplexes; the ratio each was counted is written as a NOTE at exit. Software events
- * take exactly the same path (they are what the tests can run on a VM without a PMU). */
+ * group; software events in period mode weigh exactly their period (no read needed). When the CLI
+ * found that the events do not fit in one group (more hardware events than counters) it sets
+ * CALLPATH_PERF_SPLIT=1: one group per event, which the kernel multiplexes; the ratio each was
+ * counted is written as a NOTE at exit. Software events take exactly the same path (they are what
+ * the tests can run on a VM without a PMU). */
 #include "events/events.h"
 #include "runtime/core/fds.h"
 #include "runtime/core/runtime.h"
@@ -30,7 +31,6 @@ struct perf_metric {
 	char name[32];
 	struct cp_ev ev;
 	uint32_t leader;		 /* metric index of the group leader (itself if it leads) */
-	uint32_t pos;			 /* position in the leader's group read */
 	uint32_t last_member;		 /* leader: index of its last member (itself if alone) */
 	uint64_t enabled_ns, running_ns; /* leader: over the threads stopped so far */
 };
@@ -104,6 +104,21 @@ static uint32_t group_last(uint32_t leader)
 	return last;
 }
 
+/* Where a member joining ls's group now sits in the group read: after the leader and the
+ * members that joined before it on this thread (one that failed to join, or whose metric
+ * is disabled, is not in the group). */
+static uint32_t group_position(struct cp_metric *m, struct cp_source_thread *st,
+			       const struct cp_source_thread *ls)
+{
+	struct cp_source_thread *base = st - m->index;
+	uint32_t pos = 1;
+	for (uint32_t i = pm(m)->leader + 1; i < m->index; i++)
+		if (perf_metrics[i].leader == pm(m)->leader && base[i].fd >= 0 &&
+		    base[i].group_fd == ls->fd && base[i].fd != ls->fd)
+			pos++;
+	return pos;
+}
+
 static int perf_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
 {
 	struct perf_metric *p = pm(m);
@@ -123,7 +138,7 @@ static int perf_thread_start(struct cp_metric *m, struct cp_source_thread *st, p
 	}
 	if (fd >= 0) {
 		st->group_fd = member ? ls->fd : fd;
-		st->group_pos = member ? p->pos : 0;
+		st->group_pos = member ? group_position(m, st, ls) : 0;
 		st->last = 0;
 		st->fd = fd;
 	}
@@ -227,16 +242,12 @@ int cp_perf_config(const char *spec, size_t len, struct cp_metric *m, int split)
 	m->period = p->ev.freq ? 0 : p->ev.period;
 	/* Group: with the first perf metric configured so far, unless split. */
 	p->leader = m->index;
-	p->pos = 0;
 	p->last_member = m->index;
 	for (uint32_t i = 0; i < m->index && !split; i++) {
 		if (cp_rt.metrics[i].src != &perf_metrics[i].src)
 			continue;
-		struct perf_metric *l = &perf_metrics[i];
 		p->leader = i;
-		for (uint32_t j = i; j < m->index; j++)
-			p->pos += cp_rt.metrics[j].src == &perf_metrics[j].src;
-		l->last_member = m->index;
+		perf_metrics[i].last_member = m->index;
 		break;
 	}
 	return 1;
