@@ -586,13 +586,17 @@ static int u32_desc(const void *a, const void *b)
 
 struct incl_scratch {
 	double *incl;  /* [nscopes * nraw] */
+	double *self;  /* [nscopes * nraw] */
 	uint8_t *mark; /* [nscopes] */
 	uint32_t *touched;
 	size_t ntouched;
 };
 
-/* One profile: its exclusive stats, then the inclusive values of the scopes on the paths
- * from its valued scopes to the root (sparse: only those are touched). */
+/* One profile: the exclusive and inclusive values of the scopes on the paths from its
+ * valued scopes to the root (sparse: only those are touched), into the stats.
+ * Exclusive is HPCToolkit's: the cost of the scope's own code, i.e. of the statements
+ * below it in the same procedure frame (nested loops and inlined code included, calls
+ * not): a value at a statement counts for it and each ancestor up to its frame. */
 static void profile_stats(struct cp_db *db, uint32_t p, size_t nraw, struct incl_scratch *x)
 {
 	const struct cp_db_pvalues *pv = &db->pvalues[p];
@@ -600,8 +604,12 @@ static void profile_stats(struct cp_db *db, uint32_t p, size_t nraw, struct incl
 	x->ntouched = 0;
 	for (size_t i = 0; i < pv->n; i++) {
 		const struct cp_db_value *v = &pv->v[i];
-		stat_update(&db->stats[((size_t)v->scope * nm + v->metric) * 2], v->value, p);
 		x->incl[(size_t)v->scope * nraw + v->metric] += v->value;
+		for (uint32_t s = v->scope; s != CP_DB_NONE; s = db->scopes[s].parent) {
+			x->self[(size_t)s * nraw + v->metric] += v->value;
+			if (db->scopes[s].kind == CP_DBK_PROC || db->scopes[s].kind == CP_DBK_PARTIAL)
+				break;
+		}
 		for (uint32_t s = v->scope; s != CP_DB_NONE && !x->mark[s];
 		     s = db->scopes[s].parent) {
 			x->mark[s] = 1;
@@ -622,7 +630,12 @@ static void profile_stats(struct cp_db *db, uint32_t p, size_t nraw, struct incl
 	for (size_t i = 0; i < nt; i++) {
 		uint32_t s = x->touched[i], par = db->scopes[s].parent;
 		double *row = &x->incl[(size_t)s * nraw];
+		double *self = &x->self[(size_t)s * nraw];
 		for (size_t m = 0; m < nraw; m++) {
+			if (self[m] != 0) {
+				stat_update(&db->stats[((size_t)s * nm + m) * 2], self[m], p);
+				self[m] = 0;
+			}
 			if (row[m] == 0)
 				continue;
 			stat_update(&db->stats[((size_t)s * nm + m) * 2 + 1], row[m], p);
@@ -646,11 +659,13 @@ int cp_db_finish(struct cp_db *db)
 	db->stats = xcalloc(ns * nm * 2 + 1, sizeof *db->stats);
 	struct incl_scratch x = {0};
 	x.incl = xcalloc(ns * (nraw ? nraw : 1), sizeof *x.incl);
+	x.self = xcalloc(ns * (nraw ? nraw : 1), sizeof *x.self);
 	x.mark = xcalloc(ns, 1);
 	x.touched = xmalloc(ns * sizeof *x.touched);
 	for (uint32_t p = 0; p < db->nprofiles; p++)
 		profile_stats(db, p, nraw, &x);
 	free(x.incl);
+	free(x.self);
 	free(x.mark);
 	free(x.touched);
 	stats_final(db->stats, ns * nm * 2);
@@ -690,22 +705,11 @@ void cp_db_profile_dense(const struct cp_db *db, uint32_t profile, double *excl,
 
 void cp_db_self_sums(const struct cp_db *db, double *self)
 {
-	const struct cp_db_impl *im = cp_db_impl(db);
-	size_t nm = db->nmetrics, nraw = im->nraw, ns = db->nscopes;
+	size_t nm = db->nmetrics, ns = db->nscopes;
 	memset(self, 0, ns * nm * sizeof *self);
 	if (!db->stats)
 		return;
 	for (size_t s = 0; s < ns; s++)
-		for (size_t m = 0; m < nraw; m++)
+		for (size_t m = 0; m < nm; m++)
 			self[s * nm + m] = db->stats[(s * nm + m) * 2].sum;
-	for (size_t s = ns; s-- > 1;) {
-		if (db->scopes[s].kind == CP_DBK_PROC)
-			continue;
-		size_t par = db->scopes[s].parent;
-		for (size_t m = 0; m < nraw; m++)
-			self[par * nm + m] += self[s * nm + m];
-	}
-	for (size_t s = 0; s < ns; s++)
-		for (size_t m = nraw; m < nm; m++)
-			self[s * nm + m] = cp_expr_eval(im->exprs[m], &self[s * nm]);
 }

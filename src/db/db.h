@@ -137,7 +137,9 @@ enum cp_db_profile_flags {
 
 /* ---- values -------------------------------------------------------------------------- */
 
-/* Summary of one (scope, metric, inclusive|exclusive) over the profiles in which the
+/* Exclusive = the cost of the scope's own code (statements, nested loops and inlined code
+ * in the same procedure frame; calls excluded), inclusive = everything below it.
+ * Summary of one (scope, metric, inclusive|exclusive) over the profiles in which the
  * value is nonzero (`count` of them): a context no thread reached has count 0 and all
  * fields 0. mean/min/max/stddev (population) are over those `count` profiles, so that a
  * worker doing 3x the work of another shows max/min = 3 even when the main thread never
@@ -306,12 +308,11 @@ int cp_db_finish(struct cp_db *db);
 void cp_db_profile_dense(const struct cp_db *db, uint32_t profile, double *excl,
 			 double *incl);
 
-/* After cp_db_finish(): self[scope * nmetrics + metric] = the sum over profiles of the
- * exclusive values in the scope's body: the scope and its descendants reached without
- * entering a called procedure frame (CP_DBK_PROC). For a loop: its statements, nested loops
- * and inlined code, calls excluded -- HPCToolkit's "exclusive" of a loop or procedure
- * (statements are the only scopes that hold exclusive values of their own). Derived
- * metrics: their formula over these sums (NaN = no value). */
+/* After cp_db_finish(): self[scope * nmetrics + metric] = the exclusive sum of the scope
+ * (cp_db_stat_get(db, scope, metric, 0)->sum). Exclusive values in the statistics are
+ * HPCToolkit's: the cost of the scope's own code, its statements and those of its nested
+ * loops and inlined code, calls to other procedure frames excluded (profile values are
+ * stored at statements only; see profile_stats in db.c). */
 void cp_db_self_sums(const struct cp_db *db, double *self);
 
 /* Number of raw metrics (they are metrics[0 .. nraw)). */

@@ -168,9 +168,13 @@ static void test_incl_excl(void **state)
 	assert_int_equal(db.pvalues[1].n, 2); /* merged */
 	assert_true(db.pvalues[1].sorted);
 	const struct cp_db_stat *st;
-	/* exclusive only at statements */
-	assert_int_equal(cp_db_stat_get(&db, t.sloop2, t.cputime, 0)->count, 0);
-	assert_int_equal(cp_db_stat_get(&db, t.sloop2, t.cputime, 0)->argmax, CP_DB_NONE);
+	/* exclusive: the scope's own code, up to its procedure frame (calls excluded) */
+	assert_true(cp_db_stat_get(&db, t.sloop2, t.cputime, 0)->sum == 40);
+	assert_true(cp_db_stat_get(&db, t.swork, t.cputime, 0)->sum == 40);
+	assert_int_equal(cp_db_stat_get(&db, t.sloop1, t.cputime, 0)->count, 0); /* a call */
+	assert_int_equal(cp_db_stat_get(&db, t.sloop1, t.cputime, 0)->argmax, CP_DB_NONE);
+	assert_true(cp_db_stat_get(&db, t.smain, t.cputime, 0)->sum == 2);
+	assert_int_equal(cp_db_stat_get(&db, 0, t.cputime, 0)->count, 0);
 	st = cp_db_stat_get(&db, t.sstmt, t.cputime, 0);
 	assert_true(st->sum == 40);
 	st = cp_db_stat_get(&db, t.smstmt, t.cputime, 0);

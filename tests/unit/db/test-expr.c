@@ -182,9 +182,14 @@ static void test_derived_stats(void **state)
 	st = cp_db_stat_get(&db, t.smstmt, (uint32_t)cpn, 0);
 	assert_int_equal(st->count, 1);
 	assert_true(st->sum == 0);
-	/* no value anywhere: count 0, zeros */
+	/* a loop's exclusive value is its own code's: 80 / 40 */
 	st = cp_db_stat_get(&db, t.sloop2, (uint32_t)cpn, 0);
+	assert_int_equal(st->count, 2);
+	assert_true(st->sum == 2);
+	/* no value anywhere (the outer loop only calls): count 0, zeros */
+	st = cp_db_stat_get(&db, t.sloop1, (uint32_t)cpn, 0);
 	assert_int_equal(st->count, 0);
+	assert_true(st->sum == 0);
 	/* after finish: stats computed at once, raw stats kept */
 	int nspc = cp_db_derived_add_spec(&db, " npc = cputime/cycles ");
 	assert_true(nspc > cpn);
