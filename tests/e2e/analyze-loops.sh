@@ -61,4 +61,33 @@ share = sum(incl(l[0]) for l in inner_loops) / total if total else 0
 print(f"inner loop share {share:.2%} of {total:.0f} ns")
 assert share > 0.6, f"inner loop holds {share:.2%} of the samples, expected > 60%"
 PY
+
+# The documented "top 10 loops by exclusive time" query (docs/format.md), run as a user
+# would with the sqlite3 shell. Both loops are in compute's frame (the kernel is inlined),
+# so each one's exclusive time includes the inner loop's: the two lead, tied, with all the
+# program's time.
+if command -v sqlite3 >/dev/null 2>&1; then
+	sed -n '/<!-- top-loops-query -->/,/^```$/p' "$CP_SOURCE_DIR/docs/format.md" |
+		sed '1,2d;$d' >"$WORK/top-loops.sql"
+	grep -q "SELECT" "$WORK/top-loops.sql" || fail "no top-loops query in docs/format.md"
+	sqlite3 -separator '|' "$WORK/m/callpath.db" <"$WORK/top-loops.sql" >"$WORK/top.txt" ||
+		fail "the documented query failed"
+	head -3 "$WORK/top.txt"
+	python3 - "$WORK/top.txt" "$(line outer-loop)" "$(line inner-body)" <<'PY' || fail "top loops query: wrong leading loops"
+import sys
+rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
+outer, body = int(sys.argv[2]), int(sys.argv[3])
+def covers(row, line):
+    lo, hi = map(int, row[0].rsplit(":", 1)[1].split("-"))
+    return lo <= line <= hi
+top = rows[:2]
+assert any(covers(r, body) and r[1] == "kernel" for r in top), f"inner loop not in {top}"
+assert any(covers(r, outer) and r[1] == "compute" for r in top), f"outer loop not in {top}"
+for r in top:
+    excl, incl = float(r[2]), float(r[3])
+    assert excl > 0 and abs(excl - incl) <= 0.05 * incl, r  # neither calls anything
+PY
+else
+	note "sqlite3 shell not installed: documented query not run"
+fi
 note "ok"
