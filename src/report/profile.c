@@ -247,15 +247,6 @@ static void td_shape(const struct cp_profile *p, struct cp_view *v)
 	}
 }
 
-static void view_derive(const struct cp_view *td, int kind, const struct cp_view_limits *lim,
-			struct cp_view *out)
-{
-	if (kind == CP_VIEW_BOTTOM_UP)
-		cp_view_bottom_up(td, out, lim);
-	else
-		cp_view_flat(td, out);
-}
-
 struct acc {
 	double sum, min, max, sumsq;
 	uint32_t count;
@@ -295,55 +286,106 @@ static double acc_value(const struct acc *a, int stat)
 	}
 }
 
+/* The values of profile prof in the top-down shape: one (own values, then sums). */
+static void td_profile(const struct cp_profile *p, uint32_t prof, struct cp_view *one)
+{
+	size_t nm = p->td.nmetrics;
+	memset(one->incl, 0, one->n * nm * sizeof(double));
+	memset(one->excl, 0, one->n * nm * sizeof(double));
+	td_add_profile(&p->db, one, prof);
+	cp_view_sum_inclusive(one);
+}
+
 void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		     const struct cp_view_limits *lim, struct cp_view *out)
 {
 	size_t nm = p->td.nmetrics, nraw = p->sum.nraw;
+	struct cp_view_contribs rec;
+	memset(&rec, 0, sizeof rec);
+	struct cp_view one;
+	td_shape(p, &one);
+	struct cp_view_limits l = {0, 0, 0};
+	if (lim)
+		l = *lim;
+	if (stat != CP_DB_STAT_SUM && l.min_incl > 0) {
+		/* lim.min_incl is a share of the statistic's total; no row's statistic exceeds
+		 * its sum, so rows whose sum is below it can be left out */
+		struct acc tot = {0};
+		for (uint32_t prof = 0; prof < p->db.nprofiles; prof++)
+			if (p->selected[prof]) {
+				double t = 0;
+				const struct cp_db_pvalues *pv = &p->db.pvalues[prof];
+				for (size_t k = 0; k < pv->n; k++)
+					if (pv->v[k].metric == l.metric)
+						t += pv->v[k].value;
+				acc_add(&tot, t);
+			}
+		double total = cp_view_incl(&p->td, 0)[l.metric];
+		l.min_incl = total > 0 ? l.min_incl / total * acc_value(&tot, stat) : 0;
+	}
+	struct cp_view_contribs *r = stat != CP_DB_STAT_SUM ? &rec : NULL;
 	if (kind == CP_VIEW_TOP_DOWN) {
 		td_shape(p, out);
 		memcpy(out->incl, p->td.incl, p->td.n * nm * sizeof(double));
 		memcpy(out->excl, p->td.excl, p->td.n * nm * sizeof(double));
+	} else if (kind == CP_VIEW_BOTTOM_UP) {
+		cp_view_bottom_up_rec(&p->td, out, lim ? &l : NULL, r);
+		cp_profile_eval_derived(p, out);
 	} else {
-		view_derive(&p->td, kind, lim, out);
+		cp_view_flat_rec(&p->td, out, r);
 		cp_profile_eval_derived(p, out);
 	}
-	if (stat == CP_DB_STAT_SUM)
+	if (stat == CP_DB_STAT_SUM) {
+		cp_view_release(&one);
 		return;
-	/* each selected thread's own view, its nodes mapped onto out's by their keys */
+	}
+	/* each selected thread's values of the same rows, through the recorded contributions */
 	struct acc *acc = xcalloc(out->n * nraw * 2 + 1, sizeof(*acc));
-	uint32_t *map = NULL;
+	double *vin = xmalloc((out->n * nraw + 1) * sizeof(double));
+	double *vex = xmalloc((out->n * nraw + 1) * sizeof(double));
+	double *credit =
+	    kind == CP_VIEW_BOTTOM_UP ? xmalloc((one.n * nraw + 1) * sizeof(double)) : NULL;
 	for (uint32_t prof = 0; prof < p->db.nprofiles; prof++) {
 		if (!p->selected[prof])
 			continue;
-		struct cp_view one, derived;
-		td_shape(p, &one);
-		td_add_profile(&p->db, &one, prof);
-		cp_view_sum_inclusive(&one);
-		const struct cp_view *v = &one;
-		if (kind != CP_VIEW_TOP_DOWN) {
-			view_derive(&one, kind, NULL, &derived);
-			v = &derived;
+		td_profile(p, prof, &one);
+		const double *in = vin, *ex = vex;
+		size_t step = nraw;
+		if (kind == CP_VIEW_TOP_DOWN) {
+			in = one.incl, ex = one.excl, step = nm;
+		} else {
+			memset(vin, 0, out->n * nraw * sizeof(double));
+			memset(vex, 0, out->n * nraw * sizeof(double));
+			if (credit) {
+				memset(credit, 0, one.n * nraw * sizeof(double));
+				for (uint32_t j = 1; j < one.n; j++)
+					if (rec.outer_of[j] != UINT32_MAX)
+						for (size_t m = 0; m < nraw; m++)
+							credit[(size_t)rec.outer_of[j] * nraw +
+							       m] += cp_view_excl(&one, j)[m];
+			}
+			for (size_t k = 0; k < rec.n; k++) {
+				const struct cp_view_contrib *c = &rec.v[k];
+				const double *si = credit ? cp_view_incl(&one, c->src)
+							  : cp_view_excl(&one, c->src);
+				const double *se = credit ? credit + (size_t)c->src * nraw
+							  : cp_view_excl(&one, c->src);
+				for (size_t m = 0; m < nraw; m++) {
+					vin[(size_t)c->node * nraw + m] += si[m];
+					if (c->excl)
+						vex[(size_t)c->node * nraw + m] += se[m];
+				}
+			}
+			for (size_t m = 0; m < nraw; m++)
+				vin[m] = cp_view_incl(&one, 0)[m];
 		}
-		map = xrealloc(map, v->n * sizeof(*map));
-		map[0] = 0;
-		for (uint32_t i = 1; i < v->n; i++) {
-			uint32_t par = map[v->nodes[i].parent];
-			map[i] = kind == CP_VIEW_TOP_DOWN ? i
-				 : par == UINT32_MAX	  ? UINT32_MAX
-							  : cp_view_find_like(out, par, v, i);
-		}
-		for (uint32_t i = 0; i < v->n; i++) {
-			if (map[i] == UINT32_MAX)
-				continue;
-			struct acc *a = acc + (size_t)map[i] * nraw * 2;
+		for (uint32_t i = 0; i < out->n; i++) {
+			struct acc *a = acc + (size_t)i * nraw * 2;
 			for (size_t m = 0; m < nraw; m++) {
-				acc_add(&a[m * 2 + 1], cp_view_incl(v, i)[m]);
-				acc_add(&a[m * 2], cp_view_excl(v, i)[m]);
+				acc_add(&a[m * 2 + 1], in[(size_t)i * step + m]);
+				acc_add(&a[m * 2], ex[(size_t)i * step + m]);
 			}
 		}
-		if (kind != CP_VIEW_TOP_DOWN)
-			cp_view_release(&derived);
-		cp_view_release(&one);
 	}
 	for (uint32_t i = 0; i < out->n; i++)
 		for (size_t m = 0; m < nraw; m++) {
@@ -352,6 +394,10 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 			cp_view_excl(out, i)[m] = acc_value(&a[0], stat);
 		}
 	cp_profile_eval_derived(p, out);
-	free(map);
+	free(credit);
+	free(vin);
+	free(vex);
 	free(acc);
+	cp_view_contribs_release(&rec);
+	cp_view_release(&one);
 }

@@ -124,11 +124,10 @@ int cp_report_profile(const struct cp_profile *p, const struct cp_report_options
 	if (o->view == CP_VIEW_TOP_DOWN && o->stat == CP_DB_STAT_SUM)
 		return render(p, &p->td, o, &proto, out);
 	struct cp_view v;
-	/* limits only for sums: another statistic's share is not the sums' */
 	struct cp_view_limits lim = {
 	    proto.metric,
 	    cp_render_min_incl(cp_view_incl(&p->td, 0)[proto.metric], threshold_of(o)), o->depth};
-	if (o->stat != CP_DB_STAT_SUM || o->flatten > 0 || o->hot_path >= 0)
+	if (o->flatten > 0 || o->hot_path >= 0)
 		lim.min_incl = 0;
 	if (o->flatten > 0)
 		lim.max_depth = 0;

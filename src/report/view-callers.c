@@ -90,6 +90,14 @@ static void find_outermost(struct callers *c)
 	}
 }
 
+static void contrib_add(struct cp_view_contribs *rec, uint32_t node, uint32_t src, uint32_t excl)
+{
+	if (!rec)
+		return;
+	XGROW(rec->v, rec->n + 1, rec->alloc);
+	rec->v[rec->n++] = (struct cp_view_contrib){node, src, excl};
+}
+
 static void add_values(struct cp_view *v, uint32_t node, const double *incl, const double *excl)
 {
 	double *in = cp_view_incl(v, node), *ex = cp_view_excl(v, node);
@@ -102,7 +110,7 @@ static void add_values(struct cp_view *v, uint32_t node, const double *incl, con
 /* Adds occurrence x (values incl/excl) along the chain of its callers below top, at most
  * levels deep. */
 static void add_chain(const struct cp_view *td, struct cp_view *out, uint32_t top, uint32_t x,
-		      const double *excl, int levels)
+		      const double *excl, int levels, struct cp_view_contribs *rec)
 {
 	const struct cp_vnode *n = &td->nodes[x];
 	const double *incl = cp_view_incl(td, x);
@@ -118,6 +126,7 @@ static void add_chain(const struct cp_view *td, struct cp_view *out, uint32_t to
 		at = cp_view_child(out, at, CP_VK_CALLER, an->name, an->module,
 				   td->nodes[callee].file, td->nodes[callee].line);
 		add_values(out, at, incl, excl);
+		contrib_add(rec, at, x, 1);
 		callee = a;
 		levels--;
 	}
@@ -131,8 +140,21 @@ static void callers_release(struct callers *c)
 	cp_itab_release(&c->tab);
 }
 
+void cp_view_contribs_release(struct cp_view_contribs *c)
+{
+	free(c->v);
+	free(c->outer_of);
+	memset(c, 0, sizeof *c);
+}
+
 void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 		       const struct cp_view_limits *lim)
+{
+	cp_view_bottom_up_rec(td, out, lim, NULL);
+}
+
+void cp_view_bottom_up_rec(const struct cp_view *td, struct cp_view *out,
+			   const struct cp_view_limits *lim, struct cp_view_contribs *rec)
 {
 	struct callers c;
 	size_t nm = td->nmetrics;
@@ -158,6 +180,7 @@ void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 			uint32_t top =
 			    cp_view_child(out, 0, CP_VK_PROCEDURE, n->name, n->module, NULL, 0);
 			add_values(out, top, cp_view_incl(td, i), acc + (size_t)i * nm);
+			contrib_add(rec, top, i, 1);
 		}
 	int levels = lim && lim->max_depth > 0 ? lim->max_depth - 1 : INT_MAX;
 	for (uint32_t i = 1; i < td->n && levels > 0; i++) {
@@ -167,9 +190,13 @@ void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 		uint32_t top = cp_view_child(out, 0, CP_VK_PROCEDURE, n->name, n->module, NULL, 0);
 		if (lim && cp_view_incl(out, top)[lim->metric] < lim->min_incl)
 			continue;
-		add_chain(td, out, top, i, acc + (size_t)i * nm, levels);
+		add_chain(td, out, top, i, acc + (size_t)i * nm, levels, rec);
 	}
 	memcpy(cp_view_incl(out, 0), cp_view_incl(td, 0), nm * sizeof(double));
 	free(acc);
+	if (rec) {
+		rec->outer_of = c.outer_of;
+		c.outer_of = NULL;
+	}
 	callers_release(&c);
 }

@@ -244,11 +244,15 @@ static void path_collect(const struct cp_view *td, uint32_t node, struct path *p
 
 /* Adds vals once per sample (stamp) to the inclusive, and if excl to the exclusive, values. */
 static void count_once(struct cp_view *v, uint32_t node, uint64_t stamp, const double *vals,
-		       int excl)
+		       int excl, struct cp_view_contribs *rec)
 {
 	if (v->nodes[node].stamp == stamp)
 		return;
 	v->nodes[node].stamp = stamp;
+	if (rec) {
+		XGROW(rec->v, rec->n + 1, rec->alloc);
+		rec->v[rec->n++] = (struct cp_view_contrib){node, (uint32_t)stamp, (uint32_t)excl};
+	}
 	double *in = cp_view_incl(v, node), *ex = cp_view_excl(v, node);
 	for (size_t m = 0; m < v->nmetrics; m++) {
 		in[m] += vals[m];
@@ -271,7 +275,7 @@ static int has_cost(const struct cp_view *v, uint32_t node)
  * show in the top-down view). Code without line information (no DWARF) has no file or line
  * level: its procedure hangs directly below the module. */
 static void flat_path(struct cp_view *out, const struct cp_view *td, const struct path *p,
-		      uint64_t stamp, const double *vals)
+		      uint64_t stamp, const double *vals, struct cp_view_contribs *rec)
 {
 	struct cp_strpool *pool = out->pool;
 	for (size_t j = 0; j < p->nfr; j++) {
@@ -280,20 +284,20 @@ static void flat_path(struct cp_view *out, const struct cp_view *td, const struc
 		const char *file = f->file;
 		int excl = j == 0;
 		uint32_t m = cp_view_child(out, 0, CP_VK_MODULE, mod, f->module, NULL, 0);
-		count_once(out, m, stamp, vals, excl);
+		count_once(out, m, stamp, vals, excl, rec);
 		uint32_t parent = m;
 		if (file) {
 			parent = cp_view_child(out, m, CP_VK_FILE, file, f->module, file, 0);
-			count_once(out, parent, stamp, vals, excl);
+			count_once(out, parent, stamp, vals, excl, rec);
 		}
 		parent = cp_view_child(out, parent, CP_VK_PROCEDURE, f->proc, f->module, file, 0);
-		count_once(out, parent, stamp, vals, excl);
+		count_once(out, parent, stamp, vals, excl, rec);
 		for (size_t l = f->nbody; l-- > 0;) {
 			const struct cp_vnode *b = &td->nodes[p->body[f->body_first + l]];
 			uint32_t x = cp_view_child(out, parent, (enum cp_vkind)b->kind, b->name,
 						   f->module, b->file, b->line);
 			out->nodes[x].line_end = b->line_end;
-			count_once(out, x, stamp, vals, excl);
+			count_once(out, x, stamp, vals, excl, rec);
 			parent = x;
 		}
 		if (!f->loc_file)
@@ -303,11 +307,16 @@ static void flat_path(struct cp_view *out, const struct cp_view *td, const struc
 					   f->loc_line);
 		if (!out->nodes[l].name)
 			out->nodes[l].name = cp_view_line_name(pool, f->loc_file, f->loc_line);
-		count_once(out, l, stamp, vals, excl);
+		count_once(out, l, stamp, vals, excl, rec);
 	}
 }
 
 void cp_view_flat(const struct cp_view *td, struct cp_view *out)
+{
+	cp_view_flat_rec(td, out, NULL);
+}
+
+void cp_view_flat_rec(const struct cp_view *td, struct cp_view *out, struct cp_view_contribs *rec)
 {
 	struct path p;
 	memset(&p, 0, sizeof p);
@@ -330,7 +339,7 @@ void cp_view_flat(const struct cp_view *td, struct cp_view *out)
 				continue;
 		}
 		path_collect(td, i, &p);
-		flat_path(out, td, &p, i, vals);
+		flat_path(out, td, &p, i, vals, rec);
 	}
 	memcpy(cp_view_incl(out, 0), cp_view_incl(td, 0), td->nmetrics * sizeof(double));
 	free(p.fr);

@@ -97,4 +97,29 @@ void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 		       const struct cp_view_limits *lim);
 void cp_view_flat(const struct cp_view *td, struct cp_view *out);
 
+/* How a derived view's values are made of the top-down view's, so that the same view can be
+ * evaluated again on other values (each thread's, for statistics over threads) without
+ * building it again: for each entry, node's inclusive value gets the source's value (and
+ * if `excl`, its exclusive value too). The sources: bottom-up, the top-down node's
+ * inclusive value, and for the exclusive value the exclusive values of every occurrence
+ * of the procedure nested in it (outer_of[j] = the outermost occurrence credited with node
+ * j's exclusive value, or UINT32_MAX); flat, the top-down node's own (exclusive) value. The
+ * root's values are the top-down root's inclusive values. */
+struct cp_view_contrib {
+	uint32_t node, src;
+	uint32_t excl;
+};
+
+struct cp_view_contribs {
+	struct cp_view_contrib *v;
+	size_t n, alloc;
+	uint32_t *outer_of; /* bottom-up: per top-down node */
+};
+
+void cp_view_contribs_release(struct cp_view_contribs *c);
+/* As cp_view_bottom_up / cp_view_flat, recording into rec (initialized to zeros). */
+void cp_view_bottom_up_rec(const struct cp_view *td, struct cp_view *out,
+			   const struct cp_view_limits *lim, struct cp_view_contribs *rec);
+void cp_view_flat_rec(const struct cp_view *td, struct cp_view *out, struct cp_view_contribs *rec);
+
 #endif

@@ -349,6 +349,25 @@ static void test_stats(void **state)
 					 (kind == CP_VIEW_TOP_DOWN ? 50 : 200) * factor[s]) < 1e-6);
 			cp_view_release(&v);
 		}
+	/* the threshold is a share of the statistic's total: under max, rec (600 of 3000) is
+	 * below 30%, work (1800) above */
+	struct cp_report_options o;
+	cp_report_options_init(&o);
+	o.view = CP_VIEW_BOTTOM_UP;
+	o.stat = CP_DB_STAT_MAX;
+	o.format = CP_FORMAT_CSV;
+	o.threshold = 30;
+	o.depth = 1;
+	char *csv = render(&p, &o);
+	char names[1024];
+	csv_names(csv, names, sizeof names);
+	assert_string_equal(names, "<total>|main|work|");
+	free(csv);
+	o.threshold = 15;
+	csv = render(&p, &o);
+	csv_names(csv, names, sizeof names);
+	assert_string_equal(names, "<total>|main|work|idle|rec|");
+	free(csv);
 	cp_profile_release(&p);
 }
 
