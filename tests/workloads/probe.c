@@ -12,7 +12,9 @@
  *   probe refuse            calls the functions the refusal tests name
  *   probe signal            100 SIGUSR1 (handler on an alternate stack) raised from
  *                           sig_loop, each handler calls work once; sig_loop calls work
- *                           100 times itself */
+ *                           100 times itself
+ *   probe fork              forker forks inside itself: the child calls work 5 times and
+ *                           exits, the parent waits, then calls work 3 times */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -20,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -165,6 +169,22 @@ static long signal_mode(void)
 	return sig_loop(100) + sink;
 }
 
+NOINLINE long forker(void)
+{
+	long s = 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 5; i++)
+			s += work(i);
+		exit(s == 35 ? 0 : 1);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	for (int i = 0; i < 3; i++)
+		s += work(i);
+	return s + (WIFEXITED(status) ? WEXITSTATUS(status) : 100);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "paths";
@@ -212,6 +232,8 @@ int main(int argc, char **argv)
 		s = alloc_loop(1000);
 	} else if (!strcmp(mode, "stress")) {
 		s = path_a(argc > 2 ? atol(argv[2]) : 100000000L);
+	} else if (!strcmp(mode, "fork")) {
+		s = forker();
 	} else if (!strcmp(mode, "signal")) {
 		s = signal_mode();
 	} else if (!strcmp(mode, "refuse")) {

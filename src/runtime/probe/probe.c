@@ -70,10 +70,14 @@ static uint32_t context_walk(struct cp_thread *t, struct cp_probe_regs *regs, ui
 			;
 		if (k == n) /* the walk did not reach the parent: keep the call site only */
 			k = n > 0 ? 1 : 0;
-	} else if (status != CP_UNWIND_COMPLETE) {
+	} else {
+		/* No live probed caller, yet a replaced return address above (the activations
+		 * a fork child inherited): the unwinder cannot step through it correctly, so the
+		 * path stops there, as a partial one. */
 		for (k = 0; k < n && t->frames[k].pc != ret; k++)
 			;
-		parent = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
+		if (k < n || status != CP_UNWIND_COMPLETE)
+			parent = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
 	}
 	uint32_t node = parent;
 	for (int i = k - 1; i >= 0 && node != CP_CCT_NONE; i--)
