@@ -46,4 +46,30 @@ if bad:
     sys.exit(1)
 PY
 done
+# Under _FORTIFY_SOURCE, read() with a buffer of known size compiles to __read_chk, which
+# glibc implements with its internal __read: it is wrapped itself.
+cat >"$WORK/fortify.c" <<'C'
+#include <fcntl.h>
+#include <unistd.h>
+static volatile unsigned long chunk = 4096; /* not a constant: the size is checked */
+__attribute__((noinline)) static long fortified_reader(int fd)
+{
+	char buf[4096];
+	long total = 0;
+	for (int i = 0; i < 100; i++)
+		total += read(fd, buf, chunk);
+	return total + buf[0];
+}
+int main(void)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+	return fd < 0 || fortified_reader(fd) != 409600;
+}
+C
+cc -O2 -D_FORTIFY_SOURCE=2 -g -o "$WORK/fortify" "$WORK/fortify.c" || fail "cannot build the fortified workload"
+nm "$WORK/fortify" | grep -q __read_chk || skip "this compiler does not fortify read()"
+run "$CALLPATH" record -q -e io -o "$WORK/f" -- "$WORK/fortify"
+"$CALLPATH" report "$WORK/f" --format json --threshold 0 >"$WORK/f.json" || fail "report failed"
+json_assert "$WORK/f.json" 'sum(n["inclusive"][[m["name"] for m in d["metrics"]].index("io-read-bytes")] for n in d["nodes"] if n["name"] == "fortified_reader" and n["kind"] == "procedure") == 409600' \
+	"__read_chk reads not attributed to fortified_reader"
 note "ok"
