@@ -385,16 +385,20 @@ static inline __attribute__((always_inline)) void alloc_record(const void *ra, c
 
 CP_EXPORT void *malloc(size_t n)
 {
+	if (!ALLOC_ON()) /* a tail call */
+		return real.malloc(n);
 	void *p = real.malloc(n);
-	if (ALLOC_ON() && p)
+	if (p)
 		alloc_record(CP_SYNC_SITE(), p, n);
 	return p;
 }
 
 CP_EXPORT void *calloc(size_t n, size_t size)
 {
+	if (!ALLOC_ON())
+		return real.calloc(n, size);
 	void *p = real.calloc(n, size);
-	if (ALLOC_ON() && p)
+	if (p)
 		alloc_record(CP_SYNC_SITE(), p, n * size);
 	return p;
 }
