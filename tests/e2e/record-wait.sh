@@ -1,7 +1,8 @@
 #!/bin/bash
 # -e wait attributes the time threads spend blocked to the waiting calling context: a
 # mutex held for 300 ms by another thread, a condition variable signalled after >= 350 ms,
-# a semaphore posted after 150 ms; uncontended locks record nothing (trylock first).
+# a semaphore posted after 150 ms, a read lock behind a 150 ms write lock, a condition
+# clock-wait timing out after 100 ms; uncontended locks record nothing (trylock first).
 # Bounds are loose fractions of the known sleeps (a loaded machine only lengthens waits).
 source "$(dirname "$0")/lib.sh"
 for v in O2 O0; do
@@ -25,7 +26,9 @@ checks = [
     ("wait_for_lock", 0.5 * 280 * ms, 1),   # blocked in pthread_mutex_lock ~280 ms
     ("wait_for_signal", 0.5 * 350 * ms, None),  # pthread_cond_wait
     ("wait_for_sem", 0.5 * 150 * ms, 1),     # sem_wait
-    ("join_all", 0, 4),                      # pthread_join, timed whole
+    ("join_all", 0, 7),                      # pthread_join, timed whole
+    ("wait_for_rdlock", 0.5 * 130 * ms, 1),  # pthread_rwlock_rdlock
+    ("wait_with_timeout", 0.5 * 100 * ms, None),  # pthread_cond_clockwait (times out)
 ]
 for fn, least, calls in checks:
     t, c = incl(fn, wt), incl(fn, wc)

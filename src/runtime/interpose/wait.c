@@ -9,10 +9,13 @@
  * variables, barriers and joins are timed whole (they exist to wait); the time includes
  * re-acquiring the mutex after a condition wait.
  *
- * Not seen: pthread_mutex_timedlock/clocklock, pthread_cond_clockwait, sem_clockwait,
- * pthread_rwlock_*, pthread_spin_lock, pthread_timedjoin_np, futex(2) used directly
- * (C++ std::mutex goes through pthread_mutex_lock; std::condition_variable through
- * pthread_cond_wait/clockwait). */
+ * pthread_mutex_timedlock and pthread_rwlock_rdlock/wrlock are tried first like
+ * pthread_mutex_lock; pthread_cond_clockwait (C++ condition_variable::wait_for/until) is
+ * timed whole.
+ *
+ * Not seen: pthread_mutex_clocklock, sem_clockwait, the timed/clock rwlock functions,
+ * pthread_spin_lock, pthread_timedjoin_np, futex(2) used directly (C++ std::mutex goes
+ * through pthread_mutex_lock, std::shared_mutex through the rwlock functions). */
 #include "runtime/core/runtime.h"
 #include "runtime/core/sync.h"
 #include "runtime/interpose/real.h"
@@ -29,6 +32,13 @@ static struct {
 	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
 	int (*barrier_wait)(pthread_barrier_t *);
 	int (*join)(pthread_t, void **);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*rdlock)(pthread_rwlock_t *);
+	int (*tryrdlock)(pthread_rwlock_t *);
+	int (*wrlock)(pthread_rwlock_t *);
+	int (*trywrlock)(pthread_rwlock_t *);
 } wait_real;
 
 /* Condition variables have two versions in glibc (GLIBC_2.2.5 for old binaries, 2.3.2
@@ -109,6 +119,62 @@ CP_EXPORT int pthread_join(pthread_t th, void **ret)
 		return join(th, ret);
 	uint64_t t0 = cp_sync_now_ns();
 	int rc = join(th, ret);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	__typeof__(wait_real.mutex_timedlock) lock =
+	    WAIT_REAL(mutex_timedlock, "pthread_mutex_timedlock");
+	if (!WAIT_ON())
+		return lock(m, abstime);
+	int rc = WAIT_REAL(mutex_trylock, "pthread_mutex_trylock")(m);
+	if (rc != EBUSY)
+		return rc;
+	uint64_t t0 = cp_sync_now_ns();
+	rc = lock(m, abstime);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+				     const struct timespec *abstime)
+{
+	__typeof__(wait_real.cond_clockwait) wait =
+	    WAIT_REAL(cond_clockwait, "pthread_cond_clockwait");
+	if (!WAIT_ON())
+		return wait(c, m, clk, abstime);
+	uint64_t t0 = cp_sync_now_ns();
+	int rc = wait(c, m, clk, abstime);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	__typeof__(wait_real.rdlock) lock = WAIT_REAL(rdlock, "pthread_rwlock_rdlock");
+	if (!WAIT_ON())
+		return lock(l);
+	int rc = WAIT_REAL(tryrdlock, "pthread_rwlock_tryrdlock")(l);
+	if (rc != EBUSY)
+		return rc;
+	uint64_t t0 = cp_sync_now_ns();
+	rc = lock(l);
+	cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
+}
+
+CP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	__typeof__(wait_real.wrlock) lock = WAIT_REAL(wrlock, "pthread_rwlock_wrlock");
+	if (!WAIT_ON())
+		return lock(l);
+	int rc = WAIT_REAL(trywrlock, "pthread_rwlock_trywrlock")(l);
+	if (rc != EBUSY)
+		return rc;
+	uint64_t t0 = cp_sync_now_ns();
+	rc = lock(l);
 	cp_wait_record(__builtin_return_address(0), t0);
 	return rc;
 }
