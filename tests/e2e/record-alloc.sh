@@ -4,6 +4,7 @@
 # one helper (alloc_block) from several callers, in two threads and a fork child (whose
 # inherited blocks must not count as its leaks); a cputime metric runs alongside.
 source "$(dirname "$0")/lib.sh"
+require_tool cc
 for v in O2 O0 O2fp; do
 	run "$CALLPATH" record -q -e alloc -e cputime@200us -o "$WORK/m$v" -- "$CP_WORKLOADS/alloc.$v"
 	"$CALLPATH" report "$WORK/m$v" --format json --threshold 0 >"$WORK/r$v.json" \

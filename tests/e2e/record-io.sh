@@ -3,6 +3,7 @@
 # context, exactly for the bytes: the io workload moves known amounts with write, pwrite,
 # writev, fwrite, read, pread and fread from one function each.
 source "$(dirname "$0")/lib.sh"
+require_tool cc
 for v in O2 O0; do
 	mkdir -p "$WORK/data$v"
 	run "$CALLPATH" record -q -e io -e realtime@500us -o "$WORK/m$v" -- "$CP_WORKLOADS/io.$v" "$WORK/data$v"
