@@ -13,6 +13,9 @@
  *   probe signal            100 SIGUSR1 (handler on an alternate stack) raised from
  *                           sig_loop, each handler calls work once; sig_loop calls work
  *                           100 times itself
+ *   probe control           work 10x, callpath_probe_insert("work"), work 20x,
+ *                           callpath_probe_remove("work"), work 40x, insert again, work 5x
+ *                           (all from control_calls): 25 probed calls
  *   probe fork              forker forks inside itself: the child calls work 5 times and
  *                           exits, the parent waits, then calls work 3 times */
 #include <dlfcn.h>
@@ -185,6 +188,31 @@ NOINLINE long forker(void)
 	return s + (WIFEXITED(status) ? WEXITSTATUS(status) : 100);
 }
 
+NOINLINE long control_calls(int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++)
+		s += work(i);
+	return s;
+}
+
+static long control_mode(void)
+{
+	int (*ins)(const char *) =
+	    (int (*)(const char *))dlsym(RTLD_DEFAULT, "callpath_probe_insert");
+	int (*rem)(const char *) =
+	    (int (*)(const char *))dlsym(RTLD_DEFAULT, "callpath_probe_remove");
+	long s = control_calls(10);
+	int a = ins ? ins("work") : -2;
+	s += control_calls(20);
+	int b = rem ? rem("work") : -2;
+	s += control_calls(40);
+	int c = ins ? ins("work") : -2;
+	s += control_calls(5);
+	printf("control %d %d %d\n", a, b, c);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "paths";
@@ -232,6 +260,8 @@ int main(int argc, char **argv)
 		s = alloc_loop(1000);
 	} else if (!strcmp(mode, "stress")) {
 		s = path_a(argc > 2 ? atol(argv[2]) : 100000000L);
+	} else if (!strcmp(mode, "control")) {
+		s = control_mode();
 	} else if (!strcmp(mode, "fork")) {
 		s = forker();
 	} else if (!strcmp(mode, "signal")) {

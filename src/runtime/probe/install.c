@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,12 +135,22 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* The operation a scan performs: install the configured patterns (init, dlopen), or
+ * install / remove the probes of one pattern (callpath_probe_insert/remove). */
+static struct {
+	const char *only; /* NULL: the configured patterns */
+	int remove;
+	int count; /* probes installed or removed */
+} op;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Which patterns select symbol `name` of the module at `path`: CP_PROBE_* bits, 0 none. */
 static uint32_t selected(const char *path, const char *name)
 {
 	uint32_t role = 0;
-	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++) {
-		const char *pat = cp_probe_g.patterns[i];
+	uint32_t npat = op.only ? 1 : cp_probe_g.npatterns;
+	for (uint32_t i = 0; i < npat; i++) {
+		const char *pat = op.only ? op.only : cp_probe_g.patterns[i];
 		uint32_t r = CP_PROBE_MEASURE;
 		if (*pat == '+' || *pat == '-')
 			r |= *pat++ == '+' ? CP_PROBE_SELECT : CP_PROBE_FILTER;
@@ -177,9 +188,21 @@ static void install_one(const struct cp_module *m, const Elf64_Sym *s, const cha
 				       sec && (sec->sh_flags & SHF_EXECINSTR));
 	if (!st && (addr < m->text_lo || addr + s->st_size > m->text_hi))
 		st = CP_PATCH_NOT_EXEC;
-	for (uint32_t i = 0; !st && i < cp_probe_g.nprobes; i++)
-		if (cp_probe_g.probes[i].addr == addr)
-			return; /* an alias of a function already probed */
+	if (st && op.remove)
+		return;
+	for (uint32_t i = 0; !st && i < cp_probe_g.nprobes; i++) {
+		struct cp_probe *q = &cp_probe_g.probes[i];
+		if (q->addr != addr)
+			continue;
+		/* Probed before (or an alias): remove, or re-insert a removed one. */
+		if (op.remove && q->patch.committed)
+			op.count += cp_patch_revert(&q->patch, 1) == CP_PATCH_OK;
+		else if (!op.remove && !q->patch.committed)
+			op.count += cp_patch_commit(&q->patch, concurrent) == CP_PATCH_OK;
+		return;
+	}
+	if (op.remove)
+		return;
 	if (!st && cp_probe_g.nprobes == CP_PROBE_MAX)
 		st = CP_PATCH_NO_NEAR_MEMORY;
 	struct cp_probe *p = &cp_probe_g.probes[cp_probe_g.nprobes];
@@ -203,6 +226,7 @@ static void install_one(const struct cp_module *m, const Elf64_Sym *s, const cha
 		return;
 	}
 	cp_probe_g.nprobes++;
+	op.count++;
 }
 
 static void scan_symtab(const struct cp_module *m, const uint8_t *f, size_t size,
@@ -275,23 +299,73 @@ out:
 	munmap((void *)f, size);
 }
 
+static void scan_modules(uint32_t from, uint32_t to, int concurrent)
+{
+	struct cp_thread *t = cp_self;
+	int was_busy = t ? t->busy : 0;
+	if (t)
+		t->busy = 1; /* functions we call while patching may be probed already */
+	for (uint32_t i = from; i < to; i++) {
+		const struct cp_module *m = &cp_mod_slots[i];
+		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) && !skipped_module(m->path))
+			scan_module(m, concurrent);
+	}
+	if (t)
+		t->busy = was_busy;
+}
+
 void cp_probe_sync(int concurrent)
 {
 	if (!cp_probe_g.enabled)
 		return;
 	if (cp_rt.phdr && !cp_rt.phdr->tsc_hz)
 		cp_rt.phdr->tsc_hz = cp_probe_g.tsc_hz;
+	pthread_mutex_lock(&probe_lock);
 	uint32_t n = __atomic_load_n(&cp_mod_n_slots, __ATOMIC_ACQUIRE);
-	struct cp_thread *t = cp_self;
-	int was_busy = t ? t->busy : 0;
-	if (t)
-		t->busy = 1; /* functions we call while patching may be probed already */
-	for (uint32_t i = cp_probe_g.modules_seen; i < n; i++) {
-		const struct cp_module *m = &cp_mod_slots[i];
-		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) && !skipped_module(m->path))
-			scan_module(m, concurrent);
-	}
+	scan_modules(cp_probe_g.modules_seen, n, concurrent);
 	cp_probe_g.modules_seen = n;
-	if (t)
-		t->busy = was_busy;
+	pthread_mutex_unlock(&probe_lock);
+}
+
+/* The internal control API (probe.h): probes of one pattern in every module loaded now;
+ * later dlopens match an inserted pattern too. */
+CP_EXPORT int callpath_probe_insert(const char *pattern)
+{
+	static char store[4096];
+	static size_t used;
+	size_t len = pattern ? strlen(pattern) : 0;
+	if (!cp_probe_g.enabled || !len || strchr(pattern, ';'))
+		return -1;
+	pthread_mutex_lock(&probe_lock);
+	op.only = pattern;
+	op.count = 0;
+	scan_modules(0, cp_probe_g.modules_seen, 1);
+	int n = op.count;
+	op.only = NULL;
+	if (used + len + 1 <= sizeof store && cp_probe_g.npatterns < CP_PROBE_MAX_PATTERNS) {
+		memcpy(store + used, pattern, len + 1);
+		cp_probe_g.patterns[cp_probe_g.npatterns++] = store + used;
+		used += len + 1;
+	}
+	pthread_mutex_unlock(&probe_lock);
+	return n;
+}
+
+CP_EXPORT int callpath_probe_remove(const char *pattern)
+{
+	if (!cp_probe_g.enabled || !pattern || !*pattern)
+		return -1;
+	pthread_mutex_lock(&probe_lock);
+	op.only = pattern;
+	op.remove = 1;
+	op.count = 0;
+	scan_modules(0, cp_probe_g.modules_seen, 1);
+	int n = op.count;
+	op.only = NULL;
+	op.remove = 0;
+	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++)
+		if (!strcmp(cp_probe_g.patterns[i], pattern))
+			cp_probe_g.patterns[i] = "\x01"; /* matches no symbol any more */
+	pthread_mutex_unlock(&probe_lock);
+	return n;
 }

@@ -55,6 +55,15 @@ void cp_probe_sync(int concurrent);
 void cp_probe_before_fork_forget(void);
 void cp_probe_after_fork(void);
 
+/* Control (exported for the automated search's control channel, and for tests): install
+ * the probes of one pattern (GLOB or MODULE:GLOB, same syntax as CALLPATH_PROBES) in every
+ * module loaded now and in later dlopens / remove them again (entries restored; calls in
+ * flight finish normally). Return the number of functions changed, or -1 when probes are
+ * not enabled (no CALLPATH_PROBES) or the pattern is empty. Not async-signal-safe; safe
+ * while other threads run (docs/internals/patch.md). */
+int callpath_probe_insert(const char *pattern) __attribute__((visibility("default")));
+int callpath_probe_remove(const char *pattern) __attribute__((visibility("default")));
+
 /* entry.S */
 void cp_probe_entry(void);
 void cp_probe_return(void);
