@@ -72,10 +72,12 @@ static inline void pop_gone(struct cp_probe_thread *pt, struct cp_thread *t, uin
 {
 	while (pt->depth) {
 		struct cp_probe_frame *f = &pt->stack[pt->depth - 1];
-		uintptr_t s = (uintptr_t)f->slot;
-		if (s > slot || slot - s > CP_PROBE_SAME_STACK)
-			return;
-		if (s == slot && (!at_entry || *f->slot == (uintptr_t)cp_probe_return))
+		/* A frame whose slot still holds the trampoline may still return through it
+		 * (it may live on another stack: a signal handler's, a coroutine's, or share
+		 * the slot with a tail call), so only frames whose return address was
+		 * overwritten are ended here; a stale one whose slot was not reused yet waits
+		 * (cp_probe_leave ends those above a returning frame). */
+		if ((uintptr_t)f->slot > slot || *f->slot == (uintptr_t)cp_probe_return)
 			return;
 		if (!now) /* read the TSC only when a frame ends (rdtsc is ~10 ns on a VM) */
 			now = rdtsc();

@@ -9,9 +9,7 @@
 
 #define CP_PROBE_MAX_DEPTH 4096
 #define CP_PROBE_CACHE 16384 /* context cache entries per thread (power of two) */
-/* Two slots further apart than this are taken to be on different stacks. */
-#define CP_PROBE_SAME_STACK (64ull << 20)
-#define CP_PROBE_MAX 65536 /* probes per process */
+#define CP_PROBE_MAX 65536   /* probes per process */
 #define CP_PROBE_MAX_PATTERNS 64
 
 struct cp_probe_frame {

@@ -176,6 +176,16 @@ out:
 	return p->tramp;
 }
 
+/* frame_end for frame i, which may have frames above it (they move down one place). */
+static void frame_end_at(struct cp_probe_thread *pt, struct cp_thread *t, uint32_t i, uint64_t now)
+{
+	uint32_t depth = pt->depth;
+	pt->depth = i + 1; /* frame i on top: its time goes to frame i - 1, its caller */
+	frame_end(pt, t, now);
+	memmove(&pt->stack[i], &pt->stack[i + 1], (depth - i - 1) * sizeof pt->stack[0]);
+	pt->depth = depth - 1;
+}
+
 static void lost_return(void)
 {
 	static const char msg[] = "callpath: a probed function returned through a frame the "
@@ -196,17 +206,18 @@ uintptr_t cp_probe_leave(uintptr_t sp)
 	int was_busy = t->busy;
 	t->busy = 1;
 	pop_gone(pt, t, slot, now, 0);
-	/* Frames above a matching one on another stack (a signal handler on sigaltstack that
-	 * longjmp'd out) are gone too. */
 	int i = (int)pt->depth - 1;
 	while (i >= 0 && (uintptr_t)pt->stack[i].slot != slot)
 		i--;
 	if (i < 0)
 		lost_return();
-	while ((int)pt->depth - 1 > i)
-		frame_end(pt, t, now);
+	/* Frames above the returning one: ended when their return address was overwritten
+	 * (left by longjmp); kept when it still is the trampoline (live on another stack). */
+	for (int j = (int)pt->depth - 1; j > i; j--)
+		if (*pt->stack[j].slot != (uintptr_t)cp_probe_return)
+			frame_end_at(pt, t, (uint32_t)j, now);
 	uintptr_t ra = pt->stack[i].real_ra;
-	frame_end(pt, t, now);
+	frame_end_at(pt, t, (uint32_t)i, now);
 	t->busy = was_busy;
 	return ra;
 }
