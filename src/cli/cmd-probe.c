@@ -106,7 +106,9 @@ static void list_symtab(struct list_ctx *c, const char *path, const uint8_t *f, 
 			c->seen[c->nseen++] = sym[i].st_value;
 		const Elf64_Shdr *sec = &sh[sym[i].st_shndx];
 		const char *secname = shstr ? shstr + sec->sh_name : NULL;
-		int st = list_status(f, size, sec, secname, &sym[i]);
+		int st = cp_patch_check_name(name);
+		if (!st)
+			st = list_status(f, size, sec, secname, &sym[i]);
 		printf("%s\t%s\t0x%llx\t%llu\t%s%s\n", base_name(path), name,
 		       (unsigned long long)sym[i].st_value, (unsigned long long)sym[i].st_size,
 		       st ? "refused: " : "probe", st ? cp_patch_status_str(st) : "");

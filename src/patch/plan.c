@@ -20,6 +20,7 @@ static const char *const status_text[CP_PATCH_NSTATUS] = {
     [CP_PATCH_ALREADY] = "already patched",
     [CP_PATCH_PROTECT] = "code cannot be made writable (mprotect)",
     [CP_PATCH_NOT_FUNC] = "not a function of known size",
+    [CP_PATCH_RETURNS_TWICE] = "returns twice or keeps its return address (setjmp, vfork...)",
 };
 
 const char *cp_patch_status_str(int status)
@@ -44,6 +45,20 @@ int cp_patch_check_symbol(unsigned st_type, uint64_t size, const char *section, 
 		return CP_PATCH_NOT_FUNC;
 	if (size < CP_PATCH_JMP_LEN)
 		return CP_PATCH_TOO_SHORT;
+	return CP_PATCH_OK;
+}
+
+int cp_patch_check_name(const char *name)
+{
+	static const char *const names[] = {
+	    "setjmp",	     "_setjmp",	   "__sigsetjmp",  "sigsetjmp",
+	    "__setjmp",	     "getcontext", "__getcontext", "swapcontext",
+	    "__swapcontext", "vfork",	   "__vfork",	   "clone",
+	    "__clone",	     "__clone3",   "__restore_rt", "__clone_internal",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(name, names[i]))
+			return CP_PATCH_RETURNS_TWICE;
 	return CP_PATCH_OK;
 }
 

@@ -14,7 +14,7 @@ uintptr_t cp_probe_enter_fast(struct cp_probe *p, struct cp_probe_regs *regs) CP
 uintptr_t cp_probe_enter_fast(struct cp_probe *p, struct cp_probe_regs *regs)
 {
 	struct cp_thread *t = cp_self;
-	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr)
+	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr || cp_probe_g.paused)
 		return p->tramp;
 	struct cp_probe_thread *pt = t->probe;
 	if (!pt || cp_probe_g.cputime)

@@ -186,6 +186,8 @@ static void install_one(const struct cp_module *m, const Elf64_Sym *s, const cha
 	uint64_t addr = m->bias + s->st_value;
 	int st = cp_patch_check_symbol(ELF64_ST_TYPE(s->st_info), s->st_size, secname,
 				       sec && (sec->sh_flags & SHF_EXECINSTR));
+	if (!st)
+		st = cp_patch_check_name(name);
 	if (!st && (addr < m->text_lo || addr + s->st_size > m->text_hi))
 		st = CP_PATCH_NOT_EXEC;
 	if (st && op.remove)

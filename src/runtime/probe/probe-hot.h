@@ -51,14 +51,15 @@ static inline void frame_end(struct cp_probe_thread *pt, struct cp_thread *t, ui
 	pt->filters -= !!(f->role & CP_PROBE_FILTER);
 	if (up)
 		up->child += dur;
-	if (!f->stale)
+	/* After the runtime finished (exit) the tree may be gone: nothing is recorded. */
+	if (!f->stale && cp_rt.enabled && t->cct.hdr)
 		cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.time_metric] +=
 		    cycles_to_ns(excl);
 	if (cp_probe_g.cputime) {
 		uint64_t c = cp_probe_thread_cpu_ns(), cdur = c > f->cpu0 ? c - f->cpu0 : 0;
 		if (up)
 			up->cpu_child += cdur;
-		if (!f->stale)
+		if (!f->stale && cp_rt.enabled && t->cct.hdr)
 			cp_cct_node(&t->cct, f->leaf)->metrics[cp_probe_g.cpu_metric] +=
 			    cdur > f->cpu_child ? cdur - f->cpu_child : 0;
 	}

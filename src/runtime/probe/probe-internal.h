@@ -49,6 +49,7 @@ struct cp_probe_global {
 	uint64_t ns_mult; /* ns = cycles * ns_mult >> 32 */
 	uint32_t npatterns;
 	int has_select;
+	volatile int paused;		       /* fork child until its thread state is rebuilt */
 	char *patterns[CP_PROBE_MAX_PATTERNS]; /* "glob" or "module-glob:glob" */
 	struct cp_probe *probes;	       /* CP_PROBE_MAX, mmap'd */
 	uint32_t nprobes;

@@ -102,12 +102,14 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs) CP_HIDD
 uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 {
 	struct cp_thread *t = cp_self;
-	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr)
+	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr || cp_probe_g.paused)
 		return p->tramp;
+	t->busy = 1; /* before anything that may call probed code (mmap, the unwinder) */
 	struct cp_probe_thread *pt = thread_state(t);
-	if (!pt)
+	if (!pt) {
+		t->busy = 0;
 		return p->tramp;
-	t->busy = 1;
+	}
 	uintptr_t slot = (uintptr_t)&regs->ra;
 	pop_gone(pt, t, slot, 0, 1);
 	/* CATCH's subtree controls: outside every selected function, or inside a filtered
@@ -258,6 +260,7 @@ static struct cp_probe_thread *fork_keep;
 
 void cp_probe_before_fork_forget(void)
 {
+	cp_probe_g.paused = 1; /* the runtime now calls libc (probed, maybe) on state it drops */
 	fork_keep = cp_self ? cp_self->probe : NULL;
 }
 
@@ -266,6 +269,7 @@ void cp_probe_after_fork(void)
 	struct cp_thread *t = cp_self;
 	struct cp_probe_thread *pt = fork_keep;
 	fork_keep = NULL;
+	cp_probe_g.paused = 0;
 	if (!pt)
 		return;
 	for (uint32_t i = 0; i < pt->depth; i++)

@@ -118,8 +118,8 @@ static void test_call_rel32(void **state)
 	/* sub rsp,8; call helper; add rsp,8; ret -- helper: mov rax,[rsp]; ret (at +0x40)
 	 * returns its return address: the moved call must still return into the original
 	 * function (fn + 9), not into the trampoline, so unwinders see the real caller. */
-	static const uint8_t c[] = {0x48, 0x83, 0xec, 0x08, 0xe8, 0x37, 0x00, 0x00,
-				    0x00, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+	static const uint8_t c[] = {0x48, 0x83, 0xec, 0x08, 0xe8, 0x37, 0x00,
+				    0x00, 0x00, 0x48, 0x83, 0xc4, 0x08, 0xc3};
 	static const uint8_t helper[] = {0x48, 0x8b, 0x04, 0x24, 0xc3};
 	uint8_t *fn = place(0x300, c, sizeof c);
 	place(0x340, helper, sizeof helper);
@@ -237,6 +237,9 @@ static void test_refusals(void **state)
 	assert_int_equal(cp_patch_check_symbol(STT_FUNC, 0, ".text", 1), CP_PATCH_NOT_FUNC);
 	assert_int_equal(cp_patch_check_symbol(STT_FUNC, 3, ".text", 1), CP_PATCH_TOO_SHORT);
 	assert_int_equal(cp_patch_check_symbol(STT_FUNC, 30, ".text", 1), CP_PATCH_OK);
+	assert_int_equal(cp_patch_check_name("_setjmp"), CP_PATCH_RETURNS_TWICE);
+	assert_int_equal(cp_patch_check_name("vfork"), CP_PATCH_RETURNS_TWICE);
+	assert_int_equal(cp_patch_check_name("setjmp_like_but_not"), CP_PATCH_OK);
 	for (int s = 0; s < CP_PATCH_NSTATUS; s++)
 		assert_true(strlen(cp_patch_status_str(s)) > 1);
 }
