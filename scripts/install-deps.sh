@@ -38,6 +38,9 @@ for p in "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"; do
   fi
 done
 
+# npm packages the export tests use (pinned; into tools/node/node_modules), after apt.
+trap '"$(dirname "$0")/install-node-tools.sh"' EXIT
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#BUILD_PKGS[@]}+${#TEST_PKGS[@]} packages present"
   exit 0

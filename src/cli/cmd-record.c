@@ -5,6 +5,7 @@
  * waits for it, prints a summary of the measurement and its hottest calling contexts on
  * stderr, and exits with the program's exit status (128+N if signal N killed it). */
 #include "cli/cli.h"
+#include "db/analyze.h"
 #include "report/report.h"
 #include "events/events.h"
 #include "runtime/sample/catalog.h"
@@ -34,6 +35,7 @@ struct record_opts {
 	const char *outdir;
 	int follow_exec;
 	int quiet;
+	int no_analyze;
 };
 
 static void record_usage(FILE *out)
@@ -52,7 +54,10 @@ static void record_usage(FILE *out)
 		"  -o, --output DIR            measurement directory\n"
 		"                              (default ./callpath-PROGRAM-PID)\n"
 		"      --no-follow-exec        do not profile programs started with exec\n"
-		"  -q, --quiet                 no summary at the end\n"
+		"  -q, --quiet                 no summary at the end (the database is still\n"
+		"                              written)\n"
+		"      --no-analyze            leave the measurement as it is: no database\n"
+		"                              (callpath analyze DIR makes it later)\n"
 		"  -h, --help                  this help\n\nevents:\n");
 	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
 		fprintf(out, "  %-10s %s\n", cp_event_catalog[i].name, cp_event_catalog[i].help);
@@ -123,6 +128,12 @@ static int record_check_event(const char *spec, struct record_opts *o)
 				"of this machine\n");
 		return -1;
 	}
+	if (at && info->default_period == 0) {
+		cli_error("record",
+			  "'%s' takes no period: it counts every call (remove '@%s')", info->name,
+			  at + 1);
+		return -1;
+	}
 	if (at && (cp_event_parse_period(at + 1, &period) || period < info->min_period)) {
 		cli_error("record",
 			  "bad period '%s' for %s: give a number of %s with an optional "
@@ -140,6 +151,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		{"event", required_argument, 0, 'e'},   {"output", required_argument, 0, 'o'},
 		{"no-follow-exec", no_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
 		{"help", no_argument, 0, 'h'},          {"list-events", optional_argument, 0, 'L'},
+		{"no-analyze", no_argument, 0, 'N'},
 		{0, 0, 0, 0},
 	};
 	int c;
@@ -175,6 +187,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'N':
+			o->no_analyze = 1;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -368,8 +383,21 @@ int cmd_record(int argc, char **argv)
 			signaled, strsignal(signaled));
 	if (!o.quiet) {
 		fprintf(stderr, "callpath record: measurement in %s\n", outdir);
-		if (cp_report_print_summary(outdir, stderr, 10))
+		if (o.no_analyze)
+			fprintf(stderr, "callpath record: not analyzed (callpath analyze %s)\n",
+				outdir);
+		else if (cp_report_print_summary(outdir, stderr, 10))
 			cli_error("record", NULL);
+	} else if (!o.no_analyze) {
+		/* The database, without output: what `report` and `export` read. */
+		struct cp_analyze_options ao;
+		cp_analyze_options_init(&ao);
+		ao.progress = NULL;
+		struct cp_db db;
+		if (cp_profile_open(outdir, &ao, &db))
+			cli_error("record", NULL);
+		else
+			cp_db_release(&db);
 	}
 	return status;
 }
