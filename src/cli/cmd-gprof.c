@@ -3,10 +3,12 @@
  * gprof without recompiling (docs/cmd-gprof.md): runs PROGRAM under `callpath probe` with
  * every function of the executable probed (exact call arcs: the call site of each probed
  * call -> the callee's entry) and CPU-time sampling (the PC histogram), then writes a
- * gmon.out that GNU gprof reads: `gprof PROGRAM gmon.out`.
- *
- * The gmon.out writer is here until the export module's (src/export/gmon.h) lands. */
+ * gmon.out that GNU gprof reads: `gprof PROGRAM gmon.out`, through the export module's
+ * gmon writer (src/export/gmon.h). The arcs come from the measurement itself: each probed
+ * call's PC node under the CALL node of its call site gives gprof's (frompc, selfpc). */
 #include "cli/cli.h"
+#include "base/error.h"
+#include "export/gmon.h"
 #include "format/measure-read.h"
 
 #include <errno.h>
@@ -20,17 +22,10 @@
 
 #define GPROF_MAX_ARGS 64
 
-struct arc {
-	uint64_t from, self, count;
-};
-
 struct gprof_data {
-	uint64_t low, high; /* text range, ELF addresses */
-	uint32_t nbins;
-	uint16_t *bins;
-	uint64_t rate; /* samples per second */
-	struct arc *arcs;
-	size_t narcs, cap;
+	struct cp_gmon gmon; /* histogram over the executable's text, arcs */
+	int started;
+	uint64_t period; /* cputime sampling period, ns */
 };
 
 static void gprof_usage(FILE *out)
@@ -67,24 +62,6 @@ static int resolve_program(const char *prog, char *out)
 	return -1;
 }
 
-static void add_arc(struct gprof_data *g, uint64_t from, uint64_t self, uint64_t count)
-{
-	for (size_t i = 0; i < g->narcs; i++)
-		if (g->arcs[i].from == from && g->arcs[i].self == self) {
-			g->arcs[i].count += count;
-			return;
-		}
-	if (g->narcs == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 256;
-		g->arcs = realloc(g->arcs, g->cap * sizeof *g->arcs);
-		if (!g->arcs) {
-			perror("callpath gprof");
-			exit(CLI_EXIT_FAILURE);
-		}
-	}
-	g->arcs[g->narcs++] = (struct arc){from, self, count};
-}
-
 static int metric_index(const struct cp_mf_proc *p, const char *name)
 {
 	for (uint32_t i = 0; i < p->hdr.nmetrics; i++)
@@ -106,15 +83,12 @@ static void collect_image(struct gprof_data *g, const struct cp_mf_image *im, co
 	if (exe_idx < 0 || calls < 0)
 		return;
 	const struct cp_mf_module_info *m = &p->modules[exe_idx];
-	if (!g->bins) {
-		g->low = (m->text_lo - m->bias) & ~(uint64_t)3;
-		g->high = m->text_hi - m->bias;
-		g->nbins = (uint32_t)((g->high - g->low + 3) / 4);
-		g->bins = calloc(g->nbins ? g->nbins : 1, sizeof *g->bins);
-		uint64_t period = cpu >= 0 ? p->hdr.metrics[cpu].period : 0;
-		g->rate = period ? 1000000000ull / period : 1000;
+	if (!g->started) {
+		cp_gmon_init(&g->gmon, (m->text_lo - m->bias) & ~(uint64_t)3, m->text_hi - m->bias,
+			     4);
+		g->period = cpu >= 0 ? p->hdr.metrics[cpu].period : 0;
+		g->started = 1;
 	}
-	uint64_t period = cpu >= 0 && p->hdr.metrics[cpu].period ? p->hdr.metrics[cpu].period : 1;
 	for (size_t t = 0; t < im->nthreads; t++) {
 		const struct cp_mf_thr *th = &im->threads[t];
 		uint32_t nm = th->hdr.nmetrics;
@@ -123,18 +97,14 @@ static void collect_image(struct gprof_data *g, const struct cp_mf_image *im, co
 			if (n->kind != CP_MF_NODE_PC || n->module != m->id)
 				continue;
 			const uint64_t *v = th->values + i * nm;
-			if (cpu >= 0 && v[cpu] && n->offset >= g->low && n->offset < g->high) {
-				uint64_t b = (n->offset - g->low) / 4, add = v[cpu] / period;
-				g->bins[b] =
-				    (uint16_t)(g->bins[b] + add > 0xffff ? 0xffff
-									 : g->bins[b] + add);
-			}
+			if (cpu >= 0 && v[cpu])
+				cp_gmon_hist_add(&g->gmon, n->offset, (double)v[cpu] / 1e9);
 			if (!v[calls] || n->parent >= th->nnodes)
 				continue;
 			const struct cp_mf_rnode *site = &th->nodes[n->parent];
 			/* gprof's mcount drops arcs from outside the executable too */
 			if (site->kind == CP_MF_NODE_CALL && site->module == m->id)
-				add_arc(g, site->offset, n->offset, v[calls]);
+				cp_gmon_arc_add(&g->gmon, site->offset, n->offset, v[calls]);
 		}
 	}
 }
@@ -146,37 +116,13 @@ static int write_gmon(const struct gprof_data *g, const char *path)
 		cli_error("gprof", "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	char head[20] = "gmon";
-	uint32_t version = 1;
-	memcpy(head + 4, &version, 4);
-	fwrite(head, 1, sizeof head, f);
-	/* GMON_TAG_TIME_HIST: low_pc, high_pc, hist_size, prof_rate, dimen[15], abbrev */
-	uint8_t tag = 0;
-	uint32_t nbins = g->nbins, rate = (uint32_t)g->rate;
-	uint64_t high = g->low + 4ull * nbins;
-	char dimen[16] = "seconds";
-	dimen[15] = 's';
-	fwrite(&tag, 1, 1, f);
-	fwrite(&g->low, 8, 1, f);
-	fwrite(&high, 8, 1, f);
-	fwrite(&nbins, 4, 1, f);
-	fwrite(&rate, 4, 1, f);
-	fwrite(dimen, 1, 16, f);
-	fwrite(g->bins, 2, nbins, f);
-	for (size_t i = 0; i < g->narcs; i++) { /* GMON_TAG_CG_ARC */
-		uint32_t count =
-		    g->arcs[i].count > UINT32_MAX ? UINT32_MAX : (uint32_t)g->arcs[i].count;
-		tag = 1;
-		fwrite(&tag, 1, 1, f);
-		fwrite(&g->arcs[i].from, 8, 1, f);
-		fwrite(&g->arcs[i].self, 8, 1, f);
-		fwrite(&count, 4, 1, f);
-	}
-	if (fclose(f)) {
-		cli_error("gprof", "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	uint32_t rate = g->period ? (uint32_t)(1000000000ull / g->period) : 1000;
+	int rc = cp_gmon_write(&g->gmon, rate ? rate : 1, f);
+	if (fclose(f) && !rc)
+		rc = cp_error(CP_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (rc)
+		cli_error("gprof", NULL);
+	return rc ? -1 : 0;
 }
 
 static void remove_dir(const char *dir)
@@ -257,7 +203,7 @@ int cmd_gprof(int argc, char **argv)
 		for (size_t i = 0; i < d.nimages; i++)
 			collect_image(&g, &d.images[i], exe);
 		cp_mf_dir_release(&d);
-		if (!g.bins) {
+		if (!g.started) {
 			cli_error("gprof", "no profile of %s was recorded", exe);
 			status = status ? status : CLI_EXIT_FAILURE;
 		} else if (write_gmon(&g, out)) {
@@ -265,11 +211,10 @@ int cmd_gprof(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"callpath gprof: wrote %s (%zu arcs); read it with: gprof %s %s\n",
-				out, g.narcs, prog, out);
+				out, g.gmon.narcs, prog, out);
 		}
 	}
-	free(g.bins);
-	free(g.arcs);
+	cp_gmon_release(&g.gmon);
 	if (!keep)
 		remove_dir(dir);
 	return status;
