@@ -6,10 +6,19 @@
 #include "db/db.h"
 #include "report/report.h"
 
+#include "format/measure.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char usage_text[] =
     "usage: callpath report [PATH] [options]\n"
@@ -36,6 +45,9 @@ static const char usage_text[] =
     "  --format text|csv|json output format (default text; json: docs/report-json.md)\n"
     "  --ascii                draw the tree with ASCII characters\n"
     "  --no-summary           omit the run summary above the text view\n"
+    "  --live[=SECONDS]       while the program runs: redraw the view every SECONDS\n"
+    "                         (default 1) from the measurement directory, without pausing\n"
+    "                         the program or writing anything; ends when it has finished\n"
     "  -o FILE                write to FILE instead of standard output\n"
     "  -h, --help             show this help\n";
 
@@ -83,7 +95,8 @@ enum {
 	OPT_NO_SUMMARY,
 	OPT_STAT,
 	OPT_FLATTEN,
-	OPT_HOT_PATH
+	OPT_HOT_PATH,
+	OPT_LIVE
 };
 
 static const struct option long_opts[] = {
@@ -100,6 +113,7 @@ static const struct option long_opts[] = {
     {"stat", required_argument, 0, OPT_STAT},
     {"flatten", required_argument, 0, OPT_FLATTEN},
     {"hot-path", optional_argument, 0, OPT_HOT_PATH},
+    {"live", optional_argument, 0, OPT_LIVE},
     {"output", required_argument, 0, 'o'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
@@ -171,6 +185,8 @@ static int parse_sort(const char *arg, struct cp_report_options *o)
 	return o->sort_metric && *o->sort_metric ? 0 : -1;
 }
 
+static double live_interval = -1; /* --live: seconds between refreshes; < 0 = off */
+
 /* Returns 0, 1 for --help, or -1 after printing the error. */
 static int parse_opt(int c, const char *arg, struct cp_report_options *o, const char **outp)
 {
@@ -212,6 +228,14 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 	case OPT_FOCUS:
 		o->focus = arg;
 		break;
+	case OPT_LIVE:
+		live_interval = 1;
+		if (arg) {
+			live_interval = strtod(arg, &end);
+			bad =
+			    *end || end == arg || !(live_interval >= 0.05 && live_interval <= 3600);
+		}
+		break;
 	case OPT_THREAD:
 		bad = parse_thread(arg, o);
 		break;
@@ -247,6 +271,92 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 	return 0;
 }
 
+/* --live: is every process image of the measurement directory done (finished, or its
+ * process gone)? A directory without process files yet is not done. */
+static int live_done(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int nproc = 0, running = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name), sl = strlen(CP_MF_PROC_SUFFIX);
+		if (len <= sl || strcmp(e->d_name + len - sl, CP_MF_PROC_SUFFIX))
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct cp_mf_header h;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = pread(fd, &h, sizeof h, 0);
+		close(fd);
+		nproc++;
+		if (n != (ssize_t)sizeof h || (h.flags & CP_MF_FINISHED))
+			continue;
+		long pid = strtol(e->d_name, NULL, 10);
+		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			running++;
+	}
+	closedir(d);
+	return nproc > 0 && running == 0;
+}
+
+static volatile sig_atomic_t live_stop;
+static void live_on_sigint(int sig)
+{
+	(void)sig;
+	live_stop = 1;
+}
+
+/* Redraws the view every live_interval seconds until the program ends or Ctrl-C. On a
+ * terminal each refresh replaces the screen; otherwise refreshes follow each other, a
+ * header line before each. */
+static int report_live(const char *dir, struct cp_report_options *o, FILE *out)
+{
+	struct stat st;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		cli_error("report",
+			  "--live needs the measurement directory of a running program "
+			  "(callpath record -o DIR ...), not %s",
+			  dir);
+		return CLI_EXIT_FAILURE;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = live_on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	o->no_write = 1;
+	o->progress = NULL;
+	int tty = isatty(fileno(out));
+	for (unsigned refresh = 1; !live_stop; refresh++) {
+		int done = live_done(dir);
+		char when[32];
+		time_t now = time(NULL);
+		strftime(when, sizeof when, "%H:%M:%S", localtime(&now));
+		if (tty)
+			fputs("\033[H\033[2J", out);
+		fprintf(out, "== callpath report --live %s: refresh %u at %s, program %s ==\n", dir,
+			refresh, when, done > 0 ? "finished" : "running");
+		int rc = cp_report_run(dir, o, out);
+		if (rc && done > 0) {
+			cli_error("report", NULL);
+			return CLI_EXIT_FAILURE;
+		}
+		if (rc) /* nothing measured yet, or a file being created: try again */
+			fprintf(out, "(no profile yet: %s)\n", cp_error_message());
+		fflush(out);
+		if (done > 0)
+			break;
+		struct timespec ts = {
+		    (time_t)live_interval,
+		    (long)((live_interval - (double)(time_t)live_interval) * 1e9)};
+		while (!live_stop && nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	return 0;
+}
+
 static int report_main(int argc, char **argv)
 {
 	struct cp_report_options o;
@@ -273,6 +383,12 @@ static int report_main(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	o.progress = stderr;
+	if (live_interval >= 0) {
+		int lrc = report_live(dir, &o, out);
+		if (out != stdout)
+			fclose(out);
+		return lrc;
+	}
 	int rc = cp_report_run(dir, &o, out);
 	if (out != stdout && fclose(out) && !rc) {
 		cli_error("report", "error writing %s", outpath);

@@ -201,12 +201,14 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 }
 
 int cp_profile_load(struct cp_profile *p, const char *path, int thread, int pid,
-		    const char *const *derived, size_t nderived, FILE *progress)
+		    const char *const *derived, size_t nderived, FILE *progress,
+		    int no_write)
 {
 	struct cp_analyze_options o;
 	struct cp_db db;
 	cp_analyze_options_init(&o);
 	o.progress = progress;
+	o.no_write = no_write;
 	memset(&db, 0, sizeof db);
 	memset(p, 0, sizeof *p);
 	int rc = cp_profile_open(path, &o, &db);

@@ -152,7 +152,8 @@ int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out
 	struct cp_profile p;
 	const char *specs[CP_REPORT_MAX_METRICS];
 	size_t nspecs = derived_specs(o, specs);
-	int rc = cp_profile_load(&p, path, o->thread, o->thread_pid, specs, nspecs, o->progress);
+	int rc = cp_profile_load(&p, path, o->thread, o->thread_pid, specs, nspecs, o->progress,
+				 o->no_write);
 	if (!rc)
 		rc = cp_report_profile(&p, o, out);
 	cp_profile_release(&p);
@@ -238,7 +239,7 @@ static void print_imbalance(const struct cp_profile *p, const struct cp_render *
 int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 {
 	struct cp_profile p;
-	int rc = cp_profile_load(&p, dir, CP_REPORT_ALL_THREADS, 0, NULL, 0, NULL);
+	int rc = cp_profile_load(&p, dir, CP_REPORT_ALL_THREADS, 0, NULL, 0, NULL, 0);
 	if (rc) {
 		cp_profile_release(&p);
 		return rc;

@@ -49,6 +49,7 @@ struct cp_report_options {
 	int summary;	/* print the summary header (text) */
 	int ascii;	/* draw the tree with ASCII instead of box-drawing characters */
 	FILE *progress; /* analyze's progress when PATH is a measurement directory */
+	int no_write;	/* never save PATH/callpath.db (live views of a running program) */
 };
 
 void cp_report_options_init(struct cp_report_options *o);
