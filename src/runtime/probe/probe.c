@@ -278,3 +278,20 @@ void cp_probe_after_fork(void)
 	if (t)
 		t->probe = pt;
 }
+
+uintptr_t cp_probe_real_ra(uintptr_t slot)
+{
+	struct cp_thread *t = cp_self;
+	struct cp_probe_thread *pt = t ? t->probe : NULL;
+	if (!pt)
+		return 0;
+	uint32_t d = __atomic_load_n(&pt->depth, __ATOMIC_RELAXED);
+	if (d > CP_PROBE_MAX_DEPTH)
+		d = CP_PROBE_MAX_DEPTH;
+	/* Innermost first; matched by stack position, so frames a longjmp abandoned (still
+	 * on the shadow stack, their slots reused) cannot misalign the mapping. */
+	while (d-- > 0)
+		if ((uintptr_t)pt->stack[d].slot == slot && !pt->stack[d].restored)
+			return pt->stack[d].real_ra;
+	return 0;
+}

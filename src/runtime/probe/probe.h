@@ -68,4 +68,9 @@ int callpath_probe_remove(const char *pattern) __attribute__((visibility("defaul
 void cp_probe_entry(void);
 void cp_probe_return(void);
 
+/* For the unwinder (async-signal-safe): the real return address of the probed call whose
+ * return-address slot is at `slot` (it holds cp_probe_return), from the calling thread's
+ * shadow stack; 0 when no frame of that slot is there (the walk then stops: partial). */
+uintptr_t cp_probe_real_ra(uintptr_t slot) __attribute__((visibility("hidden")));
+
 #endif

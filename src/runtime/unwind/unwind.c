@@ -18,6 +18,7 @@
 #include <ucontext.h>
 
 #include "base/error.h"
+#include "runtime/probe/probe.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
 
@@ -71,18 +72,24 @@ static int saved_pack(const struct cp_cfi_row *r, uint64_t *w2)
 	for (int i = 0; i < CP_NSAVED; i++) {
 		uint64_t how;
 		switch (r->saved_how[i]) {
-		case CP_REG_SAME: how = 0; break;
-		case CP_REG_CFA: how = 1; break;
+		case CP_REG_SAME:
+			how = 0;
+			break;
+		case CP_REG_CFA:
+			how = 1;
+			break;
 		case CP_REG_AT_REG:
 			if (r->saved_reg[i] != CP_DW_RBP)
 				return -1;
 			how = 3;
 			break;
-		default: how = 2;
+		default:
+			how = 2;
 		}
 		if (how & 1 && !fits_s8x8(r->saved_off[i]))
 			return -1;
-		*w2 |= how << (48 + 2 * i) | (uint64_t)(uint8_t)(int8_t)(r->saved_off[i] / 8) << (8 * i);
+		*w2 |= how << (48 + 2 * i) | (uint64_t)(uint8_t)(int8_t)(r->saved_off[i] / 8)
+						 << (8 * i);
 	}
 	return 0;
 }
@@ -264,6 +271,11 @@ static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct 
 		return -1;
 	if (uw_read(w, cfa + row->ra_off, &ra) < 0)
 		return -1;
+	/* A probed call's return address is the probes' trampoline: the real one is on the
+	 * thread's shadow stack, found by the slot's address. */
+	if (__builtin_expect(ra == (uintptr_t)cp_probe_return, 0) &&
+	    !(ra = cp_probe_real_ra(cfa + row->ra_off)))
+		return -1;
 	for (int i = 0; i < CP_NSAVED; i++) {
 		unsigned reg = cp_saved_regs[i];
 		uintptr_t at = 0;
@@ -302,8 +314,8 @@ static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct 
 
 /* DWARF register number -> ucontext gregs index. */
 static const int8_t dw_to_greg[CP_DW_NREGS] = {
-	REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_R8,
-	REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+    REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_R8,
+    REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
 };
 
 static void regs_from_gregs(struct uw_regs *rg, const greg_t *g)
@@ -372,8 +384,8 @@ static inline void emit(struct uw_out *o, uintptr_t pc, uint32_t kind)
  * CFA bases in practice (checked over libc, ld.so, libm, libstdc++, libdw: rsp, rbp, rbx,
  * and caller-saved registers in frame 0 only), so r12-r15 are dropped here. Returns the
  * updated `known` mask. */
-static inline uint32_t hot_saved_regs(struct uw_regs *rg, uint64_t w2, uintptr_t cfa,
-				      uintptr_t sp, uintptr_t lo, uintptr_t span, uint32_t known)
+static inline uint32_t hot_saved_regs(struct uw_regs *rg, uint64_t w2, uintptr_t cfa, uintptr_t sp,
+				      uintptr_t lo, uintptr_t span, uint32_t known)
 {
 	known &= ~HOT_UNTRACKED;
 	for (unsigned hows = W2_HOWS(w2) & 0xf; hows;) { /* rules other than "same" */
@@ -428,6 +440,11 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		if (cfa - lo8 > span) /* the RA slot, CFA - 8, is readable */
 			break;
 		ra = *(const uintptr_t *)(cfa - 8);
+		if (__builtin_expect(ra == (uintptr_t)cp_probe_return, 0) &&
+		    !(ra = cp_probe_real_ra(cfa - 8))) {
+			stop = 1;
+			break;
+		}
 		if (ra < 4096) {
 			stop = 1;
 			break;
@@ -455,8 +472,8 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 /* The general path for the current frame (the last one emitted, or the unreported
  * starting frame when o->n == 0). Returns 1 when the walk is over (status set), 0 after a
  * step to the caller (emitted). */
-static int step_general(struct uw_window *w, struct uw_regs *rg, struct uw_out *o,
-			uint32_t *kind, enum cp_unwind_status *status)
+static int step_general(struct uw_window *w, struct uw_regs *rg, struct uw_out *o, uint32_t *kind,
+			enum cp_unwind_status *status)
 {
 	uintptr_t pc = rg->r[CP_DW_RIP];
 	int exact = *kind != CP_FRAME_RETURN;
