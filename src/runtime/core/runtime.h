@@ -167,6 +167,10 @@ int cp_config_load(void) CP_HIDDEN;
  * program that clears its environment (env -i) still passes them on to exec'd images. */
 extern char *cp_saved_env[] CP_HIDDEN;
 
+/* core/signal.c: inserts a path of frames (leaf first) into t's CCT through the path
+ * cache pc (t->path for samples, t->sync_path for synchronous triggers); the leaf node. */
+uint32_t cp_path_insert(struct cp_thread *t, struct cp_path_cache *pc,
+			const struct cp_frame *frames, int n, enum cp_unwind_status status) CP_HIDDEN;
 /* interpose/process.c: registers the fork handlers (pthread_atfork) at init. */
 void cp_fork_hooks_install(void) CP_HIDDEN;
 /* interpose/dl.c: fork() keeps the module registry's lock consistent. */

@@ -54,11 +54,11 @@ static uint32_t frame_node(struct cp_thread *t, uint32_t parent, const struct cp
 }
 
 /* Inserts the path root -> [PARTIAL] -> outermost ... leaf, returns the leaf node. The
- * prefix shared with the previous sample comes from the thread's path cache. */
-static uint32_t sample_insert(struct cp_thread *t, const struct cp_frame *frames, int n,
-			      enum cp_unwind_status status)
+ * prefix shared with the previous path comes from the path cache pc (the thread's
+ * sampling one, or its synchronous-trigger one: core/sync.c). AS-safe. */
+uint32_t cp_path_insert(struct cp_thread *t, struct cp_path_cache *pc,
+			const struct cp_frame *frames, int n, enum cp_unwind_status status)
 {
-	struct cp_path_cache *pc = &t->path;
 	uint32_t node = 0;
 	if (status != CP_UNWIND_COMPLETE)
 		node = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
@@ -96,7 +96,7 @@ static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight,
 		h->dropped++;
 		return;
 	}
-	uint32_t leaf = sample_insert(t, frames, n, status);
+	uint32_t leaf = cp_path_insert(t, &t->path, frames, n, status);
 	if (leaf == CP_CCT_NONE) {
 		h->dropped++;
 		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");

@@ -182,59 +182,6 @@ void cp_sync_notes(void)
 
 /* ---- the primitive ---- */
 
-static int is_trampoline(uintptr_t pc)
-{
-	for (unsigned i = 0; i < 2; i++)
-		if (pc > cp_trampolines[i] && pc - cp_trampolines[i] <= CP_TRAMPOLINE_MAX)
-			return 1;
-	return 0;
-}
-
-/* The node of one frame under parent, as the sampling handler maps it (core/signal.c). */
-static uint32_t frame_node(struct cp_thread *t, uint32_t parent, const struct cp_frame *f)
-{
-	uintptr_t pc = f->pc;
-	const struct cp_module *m = cp_modules_find(f->kind == CP_FRAME_RETURN ? pc - 1 : pc);
-	uint32_t id = m ? m->id : CP_MF_MODULE_NONE;
-	uint64_t off = m ? pc - m->bias : pc;
-	uint16_t kind = f->kind == CP_FRAME_SIGNAL ? CP_MF_NODE_SIGNAL
-			: f->kind == CP_FRAME_PC   ? CP_MF_NODE_PC
-						   : CP_MF_NODE_CALL;
-	return cp_cct_child(&t->cct, parent, kind, id, off);
-}
-
-/* frames[0..n) leaf first -> leaf node, through the thread's synchronous path cache (the
- * same scheme as the sampling handler's, kept apart so that samples and calls interleaving
- * do not evict each other's prefix). */
-static uint32_t path_insert(struct cp_thread *t, const struct cp_frame *frames, int n,
-			    enum cp_unwind_status status)
-{
-	struct cp_path_cache *pc = &t->sync_path;
-	uint32_t node = 0;
-	if (status != CP_UNWIND_COMPLETE)
-		node = cp_cct_child(&t->cct, 0, CP_MF_NODE_PARTIAL, CP_MF_MODULE_NONE, 0);
-	uint32_t j = 0, reuse = 0;
-	if (pc->root == node && pc->modules_gen == cp_rt.modules_gen)
-		reuse = pc->n;
-	pc->root = node;
-	pc->modules_gen = cp_rt.modules_gen;
-	for (int i = n - 1; i >= 0 && node != CP_CCT_NONE; i--, j++) {
-		const struct cp_frame *f = &frames[i];
-		if (j < reuse && pc->pc[j] == f->pc && pc->kind[j] == f->kind) {
-			node = pc->node[j];
-			continue;
-		}
-		reuse = 0;
-		if (!(f->kind == CP_FRAME_RETURN && is_trampoline(f->pc)))
-			node = frame_node(t, node, f);
-		pc->pc[j] = f->pc;
-		pc->kind[j] = (uint8_t)f->kind;
-		pc->node[j] = node;
-	}
-	pc->n = node == CP_CCT_NONE ? 0 : j;
-	return node;
-}
-
 /* ---- the context cache (see sync.h) ---- */
 
 static inline struct cp_sync_cache_entry *cache_slot(struct cp_thread *t, uintptr_t ra,
@@ -378,7 +325,7 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uint
 	else
 		h->unwind_failed++;
 	h->frames += (uint64_t)(n - k);
-	uint32_t leaf = path_insert(t, frames + k, n - k, status);
+	uint32_t leaf = cp_path_insert(t, &t->sync_path, frames + k, n - k, status);
 	if (cfa && leaf != CP_CCT_NONE && status == CP_UNWIND_COMPLETE &&
 	    *(const uintptr_t *)(cfa - 8) == ra)
 		cache_fill(t, ra, cfa, fp, frames + k, n - k, leaf);

@@ -58,4 +58,13 @@ static inline struct timespec cp_timespec_left(const struct timespec *timeout, u
 	return ts;
 }
 
+/* Milliseconds left of a poll-style timeout that began at t0 (negative = infinite). */
+static inline int cp_ms_left(int timeout, uint64_t t0)
+{
+	if (timeout < 0)
+		return timeout;
+	uint64_t spent = (cp_mono_ns() - t0) / 1000000u;
+	return spent >= (uint64_t)timeout ? 0 : timeout - (int)spent;
+}
+
 #endif

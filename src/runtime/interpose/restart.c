@@ -78,15 +78,6 @@ CP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct ti
 	}
 }
 
-/* Milliseconds left of a timeout that began at t0 (negative = infinite). */
-static int ms_left(int timeout, uint64_t t0)
-{
-	if (timeout < 0)
-		return timeout;
-	uint64_t spent = (cp_mono_ns() - t0) / 1000000u;
-	return spent >= (uint64_t)timeout ? 0 : timeout - (int)spent;
-}
-
 CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
 			  const sigset_t *mask)
 {
@@ -94,7 +85,7 @@ CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout
 	uint64_t t0 = cp_mono_ns();
 	for (;;) {
 		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(epfd, ev, max, ms_left(timeout, t0), mask);
+		int rc = real(epfd, ev, max, cp_ms_left(timeout, t0), mask);
 		if (!cp_interrupted_by_us(rc, before))
 			return rc;
 	}
