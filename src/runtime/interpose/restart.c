@@ -133,17 +133,20 @@ CP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 	}
 }
 
-/* sigsuspend always ends with EINTR after a handler ran; when the only handler that ran
- * was ours, the program is still waiting for its own signal: suspend again. */
+/* sigsuspend (and pause, sleep.c) end after *any* handler ran. Restarting them when only
+ * our counter moved would lose a program signal that arrived together with one of ours:
+ * the program would wait forever for a signal already handled (record-eintr caught it).
+ * So our signal is blocked for the duration instead: the program's signals end the wait;
+ * ours wait until it is over (a realtime sample then carries the blocked time as timer
+ * overruns, at the call site). */
 CP_EXPORT int sigsuspend(const sigset_t *mask)
 {
 	typeof(real_sigsuspend) real = REAL_FN(sigsuspend, typeof(real_sigsuspend));
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(mask);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	if (!cp_rt.active)
+		return real(mask);
+	sigset_t m = *mask;
+	sigaddset(&m, cp_rt.signo);
+	return real(&m);
 }
 
 CP_EXPORT int semop(int id, struct sembuf *ops, size_t n)

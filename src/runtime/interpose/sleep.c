@@ -10,6 +10,7 @@
 #include "runtime/core/sync.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,11 +168,10 @@ CP_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 
 CP_EXPORT int pause(void)
 {
-	typeof(cp_real.pause) real = CP_REAL(pause);
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real();
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	/* pause() is sigsuspend(current mask): through our sigsuspend, which keeps our own
+	 * signal from ending (or being mistaken for) the program's wait (restart.c). */
+	sigset_t cur;
+	if (!cp_rt.active || CP_REAL(pthread_sigmask)(SIG_BLOCK, NULL, &cur))
+		return CP_REAL(pause)();
+	return sigsuspend(&cur);
 }
