@@ -10,12 +10,10 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_struct(int argc, char **argv);
-/* Commands being built by open issues are weak until they land: main.c lists only the
- * ones linked in. */
-int cmd_analyze(int argc, char **argv) __attribute__((weak));
-int cmd_export(int argc, char **argv) __attribute__((weak));
-int cmd_probe(int argc, char **argv) __attribute__((weak));
-int cmd_gprof(int argc, char **argv) __attribute__((weak));
+int cmd_analyze(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_gprof(int argc, char **argv);
 
 /* Prints "callpath NAME: message" (message from cp_error_message() when fmt is NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -28,8 +28,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: callpath [--version] [--help] COMMAND [ARGS...]\n\n"
 		     "A call-path profiler for unmodified native programs.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (commands[i].fn)
-			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'callpath COMMAND --help' for a command's options.\n"
 		     "Quick start: callpath record ./app   (records, then prints the profile)\n");
 }
@@ -78,7 +77,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (commands[i].fn && !strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "callpath: '%s' is not a command. See 'callpath --help'.\n", argv[1]);
 	return CLI_EXIT_FAILURE;
