@@ -117,14 +117,15 @@ static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e)
 		}
 		d->nimages++;
 		if (im->proc.hdr.pid != e->pid || im->proc.hdr.gen != e->gen)
-			return cp_error(CP_EFORMAT, "file %s/%s: pid %d / gen %u inside do not match its name",
+			return cp_error(CP_EFORMAT,
+					"file %s/%s: pid %d / gen %u inside do not match its name",
 					d->path, e->name, im->proc.hdr.pid, im->proc.hdr.gen);
 		return 0;
 	}
 	struct cp_mf_image *im = image_find(d, e->pid, e->gen);
 	if (!im)
-		return cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it", d->path,
-				e->name, e->pid, e->gen);
+		return cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it",
+				d->path, e->name, e->pid, e->gen);
 	im->threads = xrealloc(im->threads, (im->nthreads + 1) * sizeof(*im->threads));
 	struct cp_mf_thr *t = &im->threads[im->nthreads];
 	int rc = file_load(d->path, e->name, 0, t, &im->proc);
@@ -164,7 +165,8 @@ static uint64_t dir_signature(const char *dir, const struct dir_entry *ents, siz
 		uint64_t used = 0;
 		if (!fstat(fd, &st))
 			sig = sig * 1000003u + (uint64_t)st.st_size;
-		if (pread(fd, &used, sizeof used, offsetof(struct cp_mf_header, used)) == sizeof used)
+		if (pread(fd, &used, sizeof used, offsetof(struct cp_mf_header, used)) ==
+		    sizeof used)
 			sig = sig * 1000003u + used;
 		close(fd);
 	}
@@ -182,22 +184,32 @@ static int dir_load(struct cp_mf_dir *d, const struct dir_entry *ents, size_t n,
 	return rc;
 }
 
+/* dir_list, and the number of process files, which must not be 0. */
+static int dir_list_images(const char *path, struct dir_entry **ents, size_t *n, size_t *nproc)
+{
+	int rc = dir_list(path, ents, n);
+	if (rc)
+		return rc;
+	*nproc = 0;
+	for (size_t i = 0; i < *n; i++)
+		*nproc += (*ents)[i].is_proc;
+	if (!*nproc)
+		return cp_error(CP_ENOENT,
+				"%s: no measurement files (<pid>.<gen>.proc); is it a callpath "
+				"measurement directory?",
+				path);
+	return 0;
+}
+
 int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
 {
 	struct dir_entry *ents = NULL;
 	size_t n = 0, nproc = 0;
 	memset(d, 0, sizeof *d);
 	d->path = xstrdup(path);
-	int rc = dir_list(path, &ents, &n);
+	int rc = dir_list_images(path, &ents, &n, &nproc);
 	if (rc)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		nproc += ents[i].is_proc;
-	if (!nproc) {
-		rc = cp_error(CP_ENOENT, "%s: no measurement files (<pid>.<gen>.proc); is it a callpath measurement directory?",
-			      path);
-		goto out;
-	}
 	/* A running program may grow a file, or load a module a thread file already names,
 	 * between our reads of two files: such an inconsistency is retried, real damage stays. */
 	for (int attempt = 0;; attempt++) {
@@ -267,16 +279,9 @@ int cp_mf_list_open(struct cp_mf_list *l, const char *path)
 	size_t n = 0, nproc = 0;
 	memset(l, 0, sizeof *l);
 	l->path = xstrdup(path);
-	int rc = dir_list(path, &ents, &n);
+	int rc = dir_list_images(path, &ents, &n, &nproc);
 	if (rc)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		nproc += ents[i].is_proc;
-	if (!nproc) {
-		rc = cp_error(CP_ENOENT, "%s: no measurement files (<pid>.<gen>.proc); is it a callpath measurement directory?",
-			      path);
-		goto out;
-	}
 	l->images = xcalloc(nproc, sizeof(*l->images));
 	/* Sorted: process files first by (pid, gen), then thread files by (pid, gen, tidx). */
 	for (size_t i = 0; i < nproc; i++) {
@@ -289,12 +294,14 @@ int cp_mf_list_open(struct cp_mf_list *l, const char *path)
 	size_t k = 0;
 	for (size_t i = nproc; i < n; i++) {
 		const struct dir_entry *e = &ents[i];
-		while (k < l->nimages && (l->images[k].pid < e->pid ||
-					  (l->images[k].pid == e->pid && l->images[k].gen < e->gen)))
+		while (k < l->nimages &&
+		       (l->images[k].pid < e->pid ||
+			(l->images[k].pid == e->pid && l->images[k].gen < e->gen)))
 			k++;
 		if (k == l->nimages || l->images[k].pid != e->pid || l->images[k].gen != e->gen) {
-			rc = cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it", path,
-				      e->name, e->pid, e->gen);
+			rc =
+			    cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it",
+				     path, e->name, e->pid, e->gen);
 			goto out;
 		}
 		struct cp_mf_list_image *im = &l->images[k];
@@ -338,8 +345,9 @@ int cp_mf_list_proc(const struct cp_mf_list *l, size_t i, struct cp_mf_proc *p)
 		return rc;
 	}
 	if (p->hdr.pid != im->pid || p->hdr.gen != im->gen) {
-		rc = cp_error(CP_EFORMAT, "file %s/%s: pid %d / gen %u inside do not match its name",
-			      l->path, im->proc_name, p->hdr.pid, p->hdr.gen);
+		rc =
+		    cp_error(CP_EFORMAT, "file %s/%s: pid %d / gen %u inside do not match its name",
+			     l->path, im->proc_name, p->hdr.pid, p->hdr.gen);
 		cp_mf_proc_release(p);
 	}
 	return rc;
