@@ -274,6 +274,99 @@ static int level_location(const struct rc_proc *rp, int32_t home, const struct r
 	return *line > 0 && *file;
 }
 
+/* True when inline node `node` (-1: the procedure) is frame `home` or inside it. */
+static bool in_frame(const struct rc_proc *rp, int32_t node, int32_t home)
+{
+	if (home < 0)
+		return true;
+	for (int32_t k = node; k >= 0; k = rp->inl[k].parent)
+		if (k == home)
+			return true;
+	return false;
+}
+
+static bool is_cond(const struct cp_cfg_edge *e)
+{
+	return e->kind == CP_CFG_COND_TAKEN || e->kind == CP_CFG_COND_NOT_TAKEN;
+}
+
+/* A candidate instruction for a loop's statement line. */
+struct line_pick {
+	const struct rc_line *ln;
+	uint64_t at;
+	int rank;
+};
+
+/* Keeps the instruction at `at` when it has a line in the loop's frame and outranks the
+ * current pick (rank, then the higher address: the bottom of the loop). */
+static void consider(const struct rc_proc *rp, int32_t home, uint64_t at, int rank,
+		     struct line_pick *pick)
+{
+	if (rank < pick->rank || (rank == pick->rank && at <= pick->at))
+		return;
+	const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, at);
+	if (!ln || ln->line <= 0 || !ln->file ||
+	    !in_frame(rp, rc_seg_find(rp->inl_segs, rp->ninl_segs, at), home))
+		return;
+	*pick = (struct line_pick){ln, at, rank};
+}
+
+/* Bounds the dominance checks of exit tests against latches (exits x back edges). */
+#define RC_MAX_TEST_CHECKS 4096
+
+/* The loop's exit test: a conditional branch of the loop itself (not of a nested loop)
+ * that leaves it and runs on every iteration (dominates every back edge's source), the
+ * first such one (it dominates the others). CP_CFG_NONE if there is none. */
+static uint32_t exit_test(const struct rc_loops *loops, const struct cp_loop *lp)
+{
+	const struct cp_loop_nest *nest = &loops->nest;
+	const struct cp_cfg_edge *edges = loops->cfg.edges;
+	int32_t self = (int32_t)(lp - nest->loops);
+	uint32_t best = CP_CFG_NONE;
+	if ((uint64_t)lp->nexits * lp->nbacks > RC_MAX_TEST_CHECKS)
+		return best;
+	for (uint32_t i = 0; i < lp->nexits; i++) {
+		const struct cp_cfg_edge *e = &edges[nest->edges[lp->first_exit + i]];
+		bool every = is_cond(e) && nest->block_loop[e->src] == self;
+		for (uint32_t k = 0; k < lp->nbacks && every; k++)
+			every = cp_loops_dominates(nest, e->src,
+						   edges[nest->edges[lp->first_back + k]].src);
+		if (every && (best == CP_CFG_NONE || cp_loops_dominates(nest, e->src, best)))
+			best = e->src;
+	}
+	return best;
+}
+
+/* The line of a loop's for/while/do statement. gcc and clang give it to the
+ * compare-and-branch that closes an iteration (at the bottom of a rotated loop), in
+ * order of preference:
+ *  4. a conditional back edge's branch (the loop's own, not a nested loop's exit test);
+ *  3. the exit test (a loop tested at the top and closed by a plain jump);
+ *  2. an unconditional back edge's jump;
+ *  1. a nested loop's exit test that is also a back edge of this loop;
+ * among equals the one at the highest address (the bottom). Only instructions with a line
+ * inside the loop's inlined frame count (the line is then given in the frame's file).
+ * Failing all, the header's line. */
+static const struct rc_line *statement_line(const struct rc_proc *rp, const struct rc_loops *loops,
+					    const struct cp_loop *lp, int32_t home)
+{
+	const struct cp_cfg *cfg = &loops->cfg;
+	const struct cp_loop_nest *nest = &loops->nest;
+	int32_t self = (int32_t)(lp - nest->loops);
+	struct line_pick pick = {NULL, 0, 0};
+	for (uint32_t i = 0; i < lp->nbacks; i++) {
+		const struct cp_cfg_edge *e = &cfg->edges[nest->edges[lp->first_back + i]];
+		bool own = nest->block_loop[e->src] == self;
+		int rank = is_cond(e) ? (own ? 4 : 1) : e->kind == CP_CFG_JUMP && own ? 2 : 0;
+		if (rank)
+			consider(rp, home, cfg->blocks[e->src].last, rank, &pick);
+	}
+	uint32_t test = pick.rank < 4 ? exit_test(loops, lp) : CP_CFG_NONE;
+	if (test != CP_CFG_NONE)
+		consider(rp, home, cfg->blocks[test].last, 3, &pick);
+	return pick.ln ? pick.ln : header_line(rp, nest, lp);
+}
+
 static void make_loops(struct assembler *as)
 {
 	const struct cp_loop_nest *nest = &as->loops->nest;
@@ -286,7 +379,7 @@ static void make_loops(struct assembler *as)
 		uint32_t base = lp->parent >= 0 ? as->loop_scope[lp->parent] : as->proc_scope;
 		int32_t base_home = lp->parent >= 0 ? as->loop_home[lp->parent] : -1;
 		uint32_t parent = attach(as, base, base_home, home);
-		const struct rc_line *ln = header_line(rp, nest, lp);
+		const struct rc_line *ln = statement_line(rp, as->loops, lp, home);
 		struct cp_st_scope s = {.parent = parent, .kind = CP_ST_LOOP, .addr = lp->header};
 		const char *file;
 		int line;
