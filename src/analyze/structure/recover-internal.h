@@ -85,6 +85,11 @@ void rc_loops_init(struct rc_loops *l, const struct cp_cfg_oracle *oracle);
 void rc_loops_release(struct rc_loops *l);
 int rc_loops_find(struct rc_loops *l, struct rc_proc *rp);
 
+/* The line row naming loop lp (its for/while/do statement's line) of a loop whose
+ * inlined frame is home (-1: the procedure); NULL when nothing in it has a line. */
+const struct rc_line *rc_loop_line(const struct rc_proc *rp, const struct rc_loops *loops,
+				   const struct cp_loop *lp, int32_t home);
+
 /* Calls fn(ctx, k) for every k in [0, n), on up to `threads` threads (the caller's one
  * among them); returns when all are done. fn must be safe to run concurrently. */
 void rc_parallel_for(size_t n, unsigned threads, void (*fn)(void *ctx, size_t k), void *ctx);

@@ -25,7 +25,8 @@ struct assembler {
 	uint32_t proc_scope;
 	uint32_t *loop_scope;
 	int32_t *loop_home;
-	size_t loop_alloc;
+	uint32_t *loop_before; /* per loop: lowest line of its code before its own line, or 0 */
+	size_t loop_alloc, nloops;
 	const char *last_file; /* one-entry cache of file string ids */
 	uint32_t last_file_id;
 };
@@ -152,13 +153,57 @@ static void extend(struct cp_structure_builder *b, uint32_t scope, uint32_t file
 		s->line_hi = (uint32_t)line;
 }
 
+/* Index of the loop whose scope is `scope`, or -1 (loop scopes are made in loop order). */
+static int32_t loop_of_scope(const struct assembler *as, uint32_t scope)
+{
+	size_t lo = 0, hi = as->nloops;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (as->loop_scope[mid] < scope)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < as->nloops && as->loop_scope[lo] == scope ? (int32_t)lo : -1;
+}
+
+/* A loop's range starts at its own line: its code on earlier lines (code moved into the
+ * loop, such as a parameter's copy on the function's first line) only counts for a loop
+ * named at its bottom (do ... while), see finish_loop_ranges. */
+static void extend_loop(struct assembler *as, uint32_t scope, uint32_t file, int line)
+{
+	const struct cp_st_scope *s = &as->b->scopes[scope];
+	int32_t loop = s->line && s->file == file && line > 0 && (uint32_t)line < s->line
+			       ? loop_of_scope(as, scope)
+			       : -1;
+	if (loop < 0) {
+		extend(as->b, scope, file, line);
+		return;
+	}
+	uint32_t *before = &as->loop_before[loop];
+	if (!*before || (uint32_t)line < *before)
+		*before = (uint32_t)line;
+}
+
+static void finish_loop_ranges(struct assembler *as)
+{
+	for (size_t i = 0; i < as->nloops; i++) {
+		struct cp_st_scope *s = &as->b->scopes[as->loop_scope[i]];
+		if (as->loop_before[i] && s->line_hi == s->line)
+			s->line_lo = as->loop_before[i];
+	}
+}
+
 /* Line extents: each scope on the path sees the address at its own level (the call site
  * of the inlined frame below it, or the address's own line). */
 static void extend_path(struct assembler *as, uint32_t scope, uint32_t file, int line)
 {
 	for (uint32_t s = scope; s != CP_ST_NONE; s = as->b->scopes[s].parent) {
-		extend(as->b, s, file, line);
 		const struct cp_st_scope *sc = &as->b->scopes[s];
+		if (sc->kind == CP_ST_LOOP)
+			extend_loop(as, s, file, line);
+		else
+			extend(as->b, s, file, line);
 		if (sc->kind == CP_ST_INLINE) {
 			file = sc->aux;
 			line = (int)sc->aux_line;
@@ -186,31 +231,6 @@ static void add_loop_points(struct assembler *as, const struct cp_loop *lp, uint
 		struct cp_st_edge se = {0, lp->header, scope, CP_ST_EDGE_ENTRY};
 		cp_structure_builder_edge(as->b, &se);
 	}
-}
-
-static int in_loop(const struct cp_loop_nest *nest, const struct cp_loop *lp, uint64_t addr)
-{
-	for (uint32_t i = 0; i < lp->nranges; i++) {
-		const struct cp_loop_range *r = &nest->ranges[lp->first_range + i];
-		if (addr >= r->lo && addr < r->hi)
-			return 1;
-	}
-	return 0;
-}
-
-/* The line of the loop header; when the compiler gave it line 0 (clang does), the first
- * real line that follows inside the loop. */
-static const struct rc_line *header_line(const struct rc_proc *rp,
-					 const struct cp_loop_nest *nest, const struct cp_loop *lp)
-{
-	const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, lp->header);
-	if (!ln || ln->line > 0)
-		return ln;
-	const struct rc_line *end = rp->lines + rp->nlines;
-	for (const struct rc_line *p = ln + 1; p < end && p < ln + 64; p++)
-		if (p->line > 0 && in_loop(nest, lp, p->lo))
-			return p;
-	return ln;
 }
 
 static int32_t inline_lca(const struct rc_proc *rp, int32_t a, int32_t b)
@@ -274,112 +294,20 @@ static int level_location(const struct rc_proc *rp, int32_t home, const struct r
 	return *line > 0 && *file;
 }
 
-/* True when inline node `node` (-1: the procedure) is frame `home` or inside it. */
-static bool in_frame(const struct rc_proc *rp, int32_t node, int32_t home)
-{
-	if (home < 0)
-		return true;
-	for (int32_t k = node; k >= 0; k = rp->inl[k].parent)
-		if (k == home)
-			return true;
-	return false;
-}
-
-static bool is_cond(const struct cp_cfg_edge *e)
-{
-	return e->kind == CP_CFG_COND_TAKEN || e->kind == CP_CFG_COND_NOT_TAKEN;
-}
-
-/* A candidate instruction for a loop's statement line. */
-struct line_pick {
-	const struct rc_line *ln;
-	uint64_t at;
-	int rank;
-};
-
-/* Keeps the instruction at `at` when it has a line in the loop's frame and outranks the
- * current pick (rank, then the higher address: the bottom of the loop). */
-static void consider(const struct rc_proc *rp, int32_t home, uint64_t at, int rank,
-		     struct line_pick *pick)
-{
-	if (rank < pick->rank || (rank == pick->rank && at <= pick->at))
-		return;
-	const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, at);
-	if (!ln || ln->line <= 0 || !ln->file ||
-	    !in_frame(rp, rc_seg_find(rp->inl_segs, rp->ninl_segs, at), home))
-		return;
-	*pick = (struct line_pick){ln, at, rank};
-}
-
-/* Bounds the dominance checks of exit tests against latches (exits x back edges). */
-#define RC_MAX_TEST_CHECKS 4096
-
-/* The loop's exit test: a conditional branch of the loop itself (not of a nested loop)
- * that leaves it and runs on every iteration (dominates every back edge's source), the
- * first such one (it dominates the others). CP_CFG_NONE if there is none. */
-static uint32_t exit_test(const struct rc_loops *loops, const struct cp_loop *lp)
-{
-	const struct cp_loop_nest *nest = &loops->nest;
-	const struct cp_cfg_edge *edges = loops->cfg.edges;
-	int32_t self = (int32_t)(lp - nest->loops);
-	uint32_t best = CP_CFG_NONE;
-	if ((uint64_t)lp->nexits * lp->nbacks > RC_MAX_TEST_CHECKS)
-		return best;
-	for (uint32_t i = 0; i < lp->nexits; i++) {
-		const struct cp_cfg_edge *e = &edges[nest->edges[lp->first_exit + i]];
-		bool every = is_cond(e) && nest->block_loop[e->src] == self;
-		for (uint32_t k = 0; k < lp->nbacks && every; k++)
-			every = cp_loops_dominates(nest, e->src,
-						   edges[nest->edges[lp->first_back + k]].src);
-		if (every && (best == CP_CFG_NONE || cp_loops_dominates(nest, e->src, best)))
-			best = e->src;
-	}
-	return best;
-}
-
-/* The line of a loop's for/while/do statement. gcc and clang give it to the
- * compare-and-branch that closes an iteration (at the bottom of a rotated loop), in
- * order of preference:
- *  4. a conditional back edge's branch (the loop's own, not a nested loop's exit test);
- *  3. the exit test (a loop tested at the top and closed by a plain jump);
- *  2. an unconditional back edge's jump;
- *  1. a nested loop's exit test that is also a back edge of this loop;
- * among equals the one at the highest address (the bottom). Only instructions with a line
- * inside the loop's inlined frame count (the line is then given in the frame's file).
- * Failing all, the header's line. */
-static const struct rc_line *statement_line(const struct rc_proc *rp, const struct rc_loops *loops,
-					    const struct cp_loop *lp, int32_t home)
-{
-	const struct cp_cfg *cfg = &loops->cfg;
-	const struct cp_loop_nest *nest = &loops->nest;
-	int32_t self = (int32_t)(lp - nest->loops);
-	struct line_pick pick = {NULL, 0, 0};
-	for (uint32_t i = 0; i < lp->nbacks; i++) {
-		const struct cp_cfg_edge *e = &cfg->edges[nest->edges[lp->first_back + i]];
-		bool own = nest->block_loop[e->src] == self;
-		int rank = is_cond(e) ? (own ? 4 : 1) : e->kind == CP_CFG_JUMP && own ? 2 : 0;
-		if (rank)
-			consider(rp, home, cfg->blocks[e->src].last, rank, &pick);
-	}
-	uint32_t test = pick.rank < 4 ? exit_test(loops, lp) : CP_CFG_NONE;
-	if (test != CP_CFG_NONE)
-		consider(rp, home, cfg->blocks[test].last, 3, &pick);
-	return pick.ln ? pick.ln : header_line(rp, nest, lp);
-}
-
 static void make_loops(struct assembler *as)
 {
 	const struct cp_loop_nest *nest = &as->loops->nest;
 	struct rc_proc *rp = as->rp;
 	XGROW(as->loop_scope, nest->nloops, as->loop_alloc);
 	as->loop_home = xrealloc(as->loop_home, as->loop_alloc * sizeof(*as->loop_home));
+	as->loop_before = xrealloc(as->loop_before, as->loop_alloc * sizeof(*as->loop_before));
 	for (size_t i = 0; i < nest->nloops; i++) {
 		const struct cp_loop *lp = &nest->loops[i];
 		int32_t home = loop_home(rp, nest, lp);
 		uint32_t base = lp->parent >= 0 ? as->loop_scope[lp->parent] : as->proc_scope;
 		int32_t base_home = lp->parent >= 0 ? as->loop_home[lp->parent] : -1;
 		uint32_t parent = attach(as, base, base_home, home);
-		const struct rc_line *ln = statement_line(rp, as->loops, lp, home);
+		const struct rc_line *ln = rc_loop_line(rp, as->loops, lp, home);
 		struct cp_st_scope s = {.parent = parent, .kind = CP_ST_LOOP, .addr = lp->header};
 		const char *file;
 		int line;
@@ -395,6 +323,8 @@ static void make_loops(struct assembler *as)
 		}
 		as->loop_scope[i] = cp_structure_builder_scope(as->b, &s);
 		as->loop_home[i] = home;
+		as->loop_before[i] = 0;
+		as->nloops = i + 1;
 		add_loop_points(as, lp, as->loop_scope[i]);
 	}
 	for (size_t i = 0; i < as->loops->cfg.nunresolved; i++) {
@@ -492,9 +422,11 @@ static void recover_proc(struct assembler *as, struct rc_loops *loops)
 	as->last_file = NULL;
 	as->proc_scope = make_proc_scope(as);
 	as->loops = loops;
+	as->nloops = 0;
 	if (loops)
 		make_loops(as);
 	place_code(as);
+	finish_loop_ranges(as);
 }
 
 /* Units whose line tables libdw holds since the handle was last (re)opened. */
@@ -633,6 +565,7 @@ int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 	free(r->as.slots);
 	free(r->as.loop_scope);
 	free(r->as.loop_home);
+	free(r->as.loop_before);
 	free(r);
 	return rc;
 }
