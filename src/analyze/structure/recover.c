@@ -174,8 +174,8 @@ static void extend_loop(struct assembler *as, uint32_t scope, uint32_t file, int
 {
 	const struct cp_st_scope *s = &as->b->scopes[scope];
 	int32_t loop = s->line && s->file == file && line > 0 && (uint32_t)line < s->line
-			       ? loop_of_scope(as, scope)
-			       : -1;
+			   ? loop_of_scope(as, scope)
+			   : -1;
 	if (loop < 0) {
 		extend(as->b, scope, file, line);
 		return;
