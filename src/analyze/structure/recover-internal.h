@@ -49,6 +49,8 @@ struct rc_proc {
 	size_t ninl_segs, inl_segs_alloc;
 	struct rc_line *lines;
 	size_t nlines, lines_alloc;
+	struct rc_line *views; /* statement rows without code (lo == hi), by address */
+	size_t nviews, views_alloc;
 	struct rc_seg *loop_segs; /* innermost loop per address */
 	size_t nloop_segs, loop_segs_alloc;
 };
@@ -87,7 +89,7 @@ int rc_loops_find(struct rc_loops *l, struct rc_proc *rp);
 
 /* The line row naming loop lp (its for/while/do statement's line) of a loop whose
  * inlined frame is home (-1: the procedure); NULL when nothing in it has a line. */
-const struct rc_line *rc_loop_line(const struct rc_proc *rp, const struct rc_loops *loops,
+const struct rc_line *rc_loop_line(struct rc_proc *rp, const struct rc_loops *loops,
 				   const struct cp_loop *lp, int32_t home);
 
 /* Calls fn(ctx, k) for every k in [0, n), on up to `threads` threads (the caller's one

@@ -48,22 +48,27 @@ static bool is_cond(const struct cp_cfg_edge *e)
 /* A candidate instruction for a loop's statement line. */
 struct line_pick {
 	const struct rc_line *ln;
-	uint64_t at;
+	uint64_t at, block; /* the instruction, the start of its block */
 	int rank;
 };
 
-/* Keeps the instruction at `at` when it has a line in the loop's frame and outranks the
- * current pick (rank, then the higher address: the bottom of the loop). */
-static void consider(const struct rc_proc *rp, int32_t home, uint64_t at, int rank,
-		     struct line_pick *pick)
+/* Keeps the branch ending block bl when it has a line in the loop's frame and outranks
+ * the current pick (rank, then the higher address: the bottom of the loop). A branch of
+ * line 0 (clang's merged code) takes the line of the block's last instruction that has
+ * one (its compare). */
+static void consider(const struct rc_proc *rp, int32_t home, const struct cp_cfg_block *bl,
+		     int rank, struct line_pick *pick)
 {
+	uint64_t at = bl->last;
 	if (rank < pick->rank || (rank == pick->rank && at <= pick->at))
 		return;
 	const struct rc_line *ln = rc_line_find(rp->lines, rp->nlines, at);
+	while (ln && ln->line <= 0 && ln > rp->lines && ln[-1].hi == ln->lo && ln[-1].lo >= bl->lo)
+		ln--;
 	if (!ln || ln->line <= 0 || !ln->file ||
-	    !in_frame(rp, rc_seg_find(rp->inl_segs, rp->ninl_segs, at), home))
+	    !in_frame(rp, rc_seg_find(rp->inl_segs, rp->ninl_segs, ln->lo), home))
 		return;
-	*pick = (struct line_pick){ln, at, rank};
+	*pick = (struct line_pick){ln, at, bl->lo, rank};
 }
 
 /* Bounds the dominance checks of exit tests against latches (exits x back edges). */
@@ -111,18 +116,24 @@ static const struct rc_line *row_from(const struct rc_proc *rp, uint64_t addr)
 	return rp->lines + lo;
 }
 
-/* True when every line row of the loop's code is line `ln` or line 0. */
-static bool one_line(const struct rc_proc *rp, const struct cp_loop_nest *nest,
-		     const struct cp_cfg *cfg, const struct cp_loop *lp, const struct rc_line *ln)
+/* True when some row of the loop's code is on line `line` of `file` (line < 0: on a
+ * line other than -line of file, or another file). Line 0 rows never count. */
+static bool loop_has_line(const struct rc_proc *rp, const struct rc_loops *loops,
+			  const struct cp_loop *lp, const char *file, int line)
 {
 	const struct rc_line *end = rp->lines + rp->nlines;
 	for (uint32_t i = 0; i < lp->nblocks; i++) {
-		const struct cp_cfg_block *bl = &cfg->blocks[nest->blocks[lp->first_block + i]];
-		for (const struct rc_line *r = row_from(rp, bl->lo); r < end && r->lo < bl->hi; r++)
-			if (r->line > 0 && (r->line != ln->line || !same_file(r->file, ln->file)))
-				return false;
+		const struct cp_cfg_block *bl =
+		    &loops->cfg.blocks[loops->nest.blocks[lp->first_block + i]];
+		for (const struct rc_line *r = row_from(rp, bl->lo); r < end && r->lo < bl->hi;
+		     r++) {
+			bool same =
+			    r->line == (line < 0 ? -line : line) && same_file(r->file, file);
+			if (r->line > 0 && same == (line > 0))
+				return true;
+		}
 	}
-	return true;
+	return false;
 }
 
 static bool is_header(const struct cp_loop_nest *nest, uint32_t block)
@@ -142,7 +153,7 @@ static const struct rc_line *remainder_test(const struct rc_proc *rp, const stru
 {
 	const struct cp_cfg *cfg = &loops->cfg;
 	const struct cp_loop_nest *nest = &loops->nest;
-	if (lp->nchildren || !one_line(rp, nest, cfg, lp, pick->ln))
+	if (lp->nchildren || loop_has_line(rp, loops, lp, pick->ln->file, -pick->ln->line))
 		return NULL;
 	for (uint32_t i = 0; i < lp->nexits; i++) {
 		const struct cp_cfg_edge *e = &cfg->edges[nest->edges[lp->first_exit + i]];
@@ -159,14 +170,66 @@ static const struct rc_line *remainder_test(const struct rc_proc *rp, const stru
 				     r->lo == cfg->blocks[o->dst].lo && r->line == pick->ln->line &&
 				     same_file(r->file, pick->ln->file);
 		}
-		struct line_pick test = {NULL, 0, 0};
+		struct line_pick test = {NULL, 0, 0, 0};
 		if (cond && remainder)
-			consider(rp, home, x->last, 1, &test);
+			consider(rp, home, x, 1, &test);
 		if (test.ln && test.ln->line != pick->ln->line &&
 		    same_file(test.ln->file, pick->ln->file))
 			return test.ln;
 	}
 	return NULL;
+}
+
+/* The first statement row without code at or after addr. */
+static const struct rc_line *view_from(const struct rc_proc *rp, uint64_t addr)
+{
+	size_t lo = 0, hi = rp->nviews;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rp->views[mid].lo < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return rp->views + lo;
+}
+
+/* The declaration line of the function whose code inlined frame `frame` (-1: the
+ * procedure) is, when it is in `file`; 0 otherwise. */
+static int frame_decl_line(struct rc_proc *rp, int32_t frame, const char *file)
+{
+	const char *decl_file = NULL;
+	int line = 0;
+	if (frame >= 0) {
+		decl_file = rp->inl[frame].decl_file;
+		line = rp->inl[frame].decl_line;
+	} else if (rp->has_dwarf) {
+		cp_dwarf_decl(&rp->cu, &rp->sub, &decl_file, &line);
+	}
+	return same_file(decl_file, file) ? line : 0;
+}
+
+/* A loop statement without a condition (for (;;), while (1)) has no instruction: what
+ * closes an iteration is a test of its body, with the body's line. gcc still marks the
+ * statement with a row without code in that block before the branch: a line above the
+ * branch's, below its function's declaration (not the tail of a function inlined before
+ * it), of its file and inlined frame, that no instruction of the loop has, names the loop
+ * (the nearest such line). NULL when there is none. */
+static const struct rc_line *codeless_statement(struct rc_proc *rp, const struct rc_loops *loops,
+						const struct cp_loop *lp,
+						const struct line_pick *pick)
+{
+	const struct rc_line *best = NULL, *end = rp->views + rp->nviews;
+	int32_t frame = rc_seg_find(rp->inl_segs, rp->ninl_segs, pick->ln->lo);
+	int floor = frame_decl_line(rp, frame, pick->ln->file);
+	for (const struct rc_line *v = view_from(rp, pick->block); v < end && v->lo <= pick->at;
+	     v++)
+		if (v->line < pick->ln->line && v->line > floor &&
+		    (!best || v->line > best->line) && same_file(v->file, pick->ln->file) &&
+		    rc_seg_find(rp->inl_segs, rp->ninl_segs, v->lo) == frame &&
+		    !loop_has_line(rp, loops, lp, v->file, v->line))
+			best = v;
+	return best;
 }
 
 /* The line of a loop's for/while/do statement. gcc and clang give it to the
@@ -178,27 +241,31 @@ static const struct rc_line *remainder_test(const struct rc_proc *rp, const stru
  *  1. a nested loop's exit test that is also a back edge of this loop;
  * among equals the one at the highest address (the bottom). Only instructions with a line
  * inside the loop's inlined frame count (the line is then given in the frame's file).
- * Failing all, the header's line. A vectorised loop: see remainder_test. */
-const struct rc_line *rc_loop_line(const struct rc_proc *rp, const struct rc_loops *loops,
+ * Failing all, the header's line. Two shapes hide the line elsewhere: see
+ * remainder_test and codeless_statement. */
+const struct rc_line *rc_loop_line(struct rc_proc *rp, const struct rc_loops *loops,
 				   const struct cp_loop *lp, int32_t home)
 {
 	const struct cp_cfg *cfg = &loops->cfg;
 	const struct cp_loop_nest *nest = &loops->nest;
 	int32_t self = (int32_t)(lp - nest->loops);
-	struct line_pick pick = {NULL, 0, 0};
+	struct line_pick pick = {NULL, 0, 0, 0};
 	for (uint32_t i = 0; i < lp->nbacks; i++) {
 		const struct cp_cfg_edge *e = &cfg->edges[nest->edges[lp->first_back + i]];
 		bool own = nest->block_loop[e->src] == self;
 		int rank = is_cond(e) ? (own ? 4 : 1) : e->kind == CP_CFG_JUMP && own ? 2 : 0;
 		if (rank)
-			consider(rp, home, cfg->blocks[e->src].last, rank, &pick);
+			consider(rp, home, &cfg->blocks[e->src], rank, &pick);
 	}
 	uint32_t test = pick.rank < 4 ? exit_test(loops, lp) : CP_CFG_NONE;
 	if (test != CP_CFG_NONE)
-		consider(rp, home, cfg->blocks[test].last, 3, &pick);
-	const struct rc_line *rest =
-	    pick.rank == 4 ? remainder_test(rp, loops, lp, &pick, home) : NULL;
-	if (rest)
-		return rest;
-	return pick.ln ? pick.ln : header_line(rp, nest, lp);
+		consider(rp, home, &cfg->blocks[test], 3, &pick);
+	if (!pick.ln)
+		return header_line(rp, nest, lp);
+	const struct rc_line *better = NULL;
+	if (pick.rank == 4)
+		better = remainder_test(rp, loops, lp, &pick, home);
+	if (!better && pick.rank >= 3)
+		better = codeless_statement(rp, loops, lp, &pick);
+	return better ? better : pick.ln;
 }

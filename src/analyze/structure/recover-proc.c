@@ -20,7 +20,7 @@ static void rc_proc_clear(struct rc_proc *rp)
 {
 	for (size_t i = 0; i < rp->ninl; i++)
 		free(rp->inl[i].name);
-	rp->nparts = rp->ninl = rp->ninl_segs = rp->nlines = rp->nloop_segs = 0;
+	rp->nparts = rp->ninl = rp->ninl_segs = rp->nlines = rp->nviews = rp->nloop_segs = 0;
 	rp->has_dwarf = rp->has_cu = 0;
 	rp->cu_rows = 0;
 }
@@ -32,6 +32,7 @@ void rc_proc_release(struct rc_proc *rp)
 	free(rp->inl);
 	free(rp->inl_segs);
 	free(rp->lines);
+	free(rp->views);
 	free(rp->loop_segs);
 	rc_proc_init(rp);
 }
@@ -255,6 +256,16 @@ static void add_line(struct rc_proc *rp, uint64_t lo, uint64_t hi, const char *f
 	rp->lines[rp->nlines++] = (struct rc_line){lo, hi, file, line};
 }
 
+/* A statement row without code of its own (another row follows at its address): gcc
+ * puts the line of a loop statement without a condition there (docs/cmd-struct.md). */
+static void add_view(struct rc_proc *rp, uint64_t at, const char *file, int line)
+{
+	if (line <= 0)
+		return;
+	XGROW(rp->views, rp->nviews + 1, rp->views_alloc);
+	rp->views[rp->nviews++] = (struct rc_line){at, at, file, line};
+}
+
 static int line_cmp(const void *a, const void *b)
 {
 	const struct rc_line *x = a, *y = b;
@@ -289,6 +300,9 @@ static void lines_for_part(struct rc_proc *rp, Dwarf_Lines *lines, size_t n, uin
 			continue;
 		dwarf_lineno(l, &line);
 		uint64_t s = la < lo ? lo : la, e = na > hi ? hi : na;
+		bool stmt = false;
+		if (la == na && la >= lo && !dwarf_linebeginstatement(l, &stmt) && stmt)
+			add_view(rp, la, dwarf_linesrc(l, NULL, NULL), line);
 		add_line(rp, s, e, dwarf_linesrc(l, NULL, NULL), line);
 	}
 }
@@ -307,6 +321,8 @@ static int collect_lines(struct rc_proc *rp)
 		lines_for_part(rp, lines, n, rp->parts[i].lo, rp->parts[i].hi);
 	if (rp->nlines)
 		qsort(rp->lines, rp->nlines, sizeof(*rp->lines), line_cmp);
+	if (rp->nviews)
+		qsort(rp->views, rp->nviews, sizeof(*rp->views), line_cmp);
 	size_t out = 0; /* overlapping sequences: the first piece wins */
 	for (size_t i = 0; i < rp->nlines; i++) {
 		struct rc_line l = rp->lines[i];
