@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""struct-loop-lines.py DUMP.json SOURCE... [--verbose]
+"""struct-loop-lines.py [--min PERCENT] [--verbose] DUMP.json:SOURCE[,SOURCE...]...
 
 Scores the lines `callpath struct --dump --format json` gives the loops of a fixture
 against the loop statements marked "LOOP" in its SOURCE files (a do-while may carry the
@@ -12,8 +12,10 @@ loop that contains the most of the statement lines directly at its level (its st
 children and the call sites of its inlined children). Loops whose code has no line in a
 SOURCE file (libc, start files) are not scored.
 
-Prints "NAME: G/T loops named by their statement line, M markers without a loop" and one
-line per wrong loop; exits 0. With --verbose, one line per scored loop."""
+Prints per build "NAME: G/T loops named by their statement line (P %), M markers without
+a loop" and one line per wrong loop, then the total over all builds. Exits 1 when a marker
+has no loop in some build or when the total share is below PERCENT (default 0). With
+--verbose, one line per scored loop."""
 import json, os, re, sys
 
 
@@ -47,15 +49,14 @@ def markers(path):
     return loops
 
 
-def main():
-    args = [a for a in sys.argv[1:] if a != "--verbose"]
-    verbose = "--verbose" in sys.argv
-    doc = json.load(open(args[0]))
-    marks = {os.path.basename(p): markers(p) for p in args[1:]}
-    found, good, wrong = set(), 0, []
+def score_build(dump, sources, verbose):
+    """(good, scored, missing markers) of one build, printing its lines."""
+    doc = json.load(open(dump))
+    marks = {os.path.basename(p): markers(p) for p in sources}
+    found, good, scored, wrong = set(), 0, 0, []
 
     def score(loop):
-        nonlocal good
+        nonlocal good, scored
         here = [(c["file"], c["line"]) for c in loop["children"] if c["kind"] == "statement"]
         here += [(c["call_file"], c["call_line"]) for c in loop["children"] if c["kind"] == "inline"]
         votes = {}
@@ -67,10 +68,12 @@ def main():
         if not votes:
             return
         # most votes, then the innermost (shortest) loop
-        (base, (first, last, stmt)), _ = max(votes.items(), key=lambda kv: (kv[1], -(kv[0][1][1] - kv[0][1][0])))
+        (base, (first, last, stmt)), _ = max(
+            votes.items(), key=lambda kv: (kv[1], -(kv[0][1][1] - kv[0][1][0])))
         found.add((base, first))
         ok = os.path.basename(loop["file"]) == base and loop["line"] in stmt
         good += ok
+        scored += 1
         text = "loop 0x%x at %s:%d [lines %d-%d], statement at %s:%d" % (
             loop["addr"], os.path.basename(loop["file"]), loop["line"], loop["line_lo"],
             loop["line_hi"], base, first)
@@ -79,26 +82,46 @@ def main():
         elif verbose:
             print("  ok: " + text)
 
-    count = [0]
-
     def walk(s):
         if s["kind"] == "loop":
-            before = len(wrong) + good
             score(s)
-            count[0] += len(wrong) + good - before
         for c in s["children"]:
             walk(c)
 
     for p in doc["procedures"]:
         walk(p)
     missing = [(b, m[0]) for b, ms in marks.items() for m in ms if (b, m[0]) not in found]
-    name = os.path.basename(doc["module"])
-    print("%s: %d/%d loops named by their statement line, %d markers without a loop" %
-          (name, good, count[0], len(missing)))
+    print("%s: %d/%d loops named by their statement line (%.1f %%), %d markers without a loop" %
+          (os.path.basename(doc["module"]), good, scored, 100.0 * good / max(scored, 1),
+           len(missing)))
     for w in wrong:
         print("  wrong: " + w)
     for b, line in missing:
         print("  no loop for the marker at %s:%d" % (b, line))
+    return good, scored, len(missing)
+
+
+def main():
+    args, verbose, minimum = sys.argv[1:], False, 0.0
+    builds = []
+    while args:
+        a = args.pop(0)
+        if a == "--verbose":
+            verbose = True
+        elif a == "--min":
+            minimum = float(args.pop(0))
+        else:
+            dump, _, sources = a.partition(":")
+            builds.append((dump, sources.split(",")))
+    good = scored = missing = 0
+    for dump, sources in builds:
+        g, s, m = score_build(dump, sources, verbose)
+        good, scored, missing = good + g, scored + s, missing + m
+    share = 100.0 * good / max(scored, 1)
+    print("all %d builds: %d/%d loops named by their statement line (%.1f %%), "
+          "%d markers without a loop" % (len(builds), good, scored, share, missing))
+    if missing or not scored or share < minimum:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
