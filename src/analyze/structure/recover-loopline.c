@@ -121,6 +121,8 @@ static const struct rc_line *row_from(const struct rc_proc *rp, uint64_t addr)
 static bool loop_has_line(const struct rc_proc *rp, const struct rc_loops *loops,
 			  const struct cp_loop *lp, const char *file, int line)
 {
+	if (!rp->nlines)
+		return false;
 	const struct rc_line *end = rp->lines + rp->nlines;
 	for (uint32_t i = 0; i < lp->nblocks; i++) {
 		const struct cp_cfg_block *bl =
@@ -209,6 +211,8 @@ static int frame_decl_line(struct rc_proc *rp, int32_t frame, const char *file)
 	return same_file(decl_file, file) ? line : 0;
 }
 
+#define RC_MAX_VIEW_CHECKS 16
+
 /* A loop statement without a condition (for (;;), while (1)) has no instruction: what
  * closes an iteration is a test of its body, with the body's line. gcc still marks the
  * statement with a row without code in that block before the branch: a line above the
@@ -219,16 +223,22 @@ static const struct rc_line *codeless_statement(struct rc_proc *rp, const struct
 						const struct cp_loop *lp,
 						const struct line_pick *pick)
 {
+	if (!rp->nviews)
+		return NULL;
 	const struct rc_line *best = NULL, *end = rp->views + rp->nviews;
 	int32_t frame = rc_seg_find(rp->inl_segs, rp->ninl_segs, pick->ln->lo);
 	int floor = frame_decl_line(rp, frame, pick->ln->file);
-	for (const struct rc_line *v = view_from(rp, pick->block); v < end && v->lo <= pick->at;
-	     v++)
-		if (v->line < pick->ln->line && v->line > floor &&
-		    (!best || v->line > best->line) && same_file(v->file, pick->ln->file) &&
-		    rc_seg_find(rp->inl_segs, rp->ninl_segs, v->lo) == frame &&
-		    !loop_has_line(rp, loops, lp, v->file, v->line))
+	int checks = 0; /* passes over the loop's code */
+	for (const struct rc_line *v = view_from(rp, pick->block);
+	     v < end && v->lo <= pick->at && checks < RC_MAX_VIEW_CHECKS; v++) {
+		if (v->line >= pick->ln->line || v->line <= floor ||
+		    (best && v->line <= best->line) || !same_file(v->file, pick->ln->file) ||
+		    rc_seg_find(rp->inl_segs, rp->ninl_segs, v->lo) != frame)
+			continue;
+		checks++;
+		if (!loop_has_line(rp, loops, lp, v->file, v->line))
 			best = v;
+	}
 	return best;
 }
 
