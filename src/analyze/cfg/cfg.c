@@ -642,7 +642,8 @@ static const char *const noreturn_names[] = {
 	"_ZSt19__throw_logic_errorPKc", "_ZSt25__throw_bad_function_callv",
 	"__ubsan_handle_builtin_unreachable", "_gfortran_stop_string",
 	"_gfortran_error_stop_string", "_gfortran_runtime_error", "_gfortran_os_error",
-	"_gfortran_runtime_error_at", "_gfortran_generate_error", "MPI_Abort",
+	"_gfortran_runtime_error_at", "_gfortran_os_error_at", "_gfortran_stop_numeric",
+	"_gfortran_error_stop_numeric", "_gfortran_generate_error", "MPI_Abort",
 };
 
 bool cp_cfg_noreturn_name(const char *name)
