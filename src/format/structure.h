@@ -63,7 +63,7 @@ struct cp_st_scope {
 	uint16_t reserved;
 	uint32_t name;   /* string: PROC/INLINE name (demangled); 0 ("") otherwise */
 	uint32_t file;   /* string: source file of the scope's own lines; 0 if unknown */
-	uint32_t line;   /* PROC/INLINE: declaration line; LOOP: header line; STMT: line */
+	uint32_t line;   /* PROC/INLINE: declaration line; LOOP: its statement; STMT: line */
 	uint32_t line_lo, line_hi; /* extent of its lines in `file` (0, 0 if unknown) */
 	uint32_t aux;      /* PROC: linkage name; INLINE: call-site file (in the parent) */
 	uint32_t aux_line; /* INLINE: call-site line */

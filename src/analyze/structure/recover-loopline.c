@@ -102,18 +102,19 @@ static bool same_file(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* The first line row ending after addr (rows are sorted and disjoint). */
-static const struct rc_line *row_from(const struct rc_proc *rp, uint64_t addr)
+/* The first row of rows[0..n) not wholly before addr: a row of code ending after addr, or a
+ * row without code (lo == hi) at or after it (rows sorted by address). */
+static const struct rc_line *rows_from(const struct rc_line *rows, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = rp->nlines;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (rp->lines[mid].hi <= addr)
+		if (rows[mid].hi <= addr && rows[mid].lo < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return rp->lines + lo;
+	return rows + lo;
 }
 
 /* True when some row of the loop's code is on line `line` of `file` (line < 0: on a
@@ -127,8 +128,8 @@ static bool loop_has_line(const struct rc_proc *rp, const struct rc_loops *loops
 	for (uint32_t i = 0; i < lp->nblocks; i++) {
 		const struct cp_cfg_block *bl =
 		    &loops->cfg.blocks[loops->nest.blocks[lp->first_block + i]];
-		for (const struct rc_line *r = row_from(rp, bl->lo); r < end && r->lo < bl->hi;
-		     r++) {
+		for (const struct rc_line *r = rows_from(rp->lines, rp->nlines, bl->lo);
+		     r < end && r->lo < bl->hi; r++) {
 			bool same =
 			    r->line == (line < 0 ? -line : line) && same_file(r->file, file);
 			if (r->line > 0 && same == (line > 0))
@@ -167,7 +168,7 @@ static const struct rc_line *remainder_test(const struct rc_proc *rp, const stru
 			const struct cp_cfg_edge *o = &cfg->edges[x->first_edge + k];
 			cond = is_cond(o) && o->dst != CP_CFG_NONE && !is_header(nest, o->dst);
 			const struct rc_line *r =
-			    cond ? row_from(rp, cfg->blocks[o->dst].lo) : NULL;
+			    cond ? rows_from(rp->lines, rp->nlines, cfg->blocks[o->dst].lo) : NULL;
 			remainder |= r && r < rp->lines + rp->nlines &&
 				     r->lo == cfg->blocks[o->dst].lo && r->line == pick->ln->line &&
 				     same_file(r->file, pick->ln->file);
@@ -180,20 +181,6 @@ static const struct rc_line *remainder_test(const struct rc_proc *rp, const stru
 			return test.ln;
 	}
 	return NULL;
-}
-
-/* The first statement row without code at or after addr. */
-static const struct rc_line *view_from(const struct rc_proc *rp, uint64_t addr)
-{
-	size_t lo = 0, hi = rp->nviews;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (rp->views[mid].lo < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return rp->views + lo;
 }
 
 /* The declaration line of the function whose code inlined frame `frame` (-1: the
@@ -229,7 +216,7 @@ static const struct rc_line *codeless_statement(struct rc_proc *rp, const struct
 	int32_t frame = rc_seg_find(rp->inl_segs, rp->ninl_segs, pick->ln->lo);
 	int floor = frame_decl_line(rp, frame, pick->ln->file);
 	int checks = 0; /* passes over the loop's code */
-	for (const struct rc_line *v = view_from(rp, pick->block);
+	for (const struct rc_line *v = rows_from(rp->views, rp->nviews, pick->block);
 	     v < end && v->lo <= pick->at && checks < RC_MAX_VIEW_CHECKS; v++) {
 		if (v->line >= pick->ln->line || v->line <= floor ||
 		    (best && v->line <= best->line) || !same_file(v->file, pick->ln->file) ||

@@ -25,7 +25,6 @@ struct assembler {
 	uint32_t proc_scope;
 	uint32_t *loop_scope;
 	int32_t *loop_home;
-	uint32_t *loop_before; /* per loop: lowest line of its code before its own line, or 0 */
 	size_t loop_alloc, nloops;
 	const char *last_file; /* one-entry cache of file string ids */
 	uint32_t last_file_id;
@@ -153,44 +152,28 @@ static void extend(struct cp_structure_builder *b, uint32_t scope, uint32_t file
 		s->line_hi = (uint32_t)line;
 }
 
-/* Index of the loop whose scope is `scope`, or -1 (loop scopes are made in loop order). */
-static int32_t loop_of_scope(const struct assembler *as, uint32_t scope)
-{
-	size_t lo = 0, hi = as->nloops;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (as->loop_scope[mid] < scope)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < as->nloops && as->loop_scope[lo] == scope ? (int32_t)lo : -1;
-}
-
 /* A loop's range starts at its own line: its code on earlier lines (code moved into the
  * loop, such as a parameter's copy on the function's first line) only counts for a loop
- * named at its bottom (do ... while), see finish_loop_ranges. */
+ * named at its bottom (do ... while). While its procedure is assembled, a loop scope's
+ * aux_line (unused by loops) holds the lowest such line; finish_loop_ranges settles it. */
 static void extend_loop(struct assembler *as, uint32_t scope, uint32_t file, int line)
 {
-	const struct cp_st_scope *s = &as->b->scopes[scope];
-	int32_t loop = s->line && s->file == file && line > 0 && (uint32_t)line < s->line
-			   ? loop_of_scope(as, scope)
-			   : -1;
-	if (loop < 0) {
+	struct cp_st_scope *s = &as->b->scopes[scope];
+	if (!s->line || s->file != file || line <= 0 || (uint32_t)line >= s->line) {
 		extend(as->b, scope, file, line);
 		return;
 	}
-	uint32_t *before = &as->loop_before[loop];
-	if (!*before || (uint32_t)line < *before)
-		*before = (uint32_t)line;
+	if (!s->aux_line || (uint32_t)line < s->aux_line)
+		s->aux_line = (uint32_t)line;
 }
 
 static void finish_loop_ranges(struct assembler *as)
 {
 	for (size_t i = 0; i < as->nloops; i++) {
 		struct cp_st_scope *s = &as->b->scopes[as->loop_scope[i]];
-		if (as->loop_before[i] && s->line_hi == s->line)
-			s->line_lo = as->loop_before[i];
+		if (s->aux_line && s->line_hi == s->line)
+			s->line_lo = s->aux_line;
+		s->aux_line = 0;
 	}
 }
 
@@ -300,7 +283,6 @@ static void make_loops(struct assembler *as)
 	struct rc_proc *rp = as->rp;
 	XGROW(as->loop_scope, nest->nloops, as->loop_alloc);
 	as->loop_home = xrealloc(as->loop_home, as->loop_alloc * sizeof(*as->loop_home));
-	as->loop_before = xrealloc(as->loop_before, as->loop_alloc * sizeof(*as->loop_before));
 	for (size_t i = 0; i < nest->nloops; i++) {
 		const struct cp_loop *lp = &nest->loops[i];
 		int32_t home = loop_home(rp, nest, lp);
@@ -323,7 +305,6 @@ static void make_loops(struct assembler *as)
 		}
 		as->loop_scope[i] = cp_structure_builder_scope(as->b, &s);
 		as->loop_home[i] = home;
-		as->loop_before[i] = 0;
 		as->nloops = i + 1;
 		add_loop_points(as, lp, as->loop_scope[i]);
 	}
@@ -565,7 +546,6 @@ int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 	free(r->as.slots);
 	free(r->as.loop_scope);
 	free(r->as.loop_home);
-	free(r->as.loop_before);
 	free(r);
 	return rc;
 }
