@@ -20,7 +20,7 @@
 
 #define CP_ST_MAGIC "CPSTRUCT"
 #define CP_ST_VERSION_MAJOR 1
-#define CP_ST_VERSION_MINOR 0
+#define CP_ST_VERSION_MINOR 1 /* 1: a loop's line is its statement's (docs/format.md) */
 #define CP_ST_NONE UINT32_MAX
 
 enum cp_st_kind {

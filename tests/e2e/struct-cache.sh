@@ -1,6 +1,7 @@
 #!/bin/bash
 # The structure cache: the first run recovers and writes $XDG_CACHE_HOME/callpath/struct/
-# <build-id>.v1.cpst, the second reads it (same dump), --no-cache recomputes, a module
+# <build-id>.v1.cpst, the second reads it (same dump), --no-cache recomputes, so does an
+# entry written by an analyzer of another minor version, a module
 # without build-id is keyed by path+size+mtime (touching it invalidates), -o writes a file
 # the reader accepts, and the text dump has the scope tree of the paper's Figure 3.
 source "$(dirname "$0")/lib.sh"
@@ -21,6 +22,13 @@ run "$CALLPATH" struct --dump "$BIN"
 cmp -s "$WORK/dump1" "$WORK/run.out" || fail "cached structure dumps differently"
 run "$CALLPATH" struct --no-cache "$BIN"
 grep -q "cached:" "$WORK/run.out" && fail "--no-cache used the cache"
+# An entry of another minor version (another analyzer revision) is recomputed.
+entry=$XDG_CACHE_HOME/callpath/struct/$bid.v1.cpst
+printf '\x00\x00' | dd of="$entry" bs=1 seek=10 conv=notrunc status=none
+run "$CALLPATH" struct "$BIN"
+grep -q "cached:" "$WORK/run.out" && fail "an entry of an older minor version was used"
+run "$CALLPATH" struct "$BIN"
+grep -q "cached:" "$WORK/run.out" || fail "the recomputed entry was not cached"
 
 # Figure 3's shape: load module > file > procedure > loop > inlined > loop > statement.
 python3 - "$WORK/dump1" <<'PY' || fail "text dump lacks the scope tree"

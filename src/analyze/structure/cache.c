@@ -85,11 +85,14 @@ int cp_struct_build(const char *path, int flags, const struct cp_struct_options 
 	return recover_to_buffer(path, flags, opt, stat(path, &st) ? NULL : &st, buf, len);
 }
 
-/* A cached entry is used only if it describes this very file. */
+/* A cached entry is used only if it describes this very file and was written by an
+ * analyzer of this file version (a minor version marks a change of what it recovers). */
 static int cache_matches(const struct cp_structure *st, const struct cp_elf_image *im,
 			 const struct stat *sb)
 {
 	const struct cp_st_header *h = st->hdr;
+	if (h->version_minor != CP_ST_VERSION_MINOR)
+		return 0;
 	if (im->build_id_len)
 		return h->build_id_len == (im->build_id_len < 32 ? im->build_id_len : 32) &&
 		       !memcmp(h->build_id, im->build_id, h->build_id_len);
