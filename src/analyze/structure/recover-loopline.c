@@ -200,21 +200,47 @@ static int frame_decl_line(struct rc_proc *rp, int32_t frame, const char *file)
 
 #define RC_MAX_VIEW_CHECKS 16
 
-/* A loop statement without a condition (for (;;), while (1)) has no instruction: what
- * closes an iteration is a test of its body, with the body's line. gcc still marks the
- * statement with a row without code in that block before the branch: a line above the
- * branch's, below its function's declaration (not the tail of a function inlined before
- * it), of its file and inlined frame, that no instruction of the loop has, names the loop
- * (the nearest such line). NULL when there is none. */
+/* The lowest and highest lines of the loop's code in `file` (0, 0 if none). */
+static void loop_line_bounds(const struct rc_proc *rp, const struct rc_loops *loops,
+			     const struct cp_loop *lp, const char *file, int *min, int *max)
+{
+	*min = *max = 0;
+	const struct rc_line *end = rp->lines + rp->nlines;
+	for (uint32_t i = 0; i < lp->nblocks && rp->nlines; i++) {
+		const struct cp_cfg_block *bl =
+		    &loops->cfg.blocks[loops->nest.blocks[lp->first_block + i]];
+		for (const struct rc_line *r = rows_from(rp->lines, rp->nlines, bl->lo);
+		     r < end && r->lo < bl->hi; r++) {
+			if (r->line <= 0 || !same_file(r->file, file))
+				continue;
+			if (!*min || r->line < *min)
+				*min = r->line;
+			if (r->line > *max)
+				*max = r->line;
+		}
+	}
+}
+
+#define RC_MAX_VIEW_CHECKS 16
+
+/* A loop statement without a condition (for (;;), while (1)) has no compare: what closes
+ * an iteration is a test of its body, with the body's line. gcc still marks the statement
+ * with a row without code (a location view) in that block before the branch: a line above
+ * the branch's, after its function's declaration (not the tail of a function inlined
+ * before it), of its file and inlined frame, names the loop (the nearest such line) when
+ * no instruction of the loop has that line; failing that, the loop's lowest line (the
+ * statement's own increment, `for (i = 0;; i++)`) unless the loop is named at its bottom
+ * (a do-while, whose body lines are above its `while`). NULL when there is none. */
 static const struct rc_line *codeless_statement(struct rc_proc *rp, const struct rc_loops *loops,
 						const struct cp_loop *lp,
 						const struct line_pick *pick)
 {
 	if (!rp->nviews)
 		return NULL;
-	const struct rc_line *best = NULL, *end = rp->views + rp->nviews;
+	const struct rc_line *best = NULL, *lowest = NULL, *end = rp->views + rp->nviews;
 	int32_t frame = rc_seg_find(rp->inl_segs, rp->ninl_segs, pick->ln->lo);
-	int floor = frame_decl_line(rp, frame, pick->ln->file);
+	int floor = frame_decl_line(rp, frame, pick->ln->file), min, max;
+	loop_line_bounds(rp, loops, lp, pick->ln->file, &min, &max);
 	int checks = 0; /* passes over the loop's code */
 	for (const struct rc_line *v = rows_from(rp->views, rp->nviews, pick->block);
 	     v < end && v->lo <= pick->at && checks < RC_MAX_VIEW_CHECKS; v++) {
@@ -222,11 +248,12 @@ static const struct rc_line *codeless_statement(struct rc_proc *rp, const struct
 		    (best && v->line <= best->line) || !same_file(v->file, pick->ln->file) ||
 		    rc_seg_find(rp->inl_segs, rp->ninl_segs, v->lo) != frame)
 			continue;
-		checks++;
-		if (!loop_has_line(rp, loops, lp, v->file, v->line))
+		if (v->line == min && pick->ln->line < max)
+			lowest = v;
+		else if (checks++, !loop_has_line(rp, loops, lp, v->file, v->line))
 			best = v;
 	}
-	return best;
+	return best ? best : lowest;
 }
 
 /* The line of a loop's for/while/do statement. gcc and clang give it to the
