@@ -151,6 +151,7 @@ def code(body, out, indent=True):
 
 def convert(md, name, version, summary, see_also):
     out = ['.TH "%s" 1 "" "callpath %s" "callpath manual"' % (name.upper(), version)]
+    out += [".nh", ".ad l"]  # never hyphenate or stretch option and file names
     out += [".SH NAME", "%s \\- %s" % (escape(name), escape(summary))]
     lines = md.splitlines()
     if lines and lines[0].startswith("# "):
