@@ -41,9 +41,9 @@ def inline(text):
 
 def link(m):
     label, url = m.group(1), m.group(2)
-    page = re.fullmatch(r"(?:\.\./)?(?:docs/)?cmd-([a-z]+)\.md", url)
+    page = re.fullmatch(r"(?:\.\./)?(?:docs/)?(callpath|cmd-[a-z]+)\.md", url)
     if page:
-        ref = "callpath-%s(1)" % page.group(1)
+        ref = page.group(1).replace("cmd-", "callpath-") + "(1)"
         return ref if label.strip("`") == url else "%s (%s)" % (label, ref)
     if url.startswith("http"):
         return "%s <%s>" % (label, url)
@@ -193,7 +193,8 @@ def summary_of(name, help_text):
     lines = help_text.splitlines()
     if name == "callpath":
         rest = [s for s in lines[1:] if s.strip()]
-        return rest[0].strip().rstrip(".") if rest else "call-path profiler"
+        line = rest[0].strip().rstrip(".") if rest else "call-path profiler"
+        return line[:1].lower() + line[1:]
     cmd = name.split("-", 1)[1]
     for s in lines:
         m = re.match(r"\s+(\S+)\s+(.*)", s)
