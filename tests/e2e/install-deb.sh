@@ -58,17 +58,19 @@ for bin in "$r/bin/callpath" "$r/lib/callpath/libcallpath-rt.so"; do
 	done
 done
 
-# The packaged command runs with the runtime it ships.
+# The packaged command runs with the runtime it ships (in a clean environment, but for the
+# sanitizer options of the ASan pass).
+san=$(env | grep -E '^(ASAN|UBSAN)_OPTIONS=')
 mkdir "$WORK/run"
 cp "$CP_WORKLOADS/chain.O2" "$WORK/run/chain"
 cd "$WORK/run" || fail "no work directory"
-env -i HOME="$WORK" PATH="$r/bin:/usr/bin:/bin" callpath record -q -o rec -- ./chain 300 \
+env -i HOME="$WORK" PATH="$r/bin:/usr/bin:/bin" $san callpath record -q -o rec -- ./chain 300 \
 	>/dev/null 2>"$WORK/err" || fail "record with the packaged callpath: $(cat "$WORK/err")"
 $CHECK rec >"$WORK/m.json" || fail "measurement invalid"
 json_assert "$WORK/m.json" \
 	"any(m['path'] == '$r/lib/callpath/libcallpath-rt.so' for m in d['procs'][0]['modules'])" \
 	"the packaged runtime is the one preloaded"
-env -i PATH="$r/bin:/usr/bin:/bin" callpath report rec >"$WORK/report.txt" 2>&1 ||
+env -i PATH="$r/bin:/usr/bin:/bin" $san callpath report rec >"$WORK/report.txt" 2>&1 ||
 	fail "report: $(cat "$WORK/report.txt")"
 grep -q 'heavy3' "$WORK/report.txt" || fail "report has no heavy3: $(cat "$WORK/report.txt")"
 exit 0

@@ -47,7 +47,9 @@ cp "$CP_WORKLOADS/chain.O2" "$WORK/run/chain"
 cd "$WORK/run" || fail "no work directory"
 # The installed command alone: a clean environment, CALLPATH_RT only when $rt is set.
 rt=
-installed() { env -i HOME="$WORK" PATH="$WORK/path:/usr/bin:/bin" ${rt:+"CALLPATH_RT=$rt"} callpath "$@"; }
+# (The sanitizer options of the ASan pass are kept.)
+san=$(env | grep -E '^(ASAN|UBSAN)_OPTIONS=')
+installed() { env -i HOME="$WORK" PATH="$WORK/path:/usr/bin:/bin" $san ${rt:+"CALLPATH_RT=$rt"} callpath "$@"; }
 
 installed record -q -o rec -- ./chain 300 >/dev/null 2>"$WORK/err" || fail "record: $(cat "$WORK/err")"
 $CHECK rec >"$WORK/m.json" || fail "measurement invalid"
