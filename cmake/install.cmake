@@ -50,11 +50,12 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME callpath)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "call-path profiler for native Linux programs")
-set(CPACK_PACKAGE_DESCRIPTION
-    "callpath measures unmodified, optimized C, C++ and Fortran programs (serial, threaded, \
-OpenMP, MPI) and attributes every cost to its full calling context, down to loops, inlined \
-code and source lines: sampling (record), selective instrumentation (probe, gprof), a \
-profile database (analyze), views (report) and exports for other tools (export).")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "callpath measures unmodified, optimized C, C++ and Fortran programs (serial,\n"
+  "threaded, OpenMP, MPI) and attributes every cost to its full calling context,\n"
+  "down to loops, inlined code and source lines: sampling (record), selective\n"
+  "instrumentation (probe, gprof), a profile database (analyze), views (report)\n"
+  "and exports for other tools (export).")
 set(CPACK_PACKAGE_CONTACT ${CALLPATH_MAINTAINER})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

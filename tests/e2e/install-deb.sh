@@ -70,7 +70,7 @@ $CHECK rec >"$WORK/m.json" || fail "measurement invalid"
 json_assert "$WORK/m.json" \
 	"any(m['path'] == '$r/lib/callpath/libcallpath-rt.so' for m in d['procs'][0]['modules'])" \
 	"the packaged runtime is the one preloaded"
-env -i PATH="$r/bin:/usr/bin:/bin" $san callpath report rec >"$WORK/report.txt" 2>&1 ||
+env -i HOME="$WORK" PATH="$r/bin:/usr/bin:/bin" $san callpath report rec >"$WORK/report.txt" 2>&1 ||
 	fail "report: $(cat "$WORK/report.txt")"
 grep -q 'heavy3' "$WORK/report.txt" || fail "report has no heavy3: $(cat "$WORK/report.txt")"
 exit 0
