@@ -23,20 +23,30 @@ static int readable(const char *path)
 	return !access(path, R_OK);
 }
 
-/* NAME beside the file CALLPATH_RT names (or that file itself for the runtime). */
+static int copy_out(char *path, size_t size, const char *name, const char *found)
+{
+	if (snprintf(path, size, "%s", found) >= (int)size)
+		return cp_error(CP_EINVAL, "path of %s too long: %s", name, found);
+	return 0;
+}
+
+/* NAME beside the file CALLPATH_RT names (or that file itself for the runtime), made
+ * absolute: LD_PRELOAD searches the library path for a name without a slash, and the program
+ * may change its directory. */
 static int from_environment(const char *env, const char *name, char *path, size_t size)
 {
+	char given[PATH_MAX + 256], real[PATH_MAX];
 	if (!strcmp(name, CLI_RUNTIME_LIB))
-		snprintf(path, size, "%s", env);
+		snprintf(given, sizeof given, "%s", env);
 	else {
 		const char *slash = strrchr(env, '/');
 		int dirlen = slash ? (int)(slash - env) : 1;
-		snprintf(path, size, "%.*s/%s", dirlen, slash ? env : ".", name);
+		snprintf(given, sizeof given, "%.*s/%s", dirlen, slash ? env : ".", name);
 	}
-	if (readable(path))
-		return 0;
-	return cp_error(CP_ENOENT, "cannot use %s (CALLPATH_RT=%s): %s", path, env,
-			strerror(errno));
+	if (!realpath(given, real) || !readable(real))
+		return cp_error(CP_ENOENT, "cannot use %s (CALLPATH_RT=%s): %s", given, env,
+				strerror(errno));
+	return copy_out(path, size, name, real);
 }
 
 /* DIR/REL with REL's leading "../" applied to DIR, for messages users read. */
@@ -80,7 +90,5 @@ int cli_runtime_lib(const char *name, char *path, size_t size)
 				"in %s/ (build tree); reinstall callpath, or set CALLPATH_RT to "
 				"the runtime's path",
 				name, rtdir, bindir);
-	if (snprintf(path, size, "%s", found) >= (int)size)
-		return cp_error(CP_EINVAL, "path of %s too long: %s", name, found);
-	return 0;
+	return copy_out(path, size, name, found);
 }

@@ -75,12 +75,12 @@ installed record -q -o gone -- ./chain >"$WORK/out" 2>"$WORK/err"
 [ $? = 2 ] || fail "record without a runtime: exit status not 2"
 grep -qF "$p/lib/callpath/" "$WORK/err" || fail "error does not name lib/callpath: $(cat "$WORK/err")"
 [ ! -s "$WORK/out" ] || fail "the program ran without its runtime"
-rt=$WORK/elsewhere/rt.so
+rt=../elsewhere/rt.so # relative: made absolute for LD_PRELOAD
 installed record -q -o over -- ./chain 50 >/dev/null 2>"$WORK/err" ||
 	fail "record with CALLPATH_RT: $(cat "$WORK/err")"
 $CHECK over >"$WORK/o.json" || fail "measurement with CALLPATH_RT invalid"
 json_assert "$WORK/o.json" \
-	"any(m['path'] == '$WORK/elsewhere/rt.so' for m in d['procs'][0]['modules'])" \
+	"any(m['path'] == '$(cd "$WORK/elsewhere" && pwd -P)/rt.so' for m in d['procs'][0]['modules'])" \
 	"CALLPATH_RT's runtime is the one preloaded"
 rt=$WORK/nowhere.so
 installed record -q -o bad -- ./chain 50 >"$WORK/out" 2>"$WORK/err"
