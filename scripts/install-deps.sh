@@ -14,6 +14,7 @@ BUILD_PKGS=(
   zlib1g-dev libprotobuf-c-dev protobuf-c-compiler   # export/: pprof profile.proto, gzip
   libpfm4-dev                   # runtime/sample/: counter events by name
   libcmocka-dev                 # tests/unit
+  python3 file                  # man pages from docs/ (scripts/md2man.py); cpack -G DEB
 )
 # Tools the tests use as independent references, and the peers the benchmarks run beside.
 TEST_PKGS=(

@@ -7,6 +7,8 @@
 #ifndef CP_CLI_H
 #define CP_CLI_H
 
+#include <stddef.h>
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_struct(int argc, char **argv);
@@ -19,7 +21,11 @@ int cmd_gprof(int argc, char **argv);
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status used for failures of callpath itself (not of the profiled program). */
 #define CLI_EXIT_FAILURE 2
-/* Path of the directory holding the callpath executable (to find libcallpath-rt.so). */
-const char *cli_self_dir(void);
+/* The runtime preloaded into measured programs. */
+#define CLI_RUNTIME_LIB "libcallpath-rt.so"
+/* Writes the path of a library callpath preloads (CLI_RUNTIME_LIB, ...) to path: from
+ * CALLPATH_RT, else relative to the real path of the callpath executable (installed or build
+ * tree). Returns 0, or CP_ENOENT with a message saying where it looked. */
+int cli_runtime_lib(const char *name, char *path, size_t size);
 
 #endif

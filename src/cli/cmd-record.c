@@ -1,6 +1,6 @@
 /* callpath record [options] [--] PROGRAM [ARGS...]
  *
- * Runs PROGRAM with libcallpath-rt.so preloaded (found beside the callpath executable),
+ * Runs PROGRAM with libcallpath-rt.so preloaded (found by cli_runtime_lib),
  * configured through CALLPATH_* environment variables (see src/runtime/core/config.c),
  * waits for it, prints a summary of the measurement and its hottest calling contexts on
  * stderr, and exits with the program's exit status (128+N if signal N killed it). */
@@ -242,11 +242,8 @@ static int record_find_program(const char *prog)
 static int record_environment(const struct record_opts *o, const char *outdir)
 {
 	char lib[PATH_MAX], preload[2 * PATH_MAX], events[4096] = "";
-	snprintf(lib, sizeof lib, "%s/libcallpath-rt.so", cli_self_dir());
-	if (access(lib, R_OK)) {
-		cli_error("record", "cannot find the runtime %s (%s); is callpath installed "
-				    "completely?",
-			  lib, strerror(errno));
+	if (cli_runtime_lib(CLI_RUNTIME_LIB, lib, sizeof lib)) {
+		cli_error("record", NULL);
 		return -1;
 	}
 	const char *old = getenv("LD_PRELOAD");

@@ -47,21 +47,6 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-const char *cli_self_dir(void)
-{
-	static char dir[PATH_MAX];
-	if (!dir[0]) {
-		ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-		if (n <= 0)
-			return ".";
-		dir[n] = 0;
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-	}
-	return dir;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
