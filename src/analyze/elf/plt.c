@@ -67,37 +67,58 @@ static const char *got_lookup(const struct got_map *m, uint64_t addr)
 	return s ? s->name : NULL;
 }
 
-/* GOT slot an entry jumps through, or 0. */
+/* GOT slot an entry jumps through, or 0: `jmp *disp32(%rip)` at the entry's start, after
+ * an optional endbr64 (IBT) and bnd prefix (MPX), as GNU ld and lld lay out .plt (lazy
+ * binding), .plt.sec / .plt.bnd (IBT, MPX) and .plt.got entries. */
 static uint64_t entry_slot(const uint8_t *code, size_t len, uint64_t addr)
 {
-	for (size_t i = 0; i + 6 <= len; i++) {
-		if (code[i] != 0xff || code[i + 1] != 0x25)
-			continue;
-		int32_t disp;
-		memcpy(&disp, code + i + 2, 4);
-		return addr + i + 6 + (int64_t)disp;
-	}
-	return 0;
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	size_t i = 0;
+	if (len >= 4 && !memcmp(code, endbr64, 4))
+		i = 4;
+	if (i < len && code[i] == 0xf2)
+		i++;
+	if (i + 6 > len || code[i] != 0xff || code[i + 1] != 0x25)
+		return 0;
+	int32_t disp;
+	memcpy(&disp, code + i + 2, 4);
+	return addr + i + 6 + (int64_t)disp;
 }
 
+static struct cp_sym_candidate *push_cand(struct cp_sym_candidate **c, size_t *n, size_t *alloc,
+					  const struct cp_elf_section *s, uint64_t lo,
+					  uint64_t size)
+{
+	XGROW(*c, *n + 1, *alloc);
+	struct cp_sym_candidate *e = &(*c)[(*n)++];
+	e->lo = lo;
+	e->size = size;
+	e->flags = CP_PROC_PLT;
+	e->section = (uint32_t)s->index;
+	return e;
+}
+
+/* Entries jumping through a named GOT slot become `name@plt`. Code before the first entry
+ * (the lazy-binding header of .plt, and with IBT the whole .plt, whose entries only push
+ * and jump to the header) is one procedure named after the section, as objdump shows it. */
 static void scan_plt(const struct cp_elf_section *s, uint64_t entsize, const struct got_map *m,
 		     struct cp_sym_candidate **c, size_t *n, size_t *alloc)
 {
+	uint64_t first = s->size;
 	for (uint64_t off = 0; off + entsize <= s->size; off += entsize) {
 		uint64_t slot = entry_slot(s->data + off, entsize, s->addr + off);
 		const char *name = slot ? got_lookup(m, slot) : NULL;
 		if (!name)
 			continue;
-		XGROW(*c, *n + 1, *alloc);
-		struct cp_sym_candidate *e = &(*c)[(*n)++];
+		if (first == s->size)
+			first = off;
 		size_t len = strlen(name) + 5;
+		struct cp_sym_candidate *e = push_cand(c, n, alloc, s, s->addr + off, entsize);
 		e->name = xmalloc(len);
 		snprintf(e->name, len, "%s@plt", name);
-		e->lo = s->addr + off;
-		e->size = entsize;
-		e->flags = CP_PROC_PLT;
-		e->section = (uint32_t)s->index;
 	}
+	if (first)
+		push_cand(c, n, alloc, s, s->addr, first)->name = xstrdup(s->name);
 }
 
 int cp_plt_read(const struct cp_elf_image *im, struct cp_sym_candidate **c, size_t *n,
@@ -120,9 +141,9 @@ int cp_plt_read(const struct cp_elf_image *im, struct cp_sym_candidate **c, size
 		if (strncmp(s->name, ".plt", 4) && strcmp(s->name, ".iplt"))
 			continue;
 		GElf_Shdr sh;
-		uint64_t entsize = 16;
+		uint64_t entsize = 16; /* 8 in .plt.got without IBT, which says so in sh_entsize */
 		if (!cp_elf_section_header(im, s->index, &sh) && sh.sh_entsize >= 8 &&
-		    sh.sh_entsize <= 32 && !strcmp(s->name, ".plt.got"))
+		    sh.sh_entsize <= 32)
 			entsize = sh.sh_entsize;
 		scan_plt(s, entsize, &m, c, n, alloc);
 	}

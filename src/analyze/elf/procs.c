@@ -414,11 +414,28 @@ int cp_proc_table_read(struct cp_proc_table *t, const struct cp_elf_image *im)
 	return rc;
 }
 
+/* Start of the first range above addr, or UINT64_MAX. */
+static uint64_t next_range_start(const struct cp_proc_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nranges;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nranges ? t->ranges[lo].lo : UINT64_MAX;
+}
+
 void cp_proc_table_add_uncovered(struct cp_proc_table *t, struct cp_sym_candidate *c, size_t n)
 {
 	size_t alloc = t->nprocs;
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_proc_range *r = cp_proc_table_find(t, c[i].lo);
+		uint64_t next = next_range_start(t, c[i].lo);
+		if (!r && c[i].size && next - c[i].lo < c[i].size)
+			c[i].size = next - c[i].lo; /* e.g. an FDE spanning several PLT stubs */
 		if (r || !c[i].size) {
 			free(c[i].name);
 			continue;
