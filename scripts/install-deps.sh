@@ -9,6 +9,7 @@ BUILD_PKGS=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev          # analyze/: ELF, DWARF, line tables, inline trees
   libzydis-dev                  # arch/x86_64/: decode and encode
+  libiberty-dev                 # patch/: allocation-free C++ demangler for probe patterns
   libsqlite3-dev                # db/: the profile database
   libzstd-dev                   # db/: per-thread value blobs
   zlib1g-dev libprotobuf-c-dev protobuf-c-compiler   # export/: pprof profile.proto, gzip

@@ -6,18 +6,14 @@
  * same summary), with sampling only when -e is given. */
 #include "cli/cli.h"
 #include "patch/patch.h"
+#include "patch/select.h"
 
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROBE_MAX_ARGS 64
@@ -37,124 +33,38 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The runtime's matching (src/runtime/probe/install.c): GLOB or MODULE:GLOB. */
-static int list_selected(const struct list_ctx *c, const char *path, const char *name)
+/* The runtime's matching and checks (src/patch/select.h), on the file's bytes. */
+static void list_module(struct list_ctx *c, const char *path)
 {
-	for (int i = 0; i < c->npatterns; i++) {
-		const char *pat = c->patterns[i], *colon = strchr(pat, ':');
-		if (colon) {
-			char mod[256];
-			size_t n = (size_t)(colon - pat);
-			if (n >= sizeof mod)
-				continue;
-			memcpy(mod, pat, n);
-			mod[n] = 0;
-			if (fnmatch(mod, base_name(path), 0))
-				continue;
-			pat = colon + 1;
-		}
-		if (!fnmatch(pat, name, 0))
-			return 1;
-	}
-	return 0;
-}
-
-/* The checks the runtime makes, on the file's bytes. */
-static int list_status(const uint8_t *f, size_t size, const Elf64_Shdr *sec, const char *secname,
-		       const Elf64_Sym *s)
-{
-	int st = cp_patch_check_symbol(ELF64_ST_TYPE(s->st_info), s->st_size, secname,
-				       (sec->sh_flags & SHF_EXECINSTR) != 0);
-	if (st)
-		return st;
-	if (sec->sh_type == SHT_NOBITS || s->st_value < sec->sh_addr ||
-	    s->st_value + s->st_size > sec->sh_addr + sec->sh_size ||
-	    sec->sh_offset + sec->sh_size > size)
-		return CP_PATCH_NOT_EXEC;
-	struct cp_patch_plan plan;
-	return cp_patch_plan(f + sec->sh_offset + (s->st_value - sec->sh_addr), s->st_size,
-			     s->st_value, &plan);
-}
-
-static void list_symtab(struct list_ctx *c, const char *path, const uint8_t *f, size_t size,
-			const Elf64_Shdr *sh, unsigned nsec, const Elf64_Shdr *tab,
-			const char *shstr)
-{
-	if (tab->sh_link >= nsec || tab->sh_entsize != sizeof(Elf64_Sym) ||
-	    tab->sh_offset + tab->sh_size > size)
+	static struct cp_patch_name name;
+	struct cp_patch_elf e;
+	struct cp_patch_elf_iter it;
+	struct cp_patch_func fn;
+	if (cp_patch_module_skipped(path) || cp_patch_elf_map(&e, path))
 		return;
-	const Elf64_Shdr *strs = &sh[tab->sh_link];
-	if (!strs->sh_size || strs->sh_offset > size || strs->sh_size > size - strs->sh_offset ||
-	    f[strs->sh_offset + strs->sh_size - 1] != 0)
-		return;
-	const char *str = (const char *)f + strs->sh_offset;
-	const Elf64_Sym *sym = (const Elf64_Sym *)(f + tab->sh_offset);
-	for (size_t i = 1; i < tab->sh_size / sizeof(Elf64_Sym); i++) {
-		unsigned type = ELF64_ST_TYPE(sym[i].st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
-		    sym[i].st_shndx >= nsec || sym[i].st_name >= strs->sh_size)
-			continue;
-		const char *name = str + sym[i].st_name;
-		if (!list_selected(c, path, name))
-			continue;
-		int dup = 0;
-		for (int k = 0; k < c->nseen && !dup; k++)
-			dup = c->seen[k] == sym[i].st_value;
-		if (dup)
+	c->nseen = 0;
+	cp_patch_elf_iter_init(&it);
+	while (cp_patch_elf_next(&e, &it, &fn)) {
+		int selected = 0, dup = 0;
+		cp_patch_name_init(&name, fn.name);
+		for (int i = 0; i < c->npatterns && !selected; i++)
+			selected = cp_patch_pattern_match(c->patterns[i], path, &name) != 0;
+		for (int k = 0; k < c->nseen && selected && !dup; k++)
+			dup = c->seen[k] == fn.sym->st_value;
+		if (!selected || dup)
 			continue;
 		if (c->nseen < (int)(sizeof c->seen / sizeof c->seen[0]))
-			c->seen[c->nseen++] = sym[i].st_value;
-		const Elf64_Shdr *sec = &sh[sym[i].st_shndx];
-		const char *secname = shstr ? shstr + sec->sh_name : NULL;
-		int st = cp_patch_check_name(name);
-		if (!st)
-			st = list_status(f, size, sec, secname, &sym[i]);
-		printf("%s\t%s\t0x%llx\t%llu\t%s%s\n", base_name(path), name,
-		       (unsigned long long)sym[i].st_value, (unsigned long long)sym[i].st_size,
-		       st ? "refused: " : "probe", st ? cp_patch_status_str(st) : "");
+			c->seen[c->nseen++] = fn.sym->st_value;
+		int st = cp_patch_check_file(&e, &fn);
+		const char *demangled = cp_patch_name_demangled(&name);
+		printf("%s\t%s\t0x%llx\t%llu\t%s%s\t%s\n", base_name(path), fn.name,
+		       (unsigned long long)fn.sym->st_value, (unsigned long long)fn.sym->st_size,
+		       st ? "refused: " : "probe", st ? cp_patch_status_str(st) : "",
+		       demangled ? demangled : "-");
 		c->matches++;
 		c->refused += st != 0;
 	}
-}
-
-static void list_module(struct list_ctx *c, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) || sb.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	size_t size = (size_t)sb.st_size;
-	const uint8_t *f = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
-		return;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	c->nseen = 0;
-	if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	    eh->e_shentsize == sizeof(Elf64_Shdr) &&
-	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) <= size) {
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-		const char *shstr = NULL;
-		if (eh->e_shstrndx <
-		    eh->e_shnum) { /* section names, NUL-terminated, all in bounds */
-			const Elf64_Shdr *ss = &sh[eh->e_shstrndx];
-			int ok = ss->sh_size && ss->sh_offset + ss->sh_size <= size &&
-				 f[ss->sh_offset + ss->sh_size - 1] == 0;
-			for (unsigned i = 0; ok && i < eh->e_shnum; i++)
-				ok = sh[i].sh_name < ss->sh_size;
-			if (ok)
-				shstr = (const char *)f + ss->sh_offset;
-		}
-		for (int pass = 0; pass < 2; pass++)
-			for (unsigned i = 0; i < eh->e_shnum; i++)
-				if (sh[i].sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
-					list_symtab(c, path, f, size, sh, eh->e_shnum, &sh[i],
-						    shstr);
-	}
-	munmap((void *)f, size);
+	cp_patch_elf_unmap(&e);
 }
 
 /* The executable, then the libraries the dynamic loader would map for it (its
@@ -166,7 +76,7 @@ static int probe_list(struct list_ctx *c, const char *prog)
 		cli_error("probe", "cannot read '%s': %s", prog, strerror(errno));
 		return CLI_EXIT_FAILURE;
 	}
-	printf("module\tfunction\taddress\tsize\tstatus\n");
+	printf("module\tfunction\taddress\tsize\tstatus\tdemangled\n");
 	list_module(c, prog);
 	if (!strchr(prog, '\'')) {
 		snprintf(cmd, sizeof cmd, "LD_TRACE_LOADED_OBJECTS=1 '%s' 2>/dev/null", prog);
@@ -200,7 +110,8 @@ static void probe_usage(FILE *out)
 	    "loaded later with dlopen). No recompiling: function entries are patched at run\n"
 	    "time.\n"
 	    "\n"
-	    "  -f, --function PATTERN  glob over symbol names ('work', 'MPI_*'), or\n"
+	    "  -f, --function PATTERN  glob over symbol names ('work', 'MPI_*'), C++ names\n"
+	    "                          mangled or demangled ('ns::Klass::*'), or\n"
 	    "                          MODULE:GLOB to restrict it to load modules whose file\n"
 	    "                          name matches MODULE ('libfoo.so*:init'); repeatable\n"
 	    "  -m, --metric METRIC     also measure METRIC per probed call: cputime (exclusive\n"

@@ -45,6 +45,7 @@ enum cp_patch_status {
 	CP_PATCH_PROTECT,	 /* mprotect refused to make the code writable */
 	CP_PATCH_NOT_FUNC,	 /* not a function symbol, or its size is unknown */
 	CP_PATCH_RETURNS_TWICE,	 /* setjmp, vfork, getcontext...: they keep their return address */
+	CP_PATCH_NO_CALLER,	 /* the program's entry point: entered without a call */
 	CP_PATCH_NSTATUS
 };
 
@@ -57,7 +58,8 @@ const char *cp_patch_status_str(int status);
 int cp_patch_check_symbol(unsigned st_type, uint64_t size, const char *section, int exec);
 /* Refuses by name the functions whose return address must stay theirs: they return twice
  * or save it for a later jump (setjmp family, vfork, getcontext, clone), or are signal
- * return stubs (__restore_rt). CP_PATCH_RETURNS_TWICE or CP_PATCH_OK. */
+ * return stubs (__restore_rt): CP_PATCH_RETURNS_TWICE; and _start, which the kernel enters
+ * without a return address: CP_PATCH_NO_CALLER. Else CP_PATCH_OK. */
 int cp_patch_check_name(const char *name);
 
 /* What patching a function moves. */

@@ -21,6 +21,7 @@ static const char *const status_text[CP_PATCH_NSTATUS] = {
     [CP_PATCH_PROTECT] = "code cannot be made writable (mprotect)",
     [CP_PATCH_NOT_FUNC] = "not a function of known size",
     [CP_PATCH_RETURNS_TWICE] = "returns twice or keeps its return address (setjmp, vfork...)",
+    [CP_PATCH_NO_CALLER] = "program entry point (entered without a call)",
 };
 
 const char *cp_patch_status_str(int status)
@@ -59,7 +60,7 @@ int cp_patch_check_name(const char *name)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(name, names[i]))
 			return CP_PATCH_RETURNS_TWICE;
-	return CP_PATCH_OK;
+	return strcmp(name, "_start") ? CP_PATCH_OK : CP_PATCH_NO_CALLER;
 }
 
 /* Index of the moved instruction starting at offset o, or -1. */

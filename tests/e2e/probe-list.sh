@@ -7,10 +7,10 @@ wl=$CP_WORKLOADS/probe.O2
 	-- "$wl" paths >"$WORK/out" 2>"$WORK/err" || fail "--list failed: $(cat "$WORK/err")"
 grep -q "^probe paths" "$WORK/out" && fail "the program ran"
 expect() { grep -qP "$1" "$WORK/out" || { cat "$WORK/out" >&2; fail "missing: $1"; }; }
-expect '^probe\.O2\twork\t0x[0-9a-f]+\t\d+\tprobe$'
-expect '^probe\.O2\thelper\t.*\tprobe$'
-expect '^lib-probe\.so\thelper\t.*\tprobe$'
-expect '^libc\.so\.6\tmalloc\t.*\tprobe$'
+expect '^probe\.O2\twork\t0x[0-9a-f]+\t\d+\tprobe\t-$'
+expect '^probe\.O2\thelper\t.*\tprobe\t-$'
+expect '^lib-probe\.so\thelper\t.*\tprobe\t-$'
+expect '^libc\.so\.6\tmalloc\t.*\tprobe\t-$'
 expect '^probe\.O2\ttiny\t.*\trefused: too short'
 expect '^probe\.O2\tloops_back\t.*\trefused: a branch in the function jumps into'
 expect '^probe\.O2\tpicked\t.*\trefused: IFUNC'

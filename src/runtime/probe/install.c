@@ -6,17 +6,14 @@
 #include "runtime/unwind/modules-internal.h"
 #include "runtime/unwind/modules.h"
 
-#include <elf.h>
-#include <fcntl.h>
-#include <fnmatch.h>
+#include "patch/select.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static uint64_t now_ns(void)
 {
@@ -129,12 +126,6 @@ int cp_probe_config(const char *spec)
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* The operation a scan performs: install the configured patterns (init, dlopen), or
  * install / remove the probes of one pattern (callpath_probe_insert/remove). */
 static struct {
@@ -143,51 +134,26 @@ static struct {
 	int count; /* probes installed or removed */
 } op;
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cp_patch_name sym_name; /* under probe_lock: the demangled forms are large */
 
 /* Which patterns select symbol `name` of the module at `path`: CP_PROBE_* bits, 0 none. */
 static uint32_t selected(const char *path, const char *name)
 {
 	uint32_t role = 0;
 	uint32_t npat = op.only ? 1 : cp_probe_g.npatterns;
-	for (uint32_t i = 0; i < npat; i++) {
-		const char *pat = op.only ? op.only : cp_probe_g.patterns[i];
-		uint32_t r = CP_PROBE_MEASURE;
-		if (*pat == '+' || *pat == '-')
-			r |= *pat++ == '+' ? CP_PROBE_SELECT : CP_PROBE_FILTER;
-		const char *colon = strchr(pat, ':');
-		if (colon) {
-			char mod[256];
-			size_t n = (size_t)(colon - pat);
-			if (n >= sizeof mod)
-				continue;
-			memcpy(mod, pat, n);
-			mod[n] = 0;
-			if (fnmatch(mod, base_name(path), 0))
-				continue;
-			pat = colon + 1;
-		}
-		if (!fnmatch(pat, name, 0))
-			role |= r;
-	}
+	cp_patch_name_init(&sym_name, name);
+	for (uint32_t i = 0; i < npat; i++)
+		role |= cp_patch_pattern_match(op.only ? op.only : cp_probe_g.patterns[i], path,
+					       &sym_name);
 	return role;
 }
 
-static int skipped_module(const char *path)
+static void install_one(const struct cp_module *m, const struct cp_patch_elf *e,
+			const struct cp_patch_func *fn, uint32_t role, int concurrent)
 {
-	const char *b = base_name(path);
-	return path[0] == '[' || !path[0] || strstr(b, "libcallpath-rt") ||
-	       !strncmp(b, "ld-linux", 8) || !strncmp(b, "libZydis", 8) ||
-	       !strncmp(b, "libZycore", 9);
-}
-
-static void install_one(const struct cp_module *m, const Elf64_Sym *s, const char *name,
-			const Elf64_Shdr *sec, const char *secname, uint32_t role, int concurrent)
-{
+	const Elf64_Sym *s = fn->sym;
 	uint64_t addr = m->bias + s->st_value;
-	int st = cp_patch_check_symbol(ELF64_ST_TYPE(s->st_info), s->st_size, secname,
-				       sec && (sec->sh_flags & SHF_EXECINSTR));
-	if (!st)
-		st = cp_patch_check_name(name);
+	int st = cp_patch_check_function(e, fn);
 	if (!st && (addr < m->text_lo || addr + s->st_size > m->text_hi))
 		st = CP_PATCH_NOT_EXEC;
 	if (st && op.remove)
@@ -223,7 +189,7 @@ static void install_one(const struct cp_module *m, const Elf64_Sym *s, const cha
 	}
 	if (st) {
 		cp_probe_g.refused[st]++;
-		cp_rt_note("probe %s in %s not installed: %s", name, m->path,
+		cp_rt_note("probe %s in %s not installed: %s", fn->name, m->path,
 			   cp_patch_status_str(st));
 		return;
 	}
@@ -231,74 +197,21 @@ static void install_one(const struct cp_module *m, const Elf64_Sym *s, const cha
 	op.count++;
 }
 
-static void scan_symtab(const struct cp_module *m, const uint8_t *f, size_t size,
-			const Elf64_Shdr *sh, unsigned nsec, const Elf64_Shdr *tab,
-			const char *shstr, int concurrent)
-{
-	if (tab->sh_link >= nsec || tab->sh_entsize != sizeof(Elf64_Sym) ||
-	    tab->sh_offset + tab->sh_size > size)
-		return;
-	const Elf64_Shdr *strs = &sh[tab->sh_link];
-	if (!strs->sh_size || strs->sh_offset > size || strs->sh_size > size - strs->sh_offset ||
-	    f[strs->sh_offset + strs->sh_size - 1] != 0)
-		return;
-	const char *str = (const char *)f + strs->sh_offset;
-	const Elf64_Sym *sym = (const Elf64_Sym *)(f + tab->sh_offset);
-	size_t n = tab->sh_size / sizeof(Elf64_Sym);
-	for (size_t i = 1; i < n; i++) {
-		unsigned type = ELF64_ST_TYPE(sym[i].st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
-		    sym[i].st_shndx >= nsec || sym[i].st_name >= strs->sh_size)
-			continue;
-		const char *name = str + sym[i].st_name;
-		/* _start has no return address (the kernel enters it) and never runs again. */
-		uint32_t role = strcmp(name, "_start") ? selected(m->path, name) : 0;
-		if (!role)
-			continue;
-		const Elf64_Shdr *sec = &sh[sym[i].st_shndx];
-		const char *secname = shstr ? shstr + sec->sh_name : NULL;
-		install_one(m, &sym[i], name, sec, secname, role, concurrent);
-	}
-}
-
+/* .symtab first: it has the static functions; .dynsym duplicates are found as probed. */
 static void scan_module(const struct cp_module *m, int concurrent)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	struct stat stbuf;
-	if (fd < 0)
+	struct cp_patch_elf e;
+	struct cp_patch_elf_iter it;
+	struct cp_patch_func fn;
+	if (cp_patch_elf_map(&e, m->path))
 		return;
-	if (fstat(fd, &stbuf) || stbuf.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return;
+	cp_patch_elf_iter_init(&it);
+	while (cp_patch_elf_next(&e, &it, &fn)) {
+		uint32_t role = selected(m->path, fn.name);
+		if (role)
+			install_one(m, &e, &fn, role, concurrent);
 	}
-	size_t size = (size_t)stbuf.st_size;
-	const uint8_t *f = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
-		return;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
-		goto out;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-	const char *shstr = NULL;
-	if (eh->e_shstrndx < eh->e_shnum) { /* section names, NUL-terminated, all in bounds */
-		const Elf64_Shdr *ss = &sh[eh->e_shstrndx];
-		int ok = ss->sh_size && ss->sh_offset + ss->sh_size <= size &&
-			 f[ss->sh_offset + ss->sh_size - 1] == 0;
-		for (unsigned i = 0; ok && i < eh->e_shnum; i++)
-			ok = sh[i].sh_name < ss->sh_size;
-		if (ok)
-			shstr = (const char *)f + ss->sh_offset;
-	}
-	/* .symtab first: it has the static functions; .dynsym duplicates are skipped. */
-	for (int pass = 0; pass < 2; pass++)
-		for (unsigned i = 0; i < eh->e_shnum; i++)
-			if (sh[i].sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
-				scan_symtab(m, f, size, sh, eh->e_shnum, &sh[i], shstr, concurrent);
-out:
-	munmap((void *)f, size);
+	cp_patch_elf_unmap(&e);
 }
 
 static void scan_modules(uint32_t from, uint32_t to, int concurrent)
@@ -309,7 +222,7 @@ static void scan_modules(uint32_t from, uint32_t to, int concurrent)
 		t->busy = 1; /* functions we call while patching may be probed already */
 	for (uint32_t i = from; i < to; i++) {
 		const struct cp_module *m = &cp_mod_slots[i];
-		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) && !skipped_module(m->path))
+		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) && !cp_patch_module_skipped(m->path))
 			scan_module(m, concurrent);
 	}
 	if (t)

@@ -1,7 +1,8 @@
 /* Entry/exit probes on selected functions (`callpath probe`), internal to the runtime.
  *
  *   CALLPATH_PROBES=PAT[;PAT...]   PAT = GLOB or MODULE-GLOB:GLOB (module matched against
- *                                  the file name of each load module's path)
+ *                                  the file name of each load module's path; GLOB against
+ *                                  mangled and demangled names: src/patch/select.h)
  *   CALLPATH_PROBE_METRICS=cputime also the exclusive thread CPU time (probe-cputime)
  * A PAT starting with '+' selects (CATCH's --select: measure only while such a function is
  * active on the thread), one starting with '-' filters (nothing is measured inside such a
@@ -20,6 +21,7 @@
 #define CP_RUNTIME_PROBE_H
 
 #include "patch/patch.h"
+#include "patch/select.h"
 
 #include <stdint.h>
 
@@ -30,7 +32,12 @@ struct cp_probe_regs {
 	uint64_t ra;
 };
 
-enum { CP_PROBE_MEASURE = 1, CP_PROBE_SELECT = 2, CP_PROBE_FILTER = 4 };
+/* The roles patterns give (src/patch/select.h). */
+enum {
+	CP_PROBE_MEASURE = CP_PATCH_ROLE_MEASURE,
+	CP_PROBE_SELECT = CP_PATCH_ROLE_SELECT,
+	CP_PROBE_FILTER = CP_PATCH_ROLE_FILTER
+};
 
 struct cp_probe {
 	uint64_t tramp;	 /* the trampoline: the function's moved prologue (first: entry.S) */

@@ -1,0 +1,168 @@
+/* Probe patterns against symbol names, mangled and demangled (select.h). */
+#include "patch/select.h"
+
+#include <fnmatch.h>
+#include <libiberty/demangle.h>
+#include <string.h>
+
+struct sink {
+	char *buf;
+	size_t len, cap;
+	int overflow;
+};
+
+static void sink_put(const char *s, size_t n, void *opaque)
+{
+	struct sink *k = opaque;
+	if (k->overflow || n >= k->cap - k->len) {
+		k->overflow = 1;
+		return;
+	}
+	memcpy(k->buf + k->len, s, n);
+	k->len += n;
+}
+
+static int demangle_into(const char *symbol, int options, char *buf, size_t cap)
+{
+	struct sink k = {buf, 0, cap, 0};
+	if (!cplus_demangle_v3_callback(symbol, options, sink_put, &k) || k.overflow)
+		return -1;
+	buf[k.len] = 0;
+	return 0;
+}
+
+void cp_patch_name_init(struct cp_patch_name *n, const char *symbol)
+{
+	n->symbol = symbol;
+	n->state = 0;
+}
+
+static int name_demangle(struct cp_patch_name *n)
+{
+	if (n->state)
+		return n->state;
+	n->state = -1;
+	if (strncmp(n->symbol, "_Z", 2) || strlen(n->symbol) > CP_PATCH_MANGLED_MAX)
+		return -1;
+	if (demangle_into(n->symbol, DMGL_PARAMS | DMGL_ANSI, n->full, sizeof n->full) ||
+	    demangle_into(n->symbol, DMGL_PARAMS | DMGL_ANSI | DMGL_RET_DROP, n->noret,
+			  sizeof n->noret) ||
+	    demangle_into(n->symbol, DMGL_ANSI, n->bare, sizeof n->bare))
+		return -1;
+	n->state = 1;
+	return 1;
+}
+
+const char *cp_patch_name_demangled(struct cp_patch_name *n)
+{
+	return name_demangle(n) == 1 ? n->full : NULL;
+}
+
+static int is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* Words a mangled name abbreviates (St, Sa, Sb, Ss, Si, So, Sd) or encodes (operators). */
+static int abbreviated(const char *run, size_t len)
+{
+	static const char *const words[] = {"std",     "operator", "allocator", "basic_string",
+					    "string",  "istream",  "ostream",	"iostream"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		for (const char *w = words[i]; strlen(w) >= len; w++)
+			if (!strncmp(w, run, len))
+				return 1;
+	return 0;
+}
+
+/* False only when the symbol cannot demangle to a name glob matches: every identifier glob
+ * spells out in the qualified name (outside <>, (), {}, [] and before the parameter list)
+ * is written verbatim in the mangled name (<length><identifier>). Saves demangling most
+ * symbols of a large library for a pattern such as `ns::Klass::*`. */
+static int may_match_demangled(const char *glob, const char *symbol)
+{
+	int depth = 0;
+	if (strchr(glob, '\\'))
+		return 1;
+	for (const char *p = glob; *p;) {
+		if (strchr("<{[", *p) || (*p == '(' && depth)) {
+			depth++, p++;
+		} else if (*p == '(') {
+			return 1; /* the parameter list (or "(anonymous namespace)") */
+		} else if (strchr(">)}]", *p)) {
+			depth -= depth > 0, p++;
+		} else if (!is_ident(*p) || depth) {
+			p++;
+		} else {
+			size_t len = 0;
+			while (is_ident(p[len]))
+				len++;
+			if (abbreviated(p, len))
+				return 1;
+			char run[256];
+			if (len < sizeof run) {
+				memcpy(run, p, len);
+				run[len] = 0;
+				if (!strstr(symbol, run))
+					return 0;
+			}
+			p += len;
+		}
+	}
+	return 1;
+}
+
+static int glob_matches(const char *glob, struct cp_patch_name *n)
+{
+	if (!fnmatch(glob, n->symbol, 0))
+		return 1;
+	if (strncmp(n->symbol, "_Z", 2) || !may_match_demangled(glob, n->symbol) ||
+	    name_demangle(n) != 1)
+		return 0;
+	return !fnmatch(glob, n->bare, 0) || !fnmatch(glob, n->noret, 0) ||
+	       !fnmatch(glob, n->full, 0);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* The ':' ending the MODULE part: the first one that is not half of a '::'. */
+static const char *module_colon(const char *pattern)
+{
+	for (const char *p = pattern; (p = strchr(p, ':')); p += 2)
+		if (p[1] != ':')
+			return p;
+	return NULL;
+}
+
+uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp_patch_name *n)
+{
+	uint32_t role = CP_PATCH_ROLE_MEASURE;
+	if (*pattern == '+' || *pattern == '-')
+		role |= *pattern++ == '+' ? CP_PATCH_ROLE_SELECT : CP_PATCH_ROLE_FILTER;
+	const char *colon = module_colon(pattern);
+	if (colon) {
+		char mod[256];
+		size_t len = (size_t)(colon - pattern);
+		if (len >= sizeof mod)
+			return 0;
+		memcpy(mod, pattern, len);
+		mod[len] = 0;
+		if (fnmatch(mod, base_name(path), 0))
+			return 0;
+		pattern = colon + 1;
+	}
+	return glob_matches(pattern, n) ? role : 0;
+}
+
+int cp_patch_module_skipped(const char *path)
+{
+	const char *b = base_name(path);
+	return path[0] == '[' || !path[0] || strstr(b, "libcallpath-rt") ||
+	       !strncmp(b, "ld-linux", 8) || !strncmp(b, "libZydis", 8) ||
+	       !strncmp(b, "libZycore", 9);
+}
