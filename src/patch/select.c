@@ -67,8 +67,8 @@ static int is_ident(char c)
 /* Words a mangled name abbreviates (St, Sa, Sb, Ss, Si, So, Sd) or encodes (operators). */
 static int abbreviated(const char *run, size_t len)
 {
-	static const char *const words[] = {"std",     "operator", "allocator", "basic_string",
-					    "string",  "istream",  "ostream",	"iostream"};
+	static const char *const words[] = {"std",    "operator", "allocator", "basic_string",
+					    "string", "istream",  "ostream",   "iostream"};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		for (const char *w = words[i]; strlen(w) >= len; w++)
 			if (!strncmp(w, run, len))
@@ -76,40 +76,54 @@ static int abbreviated(const char *run, size_t len)
 	return 0;
 }
 
+/* Whether the len characters at run occur in symbol. */
+static int has_run(const char *symbol, const char *run, size_t len)
+{
+	char buf[256];
+	if (len >= sizeof buf)
+		return 1;
+	memcpy(buf, run, len);
+	buf[len] = 0;
+	return strstr(symbol, buf) != NULL;
+}
+
 /* False only when the symbol cannot demangle to a name glob matches: every identifier glob
- * spells out in the qualified name (outside <>, (), {}, [] and before the parameter list)
- * is written verbatim in the mangled name (<length><identifier>). Saves demangling most
- * symbols of a large library for a pattern such as `ns::Klass::*`. */
+ * spells out in the qualified name (outside <>, (), {}, [], after a return type and
+ * before the parameter list or an operator) is written verbatim in the mangled name
+ * (<length><identifier>). Saves demangling most symbols of a large library for a pattern
+ * such as `ns::Klass::*`. */
 static int may_match_demangled(const char *glob, const char *symbol)
 {
+	const char *run[16];
+	size_t len[16], nrun = 0;
 	int depth = 0;
 	if (strchr(glob, '\\'))
 		return 1;
-	for (const char *p = glob; *p;) {
-		if (strchr("<{[", *p) || (*p == '(' && depth)) {
+	for (const char *p = glob; *p && !(*p == '(' && !depth);) {
+		if (strchr("<{[(", *p)) {
 			depth++, p++;
-		} else if (*p == '(') {
-			return 1; /* the parameter list (or "(anonymous namespace)") */
 		} else if (strchr(">)}]", *p)) {
 			depth -= depth > 0, p++;
+		} else if (*p == ' ' && !depth) {
+			nrun = 0, p++; /* what came before is a return type */
 		} else if (!is_ident(*p) || depth) {
 			p++;
 		} else {
-			size_t len = 0;
-			while (is_ident(p[len]))
-				len++;
-			if (abbreviated(p, len))
+			size_t n = 0;
+			while (is_ident(p[n]))
+				n++;
+			if (n >= 8 && !strncmp(p + n - 8, "operator", 8))
+				break; /* the operator's name is encoded */
+			if (abbreviated(p, n))
 				return 1;
-			char run[256];
-			if (len < sizeof run) {
-				memcpy(run, p, len);
-				run[len] = 0;
-				if (!strstr(symbol, run))
-					return 0;
-			}
-			p += len;
+			if (nrun < 16)
+				run[nrun] = p, len[nrun++] = n;
+			p += n;
 		}
 	}
+	for (size_t i = 0; i < nrun; i++)
+		if (!has_run(symbol, run[i], len[i]))
+			return 0;
 	return 1;
 }
 

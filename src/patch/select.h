@@ -24,9 +24,10 @@ enum {
 	CP_PATCH_ROLE_FILTER = 1 << 2	/* --filter: measure nothing inside them */
 };
 
-/* Longer mangled names are matched as they are only (the demangler's stack use grows
- * with the name's length); longer demangled forms are not matched. */
-#define CP_PATCH_MANGLED_MAX 2048
+/* Longer mangled names are matched as they are only: the demangler's stack use grows with
+ * the name's length (~130 KiB at 1024 characters, measured), and the runtime demangles on
+ * the thread that calls dlopen. Longer demangled forms are not matched either. */
+#define CP_PATCH_MANGLED_MAX 1024
 #define CP_PATCH_DEMANGLED_MAX 4096
 
 /* A symbol name and its demangled forms, demangled on first use. */

@@ -160,6 +160,13 @@ const char *cp_dwarf_die_linkage(Dwarf_Die *die)
 
 char *cp_dwarf_die_name(Dwarf_Die *die)
 {
+	Dwarf_Attribute attr;
+	if (!dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) &&
+	    !dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) {
+		char *q = cp_dwarf_qualified_name(die);
+		if (q)
+			return q;
+	}
 	const char *s = cp_dwarf_die_linkage(die);
 	return s ? cp_demangle(s) : xstrdup("<unknown>");
 }

@@ -41,9 +41,15 @@ int cp_dwarf_reopen(struct cp_dwarf *d, const struct cp_elf_image *im);
 int cp_dwarf_cu_at(const struct cp_dwarf *d, uint64_t addr, Dwarf_Die *cu);
 
 /* Display name of a subprogram/inlined DIE (following abstract_origin/specification):
- * demangled linkage name when there is one, else DW_AT_name, else "<unknown>". The
- * result is malloc'd. */
+ * demangled linkage name when there is one, else the qualified name of a C++ DIE
+ * (cp_dwarf_qualified_name), else DW_AT_name, else "<unknown>". The result is malloc'd. */
 char *cp_dwarf_die_name(Dwarf_Die *die);
+
+/* For a C++ subprogram DIE without a linkage name (GCC's lambda operator()), the name the
+ * demangler would print for it, qualified from the DIE tree:
+ * `main::{lambda(int)#1}::operator()(int) const`. NULL when it has no enclosing scope
+ * or is not C++. malloc'd (dwarf-names.c). */
+char *cp_dwarf_qualified_name(Dwarf_Die *die);
 
 /* Linkage (or plain) name without demangling, or NULL; not owned. */
 const char *cp_dwarf_die_linkage(Dwarf_Die *die);
