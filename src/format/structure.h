@@ -20,7 +20,9 @@
 
 #define CP_ST_MAGIC "CPSTRUCT"
 #define CP_ST_VERSION_MAJOR 1
-#define CP_ST_VERSION_MINOR 1 /* 1: a loop's line is its statement's (docs/format.md) */
+/* 1: a loop's line is its statement's (docs/format.md); 2: PLT stubs `name@plt` with
+ * their exact ranges, inlined GCC lambdas named with their enclosing function. */
+#define CP_ST_VERSION_MINOR 2
 #define CP_ST_NONE UINT32_MAX
 
 enum cp_st_kind {
