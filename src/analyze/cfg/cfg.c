@@ -2,8 +2,10 @@
  * procedure, then blocks and edges from the marks (phase 2). See cfg.h. */
 #include "analyze/cfg/cfg-internal.h"
 #include "base/error.h"
+#include "base/search.h"
 #include "base/xalloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,14 +433,8 @@ static uint32_t block_at(const struct cp_cfg *cfg, uint64_t addr)
 
 uint32_t cp_cfg_find_block(const struct cp_cfg *cfg, uint64_t addr)
 {
-	size_t lo = 0, hi = cfg->nblocks;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (cfg->blocks[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = cp_upper_bound_u64(cfg->blocks, cfg->nblocks, sizeof(*cfg->blocks),
+				       offsetof(struct cp_cfg_block, lo), addr);
 	if (lo == 0 || addr >= cfg->blocks[lo - 1].hi)
 		return CP_CFG_NONE;
 	return (uint32_t)(lo - 1);

@@ -2,11 +2,13 @@
 
 #include "analyze/elf/procs.h"
 #include "base/error.h"
+#include "base/search.h"
 #include "base/xalloc.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,14 +131,8 @@ int cp_dwarf_cu_at(const struct cp_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 {
 	/* Last range starting at or below addr; ranges of different units do not overlap in
 	 * well-formed files, but look back a little in case they do. */
-	size_t lo = 0, hi = d->ncus;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (d->cus[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = cp_upper_bound_u64(d->cus, d->ncus, sizeof(*d->cus),
+				       offsetof(struct cp_dwarf_cu_range, lo), addr);
 	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
 		if (addr < d->cus[i - 1].hi) {
 			*cu = d->cus[i - 1].cu;

@@ -1,8 +1,10 @@
 #include "analyze/elf/procs.h"
 
 #include "base/error.h"
+#include "base/search.h"
 #include "base/xalloc.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,15 +419,9 @@ int cp_proc_table_read(struct cp_proc_table *t, const struct cp_elf_image *im)
 /* Start of the first range above addr, or UINT64_MAX. */
 static uint64_t next_range_start(const struct cp_proc_table *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nranges;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->ranges[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->nranges ? t->ranges[lo].lo : UINT64_MAX;
+	size_t i = cp_upper_bound_u64(t->ranges, t->nranges, sizeof(*t->ranges),
+				      offsetof(struct cp_proc_range, lo), addr);
+	return i < t->nranges ? t->ranges[i].lo : UINT64_MAX;
 }
 
 void cp_proc_table_add_uncovered(struct cp_proc_table *t, struct cp_sym_candidate *c, size_t n)

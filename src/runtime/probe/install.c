@@ -222,7 +222,8 @@ static void scan_modules(uint32_t from, uint32_t to, int concurrent)
 		t->busy = 1; /* functions we call while patching may be probed already */
 	for (uint32_t i = from; i < to; i++) {
 		const struct cp_module *m = &cp_mod_slots[i];
-		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) && !cp_patch_module_skipped(m->path))
+		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) &&
+		    !cp_patch_module_skipped(m->path))
 			scan_module(m, concurrent);
 	}
 	if (t)
