@@ -1,7 +1,6 @@
 /* Probe patterns against symbol names, mangled and demangled (select.h). */
 #include "patch/select.h"
 
-#include <fnmatch.h>
 #include <libiberty/demangle.h>
 #include <string.h>
 
@@ -129,13 +128,13 @@ static int may_match_demangled(const char *glob, const char *symbol)
 
 static int glob_matches(const char *glob, struct cp_patch_name *n)
 {
-	if (!fnmatch(glob, n->symbol, 0))
+	if (cp_patch_glob(glob, n->symbol))
 		return 1;
 	if (strncmp(n->symbol, "_Z", 2) || !may_match_demangled(glob, n->symbol) ||
 	    name_demangle(n) != 1)
 		return 0;
-	return !fnmatch(glob, n->bare, 0) || !fnmatch(glob, n->noret, 0) ||
-	       !fnmatch(glob, n->full, 0);
+	return cp_patch_glob(glob, n->bare) || cp_patch_glob(glob, n->noret) ||
+	       cp_patch_glob(glob, n->full);
 }
 
 static const char *base_name(const char *path)
@@ -166,7 +165,7 @@ uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp
 			return 0;
 		memcpy(mod, pattern, len);
 		mod[len] = 0;
-		if (fnmatch(mod, base_name(path), 0))
+		if (!cp_patch_glob(mod, base_name(path)))
 			return 0;
 		pattern = colon + 1;
 	}

@@ -2,9 +2,9 @@
  * of these rules, applied by the runtime (src/runtime/probe) when it installs probes and by
  * `callpath probe --list` (src/cli) offline, so the listing says what the run will do.
  *
- * A pattern is [+|-][MODULE:]GLOB (+: --select, -: --filter). GLOB is matched with fnmatch
- * against the symbol name as in the ELF file and, for C++ (Itanium) names, against its
- * demangled forms: as reports show it (`int ns::max<int>(int, int)`), without the return
+ * A pattern is [+|-][MODULE:]GLOB (+: --select, -: --filter). GLOB is matched as fnmatch
+ * does (cp_patch_glob) against the symbol name as in the ELF file and, for C++ (Itanium)
+ * names, against its demangled forms: as reports show it (`int ns::max<int>(int, int)`), without the return
  * type (`ns::max<int>(int, int)`) and without the parameters (`ns::max<int>`). The module
  * part ends at the first ':' that is not part of a '::'.
  *
@@ -42,6 +42,9 @@ struct cp_patch_name {
 void cp_patch_name_init(struct cp_patch_name *n, const char *symbol);
 /* The demangled name as reports show it, or NULL when symbol is not a C++ name. */
 const char *cp_patch_name_demangled(struct cp_patch_name *n);
+
+/* fnmatch(pattern, s, 0) == 0, byte-wise whatever the locale, without allocating. */
+int cp_patch_glob(const char *pattern, const char *s);
 
 /* The CP_PATCH_ROLE_* bits pattern gives symbol n of the module at path; 0: no match. */
 uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp_patch_name *n);

@@ -22,6 +22,44 @@ static uint32_t match(const char *pattern, const char *path, const char *symbol)
 	return cp_patch_pattern_match(pattern, path, &nm);
 }
 
+/* cp_patch_glob against glibc's fnmatch (C locale) on random patterns and names over an
+ * alphabet full of glob syntax, and on fixed cases. */
+static void test_glob_like_fnmatch(void **state)
+{
+	static const char alphabet[] = "ab:*?[]!^-\\";
+	static const char *const fixed[][2] = {
+	    {"ns::*", "ns::Klass::get"},
+	    {"[[:alpha:]]x", "ax"},
+	    {"[![:digit:]]", "a"},
+	    {"[]a]", "]"},
+	    {"[a-c]*", "b::x"},
+	    {"\\*", "*"},
+	    {"*a*b", "xaxxb"},
+	    {"[:a]", ":"},
+	    {"a[", "a["},
+	    {"*::~*", "A::~A()"},
+	    {"?*?", "ab"},
+	    {"[^a]", "b"},
+	};
+	char pat[8], str[8];
+	unsigned seed = 12345;
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (cp_patch_glob(fixed[i][0], fixed[i][1]) !=
+		    !fnmatch(fixed[i][0], fixed[i][1], 0))
+			fail_msg("'%s' on '%s'", fixed[i][0], fixed[i][1]);
+	for (int t = 0; t < 300000; t++) {
+		int np = (int)(rand_r(&seed) % 7), ns = (int)(rand_r(&seed) % 7);
+		for (int i = 0; i < np; i++)
+			pat[i] = alphabet[rand_r(&seed) % (sizeof alphabet - 1)];
+		for (int i = 0; i < ns; i++)
+			str[i] = alphabet[rand_r(&seed) % 5];
+		pat[np] = str[ns] = 0;
+		if (cp_patch_glob(pat, str) != !fnmatch(pat, str, 0))
+			fail_msg("'%s' on '%s': %d, fnmatch %d", pat, str, cp_patch_glob(pat, str),
+				 !fnmatch(pat, str, 0));
+	}
+}
+
 static void test_c_names(void **state)
 {
 	assert_int_equal(match("work", "/bin/app", "work"), CP_PATCH_ROLE_MEASURE);
@@ -215,10 +253,10 @@ static void test_no_lost_match(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_c_names),	  cmocka_unit_test(test_cxx_names),
-	    cmocka_unit_test(test_module_colon),  cmocka_unit_test(test_skipped_modules),
-	    cmocka_unit_test(test_elf_functions), cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_no_lost_match),
+	    cmocka_unit_test(test_glob_like_fnmatch), cmocka_unit_test(test_c_names),
+	    cmocka_unit_test(test_cxx_names),	      cmocka_unit_test(test_module_colon),
+	    cmocka_unit_test(test_skipped_modules),   cmocka_unit_test(test_elf_functions),
+	    cmocka_unit_test(test_refusals),	      cmocka_unit_test(test_no_lost_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
