@@ -41,6 +41,7 @@ if command -v gfortran >/dev/null; then
 	gfortran -O2 -o "$WORK/fortran" "$WORK/f.f90" || fail "cannot build the Fortran program"
 	bins+=("$WORK/fortran")
 fi
+bins+=("$CP_WORKLOADS/probe.O2" "$CP_WORKLOADS/probe-cxx.O2")
 for b in /usr/bin/bash /usr/bin/perl /usr/bin/gzip /usr/bin/sqlite3 /usr/bin/make; do
 	[ -f "$b" ] && bins+=("$(readlink -f "$b")")
 done
