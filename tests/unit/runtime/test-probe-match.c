@@ -13,35 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-static volatile int counting, allocs;
-
-void *malloc(size_t n)
-{
-	allocs += counting;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t a, size_t b)
-{
-	allocs += counting;
-	return __libc_calloc(a, b);
-}
-
-void *realloc(void *p, size_t n)
-{
-	allocs += counting;
-	return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-	allocs += counting && p;
-	__libc_free(p);
-}
+static volatile int counting;
+#define COUNT_MALLOC_WHEN counting
+#include "count-malloc.h"
 
 static void test_selection_allocates_nothing(void **state)
 {
@@ -74,7 +48,7 @@ static void test_selection_allocates_nothing(void **state)
 	cp_patch_elf_unmap(&e);
 	counting = 0;
 	setlocale(LC_ALL, "C");
-	assert_int_equal(allocs, 0);
+	assert_int_equal(count_malloc_calls, 0);
 	assert_true(matched > 1000);
 	assert_true(demangled > 1000);
 	assert_true(checked > 1000);

@@ -115,35 +115,8 @@ static void test_chain(void **state)
 }
 
 /* ---- malloc interposition: no allocation while unwinding ---- */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-static volatile int allocs_in_unwind;
-
-void *malloc(size_t n)
-{
-	allocs_in_unwind += ut_in_unwind;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t a, size_t b)
-{
-	allocs_in_unwind += ut_in_unwind;
-	return __libc_calloc(a, b);
-}
-
-void *realloc(void *p, size_t n)
-{
-	allocs_in_unwind += ut_in_unwind;
-	return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-	allocs_in_unwind += ut_in_unwind && p;
-	__libc_free(p);
-}
+#define COUNT_MALLOC_WHEN ut_in_unwind
+#include "count-malloc.h"
 
 /* ---- prologues and epilogues: tiny functions with big frames / many pushes ---- */
 NOINLINE static int big_frame(int x)
@@ -792,8 +765,8 @@ static void test_no_malloc(void **state)
 {
 	(void)state;
 	/* Runs last: every unwind above ran with ut_in_unwind set. */
-	fprintf(stderr, "  %d allocations while unwinding\n", allocs_in_unwind);
-	assert_int_equal(allocs_in_unwind, 0);
+	fprintf(stderr, "  %d allocations while unwinding\n", count_malloc_calls);
+	assert_int_equal(count_malloc_calls, 0);
 }
 
 int main(void)
