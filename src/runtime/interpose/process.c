@@ -259,8 +259,7 @@ CP_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, ch
 				void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
 				void *stack_end)
 {
-	typeof(cp_real.libc_start_main) real =
-		cp_real_resolve((void **)&cp_real.libc_start_main, "__libc_start_main");
+	typeof(cp_real.libc_start_main) real = CP_REAL(libc_start_main);
 	app_main = main;
 	cp_trampolines[0] = (uintptr_t)main_wrapper;
 	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
