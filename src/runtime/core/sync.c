@@ -16,7 +16,6 @@ volatile uint32_t cp_sync_on;
 uint32_t cp_sync_metric[CP_SM_COUNT];
 
 static uint32_t sync_requested;	    /* families asked for by CALLPATH_EVENTS */
-static uintptr_t self_lo, self_len; /* the runtime's own text */
 static uint64_t skipped_busy;	    /* events on a busy thread: not attributed */
 /* One page that the kernel zeroes in every fork child (MADV_WIPEONFORK): a child made
  * without our fork handlers (libc-internal _Fork) shares our files' mappings and must not
@@ -123,11 +122,6 @@ void cp_sync_start(void)
 {
 	if (!sync_requested || !cp_rt.active)
 		return;
-	const struct cp_module *m = cp_modules_find((uintptr_t)cp_sync_record_at);
-	if (m) {
-		self_lo = m->text_lo;
-		self_len = m->text_hi - m->text_lo;
-	}
 	if (!guard) {
 		void *p =
 		    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -339,7 +333,7 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 {
 	struct cp_thread *t = cp_self;
 	uintptr_t r = (uintptr_t)ra;
-	if (!t || !cp_rt.enabled || r - self_lo < self_len || !guard || !guard->live)
+	if (!t || !cp_rt.enabled || cp_rt_owns_pc(r, 0) || !guard || !guard->live)
 		return 0;
 	/* With adopted threads about, cp_self may be another thread's (shared TLS). */
 	if (__atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE) && t->tid != cp_ss_gettid())

@@ -9,7 +9,8 @@
  * ra = __builtin_return_address(0) of that function:
  *   - unwinds the calling thread from its own frame (cp_unwind_here), drops the runtime's
  *     frames up to the frame whose return address is `ra` (the call site in the program:
- *     the leaf node is that CALL node), drops trampolines as the sampling handler does;
+ *     the leaf node is that CALL node), drops the runtime's other frames as the sampling
+ *     handler does;
  *   - inserts the path into the thread's CCT (its own path cache: consecutive calls from
  *     the same context compare frames only, no hashing, no module lookup);
  *   - adds values[i].value to metric values[i].metric (index in cp_rt.metrics) of the leaf
