@@ -2,12 +2,14 @@
  * attributes a value to the calling context of an interposed call. */
 #include "runtime/core/sync.h"
 #include "runtime/core/runtime.h"
+#include "runtime/sample/catalog.h"
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/mman.h>
 
 #include "base/sigsafe/sigsafe.h"
@@ -74,10 +76,11 @@ static const struct sync_family {
 	const char *name;
 	uint32_t bit;
 	enum cp_sync_id first, last;
+	const int *linked;
 } families[] = {
-    {"alloc", CP_SYNC_ALLOC, CP_SM_ALLOC_BYTES, CP_SM_LEAK_BYTES},
-    {"io", CP_SYNC_IO, CP_SM_IO_READ_BYTES, CP_SM_IO_CALLS},
-    {"wait", CP_SYNC_WAIT, CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS},
+    {"alloc", CP_SYNC_ALLOC, CP_SM_ALLOC_BYTES, CP_SM_LEAK_BYTES, &cp_sync_linked_alloc},
+    {"io", CP_SYNC_IO, CP_SM_IO_READ_BYTES, CP_SM_IO_CALLS, &cp_sync_linked_io},
+    {"wait", CP_SYNC_WAIT, CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS, &cp_sync_linked_wait},
 };
 
 static const struct sync_family *family_find(const char *name, size_t len)
@@ -103,6 +106,16 @@ int cp_sync_config_family(const char *name, size_t len, int has_period)
 		return -1;
 	if (sync_requested & f->bit) /* named twice: once is enough */
 		return 1;
+	if (!f->linked) {
+		char lib[64];
+		cp_runtime_lib_name(f->bit, lib, sizeof lib);
+		fprintf(stderr,
+			"callpath runtime: -e %s is not measured: the preloaded runtime has no "
+			"wrappers for it (preload %s or another build with '%s' in its name; "
+			"callpath record does)\n",
+			f->name, lib, f->name);
+		return 1;
+	}
 	if (cp_rt.nmetrics + (f->last - f->first + 1) > CP_MF_MAX_METRICS)
 		return -1;
 	for (int id = f->first; id <= (int)f->last; id++) {

@@ -20,6 +20,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+const int cp_sync_linked_io = 1; /* this library interposes -e io (core/sync.h) */
+
 static const enum cp_sync_id read_ids[3] = {CP_SM_IO_READ_BYTES, CP_SM_IO_TIME, CP_SM_IO_CALLS};
 static const enum cp_sync_id write_ids[3] = {CP_SM_IO_WRITE_BYTES, CP_SM_IO_TIME, CP_SM_IO_CALLS};
 

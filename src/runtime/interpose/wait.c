@@ -24,6 +24,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
+const int cp_sync_linked_wait = 1; /* this library interposes -e wait (core/sync.h) */
+
 #define WAIT_ON() CP_SYNC_ENABLED(CP_SYNC_WAIT)
 
 CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
