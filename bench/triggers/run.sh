@@ -6,7 +6,7 @@
 # interleaved round by round (load drift on a shared VM hits them alike):
 #   base   the program alone
 #   off    under callpath with every trigger family off (-e cputime@1s: the runtime is
-#          preloaded, the interposed functions take their one "family off" branch)
+#          preloaded, in its build without any family's wrappers, src/runtime/CMakeLists.txt)
 #   alloc  -e alloc (+ cputime@1s)   io  -e io   wait  -e wait
 # Prints the median of the rounds per set-up and the added ns per call against base.
 # Usage: bench/triggers/run.sh [-r ROUNDS] [-n ITERATIONS]   (CALLPATH=path/to/callpath)
