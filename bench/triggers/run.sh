@@ -6,26 +6,33 @@
 # interleaved round by round (load drift on a shared VM hits them alike):
 #   base   the program alone
 #   off    under callpath with every trigger family off (-e cputime@1s: the runtime is
-#          preloaded, the interposed functions take their one "family off" branch)
+#          preloaded, in its build without any family's wrappers, src/runtime/CMakeLists.txt)
 #   alloc  -e alloc (+ cputime@1s)   io  -e io   wait  -e wait
+#   before as off, under another build of callpath (CALLPATH_BEFORE=path/to/callpath): what
+#          a change did to the cost of the wrappers with every family off
 # Prints the median of the rounds per set-up and the added ns per call against base.
-# Usage: bench/triggers/run.sh [-r ROUNDS] [-n ITERATIONS]   (CALLPATH=path/to/callpath)
+# Usage: bench/triggers/run.sh [-r ROUNDS] [-n ITERATIONS] [-s "SET-UPS"]
+#        (CALLPATH=path/to/callpath; default set-ups: all but before, plus before when
+#        CALLPATH_BEFORE is set)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CALLPATH=${CALLPATH:-$here/../../build/callpath}
+CALLPATH_BEFORE=${CALLPATH_BEFORE:-}
 rounds=5 iters=1000000
-while getopts r:n: o; do
+setups="base off alloc io wait${CALLPATH_BEFORE:+ before}"
+while getopts r:n:s: o; do
 	case $o in
 	r) rounds=$OPTARG ;;
 	n) iters=$OPTARG ;;
+	s) setups=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
+case " $setups " in *" base "*) ;; *) setups="base $setups" ;; esac
 work=$(mktemp -d /tmp/cp-bench-triggers.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cc -O2 -g -o "$work/bench" "$here/bench.c" -lpthread
 cc -O2 -g -fno-omit-frame-pointer -o "$work/bench.fp" "$here/bench.c" -lpthread
-setups="base off alloc io wait"
 for r in $(seq "$rounds"); do
 	for variant in "bench 0" "bench 20" "bench.fp 0"; do
 		set -- $variant
@@ -34,6 +41,7 @@ for r in $(seq "$rounds"); do
 			case $s in
 			base) cmd=("$bin" "$iters" "$depth") ;;
 			off) cmd=("$CALLPATH" record -q -e cputime@1s -o "$work/m" -- "$bin" "$iters" "$depth") ;;
+			before) cmd=("$CALLPATH_BEFORE" record -q -e cputime@1s -o "$work/m" -- "$bin" "$iters" "$depth") ;;
 			*) cmd=("$CALLPATH" record -q -e "$s" -e cputime@1s -o "$work/m" -- "$bin" "$iters" "$depth") ;;
 			esac
 			rm -rf "$work/m"
@@ -41,7 +49,7 @@ for r in $(seq "$rounds"); do
 		done
 	done
 done
-python3 - "$work/results" <<'PY'
+python3 - "$work/results" "$setups" <<'PY'
 import re, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -56,7 +64,7 @@ for depth in titles:
     print(f"\n{titles[depth]}")
     print(f"{'set-up':8}" + "".join(f"{o:>22}" for o in ops))
     base = [statistics.median(v[i] for v in rows[("base", depth)]) for i in range(4)]
-    for s in ["base", "off", "alloc", "io", "wait"]:
+    for s in sys.argv[2].split():
         med = [statistics.median(v[i] for v in rows[(s, depth)]) for i in range(4)]
         cells = "".join(f"{m:>10.1f} ns ({m - b:+6.1f})" for m, b in zip(med, base))
         print(f"{s:8}{cells}")

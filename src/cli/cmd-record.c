@@ -36,29 +36,31 @@ struct record_opts {
 	int follow_exec;
 	int quiet;
 	int no_analyze;
+	int show_runtime; /* keep the runtime's frames in paths (debugging callpath) */
 };
 
 static void record_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: callpath record [options] [--] PROGRAM [ARGS...]\n\n"
-		"Runs PROGRAM, samples the calling context of every thread, and writes a\n"
-		"measurement directory; then prints a summary and the hottest contexts.\n\n"
-		"options:\n"
-		"  -e, --event EVENT[@PERIOD]  what to sample (repeatable; default cputime).\n"
-		"                              PERIOD: number with ns/us/ms/s (default ns);\n"
-		"                              perf events: events per sample, or fN for N\n"
-		"                              samples per second\n"
-		"      --list-events[=PATTERN] the perf events of this machine (generic,\n"
-		"                              software, PMU events through libpfm4)\n"
-		"  -o, --output DIR            measurement directory\n"
-		"                              (default ./callpath-PROGRAM-PID)\n"
-		"      --no-follow-exec        do not profile programs started with exec\n"
-		"  -q, --quiet                 no summary at the end (the database is still\n"
-		"                              written)\n"
-		"      --no-analyze            leave the measurement as it is: no database\n"
-		"                              (callpath analyze DIR makes it later)\n"
-		"  -h, --help                  this help\n\nevents:\n");
+	fprintf(out, "usage: callpath record [options] [--] PROGRAM [ARGS...]\n\n"
+		     "Runs PROGRAM, samples the calling context of every thread, and writes a\n"
+		     "measurement directory; then prints a summary and the hottest contexts.\n\n"
+		     "options:\n"
+		     "  -e, --event EVENT[@PERIOD]  what to sample (repeatable; default cputime).\n"
+		     "                              PERIOD: number with ns/us/ms/s (default ns);\n"
+		     "                              perf events: events per sample, or fN for N\n"
+		     "                              samples per second\n"
+		     "      --list-events[=PATTERN] the perf events of this machine (generic,\n"
+		     "                              software, PMU events through libpfm4)\n"
+		     "  -o, --output DIR            measurement directory\n"
+		     "                              (default ./callpath-PROGRAM-PID)\n"
+		     "      --no-follow-exec        do not profile programs started with exec\n"
+		     "  -q, --quiet                 no summary at the end (the database is still\n"
+		     "                              written)\n"
+		     "      --no-analyze            leave the measurement as it is: no database\n"
+		     "                              (callpath analyze DIR makes it later)\n"
+		     "      --show-runtime          keep callpath's own frames (its wrappers) in\n"
+		     "                              the paths, for debugging callpath\n"
+		     "  -h, --help                  this help\n\nevents:\n");
 	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
 		fprintf(out, "  %-10s %s\n", cp_event_catalog[i].name, cp_event_catalog[i].help);
 	fprintf(out, "  %-10s %s\n", "(perf)",
@@ -148,11 +150,15 @@ static int record_check_event(const char *spec, struct record_opts *o)
 static int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
-		{"event", required_argument, 0, 'e'},   {"output", required_argument, 0, 'o'},
-		{"no-follow-exec", no_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
-		{"help", no_argument, 0, 'h'},          {"list-events", optional_argument, 0, 'L'},
-		{"no-analyze", no_argument, 0, 'N'},
-		{0, 0, 0, 0},
+	    {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'},
+	    {"no-follow-exec", no_argument, 0, 'F'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {"list-events", optional_argument, 0, 'L'},
+	    {"no-analyze", no_argument, 0, 'N'},
+	    {"show-runtime", no_argument, 0, 'R'},
+	    {0, 0, 0, 0},
 	};
 	int c;
 	o->follow_exec = 1;
@@ -190,6 +196,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'N':
 			o->no_analyze = 1;
+			break;
+		case 'R':
+			o->show_runtime = 1;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -238,11 +247,17 @@ static int record_find_program(const char *prog)
 	return -1;
 }
 
-/* Sets LD_PRELOAD (ours first, keeping any existing one) and the CALLPATH_* variables. */
+/* Sets LD_PRELOAD (ours first, keeping any existing one) and the CALLPATH_* variables.
+ * The runtime library is the build with the wrappers of the trigger families asked for
+ * and no others (catalog.h): a wrapper that is not interposed costs the program nothing. */
 static int record_environment(const struct record_opts *o, const char *outdir)
 {
-	char lib[PATH_MAX], preload[2 * PATH_MAX], events[4096] = "";
-	if (cli_runtime_lib(CLI_RUNTIME_LIB, lib, sizeof lib)) {
+	char lib[PATH_MAX], name[64], preload[2 * PATH_MAX], events[4096] = "";
+	unsigned families = 0;
+	for (int i = 0; i < o->nevents; i++)
+		families |= cp_trigger_family_bit(o->events[i]);
+	cp_runtime_lib_name(families, name, sizeof name);
+	if (cli_runtime_lib(name, lib, sizeof lib)) {
 		cli_error("record", NULL);
 		return -1;
 	}
@@ -255,6 +270,10 @@ static int record_environment(const struct record_opts *o, const char *outdir)
 	setenv("CALLPATH_OUTPUT", outdir, 1);
 	setenv("CALLPATH_EVENTS", o->nevents ? events : "cputime", 1);
 	setenv("CALLPATH_FOLLOW_EXEC", o->follow_exec ? "1" : "0", 1);
+	if (o->show_runtime)
+		setenv("CALLPATH_SHOW_RUNTIME", "1", 1);
+	else
+		unsetenv("CALLPATH_SHOW_RUNTIME");
 	if (o->perf_split)
 		setenv("CALLPATH_PERF_SPLIT", "1", 1);
 	else

@@ -11,7 +11,8 @@ CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 
 run cmake --install "$CP_BUILD_DIR" --prefix "$WORK/prefix"
 p=$WORK/prefix
-for f in bin/callpath lib/callpath/libcallpath-rt.so share/man/man1/callpath.1.gz \
+for f in bin/callpath lib/callpath/libcallpath-rt.so lib/callpath/libcallpath-rt-io-wait.so \
+	lib/callpath/libcallpath-rt-alloc-io-wait.so share/man/man1/callpath.1.gz \
 	share/doc/callpath/README.md share/doc/callpath/callpath.md; do
 	[ -f "$p/$f" ] || fail "not installed: $f"
 done
@@ -56,6 +57,11 @@ $CHECK rec >"$WORK/m.json" || fail "measurement invalid"
 json_assert "$WORK/m.json" \
 	"any(m['path'] == '$p/lib/callpath/libcallpath-rt.so' for m in d['procs'][0]['modules'])" \
 	"the installed runtime (lib/callpath, found from the moved tree) is the one preloaded"
+installed record -q -e wait -o wait -- ./chain 50 >/dev/null 2>"$WORK/err" || fail "record -e wait: $(cat "$WORK/err")"
+$CHECK wait >"$WORK/w.json" || fail "measurement with -e wait invalid"
+json_assert "$WORK/w.json" \
+	"any(m['path'] == '$p/lib/callpath/libcallpath-rt-wait.so' for m in d['procs'][0]['modules']) and 'wait-time' in [x['name'] for x in d['procs'][0]['metrics']]" \
+	"-e wait: the installed build with the wait wrappers is the one preloaded"
 installed report rec >"$WORK/report.txt" 2>&1 || fail "report: $(cat "$WORK/report.txt")"
 grep -q 'heavy3' "$WORK/report.txt" || fail "report has no heavy3: $(cat "$WORK/report.txt")"
 

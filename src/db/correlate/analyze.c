@@ -108,8 +108,10 @@ static uint32_t image_module(struct analysis *a, const struct cp_mf_proc *p, siz
 	uint32_t flags = 0;
 	if (p->exe && !strcmp(p->exe, m->path))
 		flags |= CP_DB_MOD_EXE;
-	const char *slash = strrchr(m->path, '/');
-	if (!strcmp(slash ? slash + 1 : m->path, "libcallpath-rt.so"))
+	const char *slash = strrchr(m->path, '/'), *base = slash ? slash + 1 : m->path;
+	size_t len = strlen(base);
+	/* libcallpath-rt.so and its builds with trigger wrappers, libcallpath-rt-wait.so... */
+	if (!strncmp(base, "libcallpath-rt", 14) && len >= 17 && !strcmp(base + len - 3, ".so"))
 		flags |= CP_DB_MOD_RUNTIME;
 	uint32_t gm = cp_corr_module(a->corr, m->path, m->build_id, m->build_id_len, flags);
 	if (gm >= a->nused) {
@@ -214,11 +216,6 @@ static int pass_scan(struct analysis *a)
 					continue;
 				long mi = cp_mf_proc_module(&p, n->module);
 				if (mi < 0)
-					continue;
-				/* the runtime's CALL frames (interposed wrappers) are left out */
-				if (n->kind == CP_MF_NODE_CALL &&
-				    (a->db->modules[cp_corr_module_db(a->corr, modmap[mi])].flags &
-				     CP_DB_MOD_RUNTIME))
 					continue;
 				a->used[modmap[mi]] = 1;
 			}

@@ -78,7 +78,6 @@ static void htab_release(struct htab *t)
 struct gmod {
 	uint32_t dbmod;
 	int has_st;
-	int runtime;
 	struct cp_structure st;
 	uint32_t *proc_of;   /* [st nscopes]: database procedure of a PROC/INLINE scope */
 	uint32_t unknown_sf; /* the module's "[name]" frame, UINT32_MAX until used */
@@ -212,7 +211,6 @@ uint32_t cp_corr_module(struct cp_corr *c, const char *path, const uint8_t *buil
 		const char *slash = strrchr(g->path, '/');
 		g->name = slash ? slash + 1 : g->path;
 	}
-	g->runtime = !strcmp(g->name, "libcallpath-rt.so");
 	memcpy(g->build_id, build_id, build_id_len);
 	g->build_id_len = (uint32_t)build_id_len;
 	g->unknown_sf = UINT32_MAX;
@@ -624,16 +622,14 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 			uint32_t gm = last_gm;
 			if (i + PREFETCH_AHEAD < t->nnodes)
 				prefetch_node(c, t, st, i, i + PREFETCH_AHEAD, last_mod, gm);
-			if (n->kind == CP_MF_NODE_CALL && c->mods[gm].runtime) {
-				df = pdf; /* an interposed wrapper (nanosleep, pthread_create...) */
-			} else {
-				uint64_t addr = n->offset;
-				if (n->kind == CP_MF_NODE_CALL && addr)
-					addr--;
-				df = node_frame(c, pdf, gm, addr);
-				if (df == NODE_COLLAPSE)
-					df = pdf; /* more code of the same unknown module */
-			}
+			/* The runtime's own frames are not in the files unless recorded with
+			 * --show-runtime (src/runtime/core/runtime.h): no filter here. */
+			uint64_t addr = n->offset;
+			if (n->kind == CP_MF_NODE_CALL && addr)
+				addr--;
+			df = node_frame(c, pdf, gm, addr);
+			if (df == NODE_COLLAPSE)
+				df = pdf; /* more code of the same unknown module */
 		}
 		st[i] = df;
 		const uint64_t *v = t->values + i * nm;

@@ -11,6 +11,7 @@
  *   CALLPATH_NO_PERF=1           do not use perf_event (take the POSIX-timer fallback)
  *   CALLPATH_PROBES=PAT[;PAT]    entry/exit probes (probe/probe.h)
  *   CALLPATH_PROBE_ONLY=1        with probes: no sampling metrics
+ *   CALLPATH_SHOW_RUNTIME=1      keep the runtime's own frames in paths (runtime.h)
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "runtime/core/runtime.h"
 #include "runtime/core/sync.h"
@@ -134,6 +135,8 @@ int cp_config_load(void)
 	cp_rt.follow_exec = !follow || strcmp(follow, "0") != 0;
 	const char *no_perf = getenv("CALLPATH_NO_PERF");
 	cp_rt.no_perf = no_perf && !strcmp(no_perf, "1");
+	const char *show = getenv("CALLPATH_SHOW_RUNTIME");
+	cp_rt.show_runtime = show && !strcmp(show, "1");
 	const char *sig = getenv("CALLPATH_SIGNAL");
 	cp_rt.signo = SIGRTMIN + CP_DEFAULT_SIGNAL_OFFSET;
 	if (sig && *sig) {

@@ -48,6 +48,11 @@ static int modules_start(int replay)
 		rc = cp_modules_sync();
 	if (!rc)
 		rc = cp_unwind_init();
+	const struct cp_module *self = rc ? NULL : cp_modules_find((uintptr_t)cp_rt_init);
+	if (self) { /* what cp_rt_owns_pc tests */
+		cp_rt.self_lo = self->text_lo;
+		cp_rt.self_len = self->text_hi - self->text_lo;
+	}
 	if (rc)
 		cp_rt_note("load-module registry or unwinder failed to start (%d); "
 			   "profiling disabled",

@@ -16,14 +16,6 @@
 #define CP_HIDDEN __attribute__((visibility("hidden")))
 #define CP_EXPORT __attribute__((visibility("default")))
 
-/* Wrappers that stand between the program's frames (main, thread start routines): the
- * sample handler drops return addresses that lie within CP_TRAMPOLINE_MAX bytes of their
- * entry, so profiles show start_thread -> worker, not start_thread -> trampoline -> worker.
- * (They are a few dozen bytes long; record-symbols.sh checks the bound with nm -S.) */
-#define CP_TRAMPOLINE __attribute__((noinline))
-#define CP_TRAMPOLINE_MAX 192
-extern uintptr_t cp_trampolines[2] CP_HIDDEN;
-
 #define CP_MAX_THREADS 8192
 #define CP_MAX_FRAMES 512
 /* Threads the task scan can adopt (not started through pthread_create). */
@@ -78,6 +70,8 @@ struct cp_runtime {
 	int signo;
 	int follow_exec;
 	int no_perf;            /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
+	int show_runtime;	/* CALLPATH_SHOW_RUNTIME=1: keep our frames in paths */
+	uintptr_t self_lo, self_len; /* the runtime's own text (core/init.c) */
 	int32_t pid;
 	int32_t ppid; /* parent: the forking process for a fork child (even if it exited) */
 	uint32_t gen;
@@ -114,6 +108,22 @@ struct cp_runtime {
 
 extern struct cp_runtime cp_rt CP_HIDDEN;
 extern __thread struct cp_thread *cp_self CP_HIDDEN;
+
+/* Is pc in the runtime's own code? For a return address (is_return) the call is what
+ * counts, so the byte before it is tested. */
+static inline int cp_rt_owns_pc(uintptr_t pc, int is_return)
+{
+	return pc - is_return - cp_rt.self_lo < cp_rt.self_len;
+}
+
+/* Frames of the runtime (its wrappers, main's and the threads' start trampolines, the
+ * handler that chains to the program's) are left out of every path, so that their cost
+ * goes to the program's function that called into the runtime; CALLPATH_SHOW_RUNTIME=1
+ * (`record --show-runtime`) keeps them for debugging. AS-safe. */
+static inline int cp_rt_hides_frame(uintptr_t pc, int is_return)
+{
+	return !cp_rt.show_runtime && cp_rt_owns_pc(pc, is_return);
+}
 
 /* core/init.c */
 void cp_rt_init(void) CP_HIDDEN;

@@ -32,16 +32,6 @@ static uint16_t frame_node_kind(const struct cp_frame *f)
 	}
 }
 
-uintptr_t cp_trampolines[2];
-
-static int is_trampoline(uintptr_t pc)
-{
-	for (unsigned i = 0; i < 2; i++)
-		if (pc > cp_trampolines[i] && pc - cp_trampolines[i] <= CP_TRAMPOLINE_MAX)
-			return 1;
-	return 0;
-}
-
 /* (module id, offset) node of one frame under parent. */
 static uint32_t frame_node(struct cp_thread *t, uint32_t parent, const struct cp_frame *f)
 {
@@ -53,7 +43,9 @@ static uint32_t frame_node(struct cp_thread *t, uint32_t parent, const struct cp
 	return cp_cct_child(&t->cct, parent, frame_node_kind(f), id, off);
 }
 
-/* Inserts the path root -> [PARTIAL] -> outermost ... leaf, returns the leaf node. The
+/* Inserts the path root -> [PARTIAL] -> outermost ... leaf, returns the leaf node, leaving
+ * out the runtime's frames (cp_rt_hides_frame: a sample whose pc is in a wrapper lands on
+ * the program's call to it). The
  * prefix shared with the previous path comes from the path cache pc (the thread's
  * sampling one, or its synchronous-trigger one: core/sync.c). AS-safe. */
 uint32_t cp_path_insert(struct cp_thread *t, struct cp_path_cache *pc,
@@ -74,7 +66,7 @@ uint32_t cp_path_insert(struct cp_thread *t, struct cp_path_cache *pc,
 			continue;
 		}
 		reuse = 0;
-		if (!(f->kind == CP_FRAME_RETURN && is_trampoline(f->pc)))
+		if (!cp_rt_hides_frame(f->pc, f->kind == CP_FRAME_RETURN))
 			node = frame_node(t, node, f);
 		pc->pc[j] = f->pc;
 		pc->kind[j] = (uint8_t)f->kind;

@@ -2,12 +2,14 @@
  * attributes a value to the calling context of an interposed call. */
 #include "runtime/core/sync.h"
 #include "runtime/core/runtime.h"
+#include "runtime/sample/catalog.h"
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/mman.h>
 
 #include "base/sigsafe/sigsafe.h"
@@ -16,7 +18,6 @@ volatile uint32_t cp_sync_on;
 uint32_t cp_sync_metric[CP_SM_COUNT];
 
 static uint32_t sync_requested;	    /* families asked for by CALLPATH_EVENTS */
-static uintptr_t self_lo, self_len; /* the runtime's own text */
 static uint64_t skipped_busy;	    /* events on a busy thread: not attributed */
 /* One page that the kernel zeroes in every fork child (MADV_WIPEONFORK): a child made
  * without our fork handlers (libc-internal _Fork) shares our files' mappings and must not
@@ -75,10 +76,11 @@ static const struct sync_family {
 	const char *name;
 	uint32_t bit;
 	enum cp_sync_id first, last;
+	const int *linked;
 } families[] = {
-    {"alloc", CP_SYNC_ALLOC, CP_SM_ALLOC_BYTES, CP_SM_LEAK_BYTES},
-    {"io", CP_SYNC_IO, CP_SM_IO_READ_BYTES, CP_SM_IO_CALLS},
-    {"wait", CP_SYNC_WAIT, CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS},
+    {"alloc", CP_SYNC_ALLOC, CP_SM_ALLOC_BYTES, CP_SM_LEAK_BYTES, &cp_sync_linked_alloc},
+    {"io", CP_SYNC_IO, CP_SM_IO_READ_BYTES, CP_SM_IO_CALLS, &cp_sync_linked_io},
+    {"wait", CP_SYNC_WAIT, CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS, &cp_sync_linked_wait},
 };
 
 static const struct sync_family *family_find(const char *name, size_t len)
@@ -104,6 +106,16 @@ int cp_sync_config_family(const char *name, size_t len, int has_period)
 		return -1;
 	if (sync_requested & f->bit) /* named twice: once is enough */
 		return 1;
+	if (!f->linked) {
+		char lib[64];
+		cp_runtime_lib_name(f->bit, lib, sizeof lib);
+		fprintf(stderr,
+			"callpath runtime: -e %s is not measured: the preloaded runtime has no "
+			"wrappers for it (preload %s or another build with '%s' in its name; "
+			"callpath record does)\n",
+			f->name, lib, f->name);
+		return 1;
+	}
 	if (cp_rt.nmetrics + (f->last - f->first + 1) > CP_MF_MAX_METRICS)
 		return -1;
 	for (int id = f->first; id <= (int)f->last; id++) {
@@ -123,11 +135,6 @@ void cp_sync_start(void)
 {
 	if (!sync_requested || !cp_rt.active)
 		return;
-	const struct cp_module *m = cp_modules_find((uintptr_t)cp_sync_record_at);
-	if (m) {
-		self_lo = m->text_lo;
-		self_len = m->text_hi - m->text_lo;
-	}
 	if (!guard) {
 		void *p =
 		    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -339,7 +346,7 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 {
 	struct cp_thread *t = cp_self;
 	uintptr_t r = (uintptr_t)ra;
-	if (!t || !cp_rt.enabled || r - self_lo < self_len || !guard || !guard->live)
+	if (!t || !cp_rt.enabled || cp_rt_owns_pc(r, 0) || !guard || !guard->live)
 		return 0;
 	/* With adopted threads about, cp_self may be another thread's (shared TLS). */
 	if (__atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE) && t->tid != cp_ss_gettid())

@@ -9,7 +9,8 @@
  * ra = __builtin_return_address(0) of that function:
  *   - unwinds the calling thread from its own frame (cp_unwind_here), drops the runtime's
  *     frames up to the frame whose return address is `ra` (the call site in the program:
- *     the leaf node is that CALL node), drops trampolines as the sampling handler does;
+ *     the leaf node is that CALL node), drops the runtime's other frames as the sampling
+ *     handler does;
  *   - inserts the path into the thread's CCT (its own path cache: consecutive calls from
  *     the same context compare frames only, no hashing, no module lookup);
  *   - adds values[i].value to metric values[i].metric (index in cp_rt.metrics) of the leaf
@@ -31,7 +32,7 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Families, bits of cp_sync_on. */
+/* Families, bits of cp_sync_on (the order of cp_trigger_families, sample/catalog.h). */
 enum {
 	CP_SYNC_ALLOC = 1u << 0,
 	CP_SYNC_IO = 1u << 1,
@@ -158,6 +159,13 @@ void cp_sync_notes(void) __attribute__((visibility("hidden"))); /* outside locks
 /* -e wait: a wait that began at t0 (cp_sync_now_ns) and ended now, by the call returning
  * to ra: wait-time and wait-calls. Keeps errno. */
 void cp_wait_record(const void *ra, uint64_t t0) __attribute__((visibility("hidden")));
+
+/* Defined by interpose/{alloc,io,wait}.c: a family can be measured only by a runtime
+ * library built with its wrappers (catalog.h); weak, so a missing one reads as NULL. */
+#define CP_SYNC_LINKED_DECL __attribute__((visibility("hidden"), weak))
+extern const int cp_sync_linked_alloc CP_SYNC_LINKED_DECL;
+extern const int cp_sync_linked_io CP_SYNC_LINKED_DECL;
+extern const int cp_sync_linked_wait CP_SYNC_LINKED_DECL;
 
 /* interpose/alloc.c (weak references: the unit tests link the runtime statically with
  * their own malloc, so nothing may pull alloc.o in): live allocations by context (side table),

@@ -27,6 +27,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+const int cp_sync_linked_alloc = 1; /* this library interposes -e alloc (core/sync.h) */
+
 /* ---- the next allocator, and the bootstrap ---- */
 
 static void *boot_malloc(size_t n);

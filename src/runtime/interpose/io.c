@@ -20,21 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static struct {
-	ssize_t (*read)(int, void *, size_t);
-	ssize_t (*write)(int, const void *, size_t);
-	ssize_t (*pread)(int, void *, size_t, off_t);
-	ssize_t (*pwrite)(int, const void *, size_t, off_t);
-	ssize_t (*pread64)(int, void *, size_t, off_t);
-	ssize_t (*pwrite64)(int, const void *, size_t, off_t);
-	ssize_t (*readv)(int, const struct iovec *, int);
-	ssize_t (*writev)(int, const struct iovec *, int);
-	ssize_t (*__read_chk)(int, void *, size_t, size_t);
-	size_t (*fread)(void *, size_t, size_t, FILE *);
-	size_t (*fwrite)(const void *, size_t, size_t, FILE *);
-} io_real;
-
-#define IO_REAL(fn) ((__typeof__(io_real.fn))cp_real_resolve((void **)&io_real.fn, #fn))
+const int cp_sync_linked_io = 1; /* this library interposes -e io (core/sync.h) */
 
 static const enum cp_sync_id read_ids[3] = {CP_SM_IO_READ_BYTES, CP_SM_IO_TIME, CP_SM_IO_CALLS};
 static const enum cp_sync_id write_ids[3] = {CP_SM_IO_WRITE_BYTES, CP_SM_IO_TIME, CP_SM_IO_CALLS};
@@ -54,7 +40,7 @@ io_record(const void *ra, const void *cfa, const void *fp, uint64_t t0, int64_t 
 /* The body of every wrapper: call, and if on, time and record. */
 #define IO_CALL(fn, is_write, bytes_of, ...)                                                       \
 	do {                                                                                       \
-		__typeof__(io_real.fn) real_fn = IO_REAL(fn);                                      \
+		__typeof__(cp_real.fn) real_fn = CP_REAL(fn);                                      \
 		if (!IO_ON())                                                                      \
 			return real_fn(__VA_ARGS__);                                               \
 		uint64_t t0 = cp_sync_now_ns();                                                    \

@@ -246,8 +246,8 @@ CP_EXPORT void _Exit(int status)
 
 static int (*app_main)(int, char **, char **);
 
-/* A trampoline: the sample handler hides its frame (runtime.h). */
-CP_TRAMPOLINE static int main_wrapper(int argc, char **argv, char **envp)
+/* Between libc and main: paths leave its frame out, as all of ours (runtime.h). */
+static int main_wrapper(int argc, char **argv, char **envp)
 {
 	int status = app_main(argc, argv, envp);
 	cp_rt.exit_status = status & 0xff;
@@ -259,9 +259,7 @@ CP_EXPORT int __libc_start_main(int (*main)(int, char **, char **), int argc, ch
 				void (*init)(void), void (*fini)(void), void (*rtld_fini)(void),
 				void *stack_end)
 {
-	typeof(cp_real.libc_start_main) real =
-		cp_real_resolve((void **)&cp_real.libc_start_main, "__libc_start_main");
+	typeof(cp_real.libc_start_main) real = CP_REAL(libc_start_main);
 	app_main = main;
-	cp_trampolines[0] = (uintptr_t)main_wrapper;
 	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
 }

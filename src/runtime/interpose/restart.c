@@ -17,26 +17,10 @@
 #include <sys/select.h>
 #include <sys/sem.h>
 
-#define REAL_FN(name, type) ((type)cp_real_resolve((void **)&real_##name, #name))
-
-static int (*real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
-static int (*real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
-			   const sigset_t *);
-static int (*real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
-static int (*real_epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *,
-				const sigset_t *);
-static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
-static int (*real_sigwaitinfo)(const sigset_t *, siginfo_t *);
-static int (*real_sigsuspend)(const sigset_t *);
-static int (*real_semop)(int, struct sembuf *, size_t);
-static int (*real_semtimedop)(int, struct sembuf *, size_t, const struct timespec *);
-static ssize_t (*real_msgrcv)(int, void *, size_t, long, int);
-static int (*real_msgsnd)(int, const void *, size_t, int);
-
 CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		    const sigset_t *mask)
 {
-	typeof(real_ppoll) real = REAL_FN(ppoll, typeof(real_ppoll));
+	typeof(cp_real.ppoll) real = CP_REAL(ppoll);
 	uint64_t t0 = cp_mono_ns();
 	for (;;) {
 		struct timespec left;
@@ -52,7 +36,7 @@ CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
 CP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout,
 		      const sigset_t *mask)
 {
-	typeof(real_pselect) real = REAL_FN(pselect, typeof(real_pselect));
+	typeof(cp_real.pselect) real = CP_REAL(pselect);
 	fd_set r0, w0, e0;
 	if (r)
 		r0 = *r;
@@ -81,7 +65,7 @@ CP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct ti
 CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
 			  const sigset_t *mask)
 {
-	typeof(real_epoll_pwait) real = REAL_FN(epoll_pwait, typeof(real_epoll_pwait));
+	typeof(cp_real.epoll_pwait) real = CP_REAL(epoll_pwait);
 	uint64_t t0 = cp_mono_ns();
 	for (;;) {
 		struct cp_sig_marks before = cp_sig_marks_now();
@@ -94,7 +78,7 @@ CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout
 CP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 			   const struct timespec *timeout, const sigset_t *mask)
 {
-	typeof(real_epoll_pwait2) real = REAL_FN(epoll_pwait2, typeof(real_epoll_pwait2));
+	typeof(cp_real.epoll_pwait2) real = CP_REAL(epoll_pwait2);
 	uint64_t t0 = cp_mono_ns();
 	for (;;) {
 		struct timespec left;
@@ -109,7 +93,7 @@ CP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 
 CP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
-	typeof(real_sigtimedwait) real = REAL_FN(sigtimedwait, typeof(real_sigtimedwait));
+	typeof(cp_real.sigtimedwait) real = CP_REAL(sigtimedwait);
 	uint64_t t0 = cp_mono_ns();
 	for (;;) {
 		struct timespec left;
@@ -124,7 +108,7 @@ CP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 
 CP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
-	typeof(real_sigwaitinfo) real = REAL_FN(sigwaitinfo, typeof(real_sigwaitinfo));
+	typeof(cp_real.sigwaitinfo) real = CP_REAL(sigwaitinfo);
 	for (;;) {
 		struct cp_sig_marks before = cp_sig_marks_now();
 		int rc = real(set, info);
@@ -141,7 +125,7 @@ CP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
  * overruns, at the call site). */
 CP_EXPORT int sigsuspend(const sigset_t *mask)
 {
-	typeof(real_sigsuspend) real = REAL_FN(sigsuspend, typeof(real_sigsuspend));
+	typeof(cp_real.sigsuspend) real = CP_REAL(sigsuspend);
 	if (!cp_rt.active)
 		return real(mask);
 	sigset_t m = *mask;
@@ -151,7 +135,7 @@ CP_EXPORT int sigsuspend(const sigset_t *mask)
 
 CP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 {
-	typeof(real_semop) real = REAL_FN(semop, typeof(real_semop));
+	typeof(cp_real.semop) real = CP_REAL(semop);
 	for (;;) {
 		struct cp_sig_marks before = cp_sig_marks_now();
 		int rc = real(id, ops, n);
@@ -162,7 +146,7 @@ CP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 
 CP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *timeout)
 {
-	typeof(real_semtimedop) real = REAL_FN(semtimedop, typeof(real_semtimedop));
+	typeof(cp_real.semtimedop) real = CP_REAL(semtimedop);
 	uint64_t t0 = cp_mono_ns();
 	for (;;) {
 		struct timespec left;
@@ -177,7 +161,7 @@ CP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct time
 
 CP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
 {
-	typeof(real_msgrcv) real = REAL_FN(msgrcv, typeof(real_msgrcv));
+	typeof(cp_real.msgrcv) real = CP_REAL(msgrcv);
 	for (;;) {
 		struct cp_sig_marks before = cp_sig_marks_now();
 		ssize_t rc = real(id, msg, size, type, flags);
@@ -188,7 +172,7 @@ CP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
 
 CP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
 {
-	typeof(real_msgsnd) real = REAL_FN(msgsnd, typeof(real_msgsnd));
+	typeof(cp_real.msgsnd) real = CP_REAL(msgsnd);
 	for (;;) {
 		struct cp_sig_marks before = cp_sig_marks_now();
 		int rc = real(id, msg, size, flags);

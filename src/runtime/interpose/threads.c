@@ -27,7 +27,7 @@ static void thread_key_create(void)
 	pthread_key_create(&thread_key, thread_key_destructor);
 }
 
-CP_TRAMPOLINE static void *thread_trampoline(void *p)
+static void *thread_trampoline(void *p)
 {
 	struct cp_start start = *(struct cp_start *)p;
 	free(p);
@@ -45,7 +45,6 @@ CP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return real(thread, attr, fn, arg);
 	pthread_once(&thread_key_once, thread_key_create);
 	cp_proc_flush_pending_note();
-	cp_trampolines[1] = (uintptr_t)thread_trampoline;
 	struct cp_start *start = malloc(sizeof *start);
 	if (!start)
 		return real(thread, attr, fn, arg);

@@ -20,55 +20,20 @@
 #include "runtime/core/sync.h"
 #include "runtime/interpose/real.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
 
-static struct {
-	int (*mutex_lock)(pthread_mutex_t *);
-	int (*mutex_trylock)(pthread_mutex_t *);
-	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
-	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-	int (*barrier_wait)(pthread_barrier_t *);
-	int (*join)(pthread_t, void **);
-	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
-			      const struct timespec *);
-	int (*rdlock)(pthread_rwlock_t *);
-	int (*tryrdlock)(pthread_rwlock_t *);
-	int (*wrlock)(pthread_rwlock_t *);
-	int (*trywrlock)(pthread_rwlock_t *);
-} wait_real;
-
-/* Condition variables have two versions in glibc (GLIBC_2.2.5 for old binaries, 2.3.2
- * current): plain dlsym may return the old one, which expects the old layout. */
-static void *resolve_versioned(void **slot, const char *name, const char *version)
-{
-	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-	if (p)
-		return p;
-	p = dlvsym(RTLD_NEXT, name, version);
-	if (!p)
-		return cp_real_resolve(slot, name);
-	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
-	return p;
-}
-
-#define WAIT_REAL(field, name)                                                                     \
-	((__typeof__(wait_real.field))cp_real_resolve((void **)&wait_real.field, name))
-#define WAIT_REAL_COND(field, name)                                                                \
-	((__typeof__(wait_real.field))resolve_versioned((void **)&wait_real.field, name,           \
-							"GLIBC_2.3.2"))
+const int cp_sync_linked_wait = 1; /* this library interposes -e wait (core/sync.h) */
 
 #define WAIT_ON() CP_SYNC_ENABLED(CP_SYNC_WAIT)
 
 CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	__typeof__(wait_real.mutex_lock) lock = WAIT_REAL(mutex_lock, "pthread_mutex_lock");
+	__typeof__(cp_real.pthread_mutex_lock) lock = CP_REAL(pthread_mutex_lock);
 	if (!WAIT_ON())
 		return lock(m);
-	int rc = WAIT_REAL(mutex_trylock, "pthread_mutex_trylock")(m);
+	int rc = CP_REAL(pthread_mutex_trylock)(m);
 	if (rc != EBUSY) /* taken (or an error the lock would give too) */
 		return rc;
 	uint64_t t0 = cp_sync_now_ns();
@@ -79,7 +44,7 @@ CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 
 CP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	__typeof__(wait_real.cond_wait) wait = WAIT_REAL_COND(cond_wait, "pthread_cond_wait");
+	__typeof__(cp_real.pthread_cond_wait) wait = CP_REAL(pthread_cond_wait);
 	if (!WAIT_ON())
 		return wait(c, m);
 	uint64_t t0 = cp_sync_now_ns();
@@ -91,8 +56,7 @@ CP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 CP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	__typeof__(wait_real.cond_timedwait) wait =
-	    WAIT_REAL_COND(cond_timedwait, "pthread_cond_timedwait");
+	__typeof__(cp_real.pthread_cond_timedwait) wait = CP_REAL(pthread_cond_timedwait);
 	if (!WAIT_ON())
 		return wait(c, m, abstime);
 	uint64_t t0 = cp_sync_now_ns();
@@ -103,7 +67,7 @@ CP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 
 CP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	__typeof__(wait_real.barrier_wait) wait = WAIT_REAL(barrier_wait, "pthread_barrier_wait");
+	__typeof__(cp_real.pthread_barrier_wait) wait = CP_REAL(pthread_barrier_wait);
 	if (!WAIT_ON())
 		return wait(b);
 	uint64_t t0 = cp_sync_now_ns();
@@ -114,7 +78,7 @@ CP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 
 CP_EXPORT int pthread_join(pthread_t th, void **ret)
 {
-	__typeof__(wait_real.join) join = WAIT_REAL(join, "pthread_join");
+	__typeof__(cp_real.pthread_join) join = CP_REAL(pthread_join);
 	if (!WAIT_ON())
 		return join(th, ret);
 	uint64_t t0 = cp_sync_now_ns();
@@ -125,11 +89,10 @@ CP_EXPORT int pthread_join(pthread_t th, void **ret)
 
 CP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	__typeof__(wait_real.mutex_timedlock) lock =
-	    WAIT_REAL(mutex_timedlock, "pthread_mutex_timedlock");
+	__typeof__(cp_real.pthread_mutex_timedlock) lock = CP_REAL(pthread_mutex_timedlock);
 	if (!WAIT_ON())
 		return lock(m, abstime);
-	int rc = WAIT_REAL(mutex_trylock, "pthread_mutex_trylock")(m);
+	int rc = CP_REAL(pthread_mutex_trylock)(m);
 	if (rc != EBUSY)
 		return rc;
 	uint64_t t0 = cp_sync_now_ns();
@@ -141,8 +104,7 @@ CP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 CP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 				     const struct timespec *abstime)
 {
-	__typeof__(wait_real.cond_clockwait) wait =
-	    WAIT_REAL(cond_clockwait, "pthread_cond_clockwait");
+	__typeof__(cp_real.pthread_cond_clockwait) wait = CP_REAL(pthread_cond_clockwait);
 	if (!WAIT_ON())
 		return wait(c, m, clk, abstime);
 	uint64_t t0 = cp_sync_now_ns();
@@ -153,10 +115,10 @@ CP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 
 CP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	__typeof__(wait_real.rdlock) lock = WAIT_REAL(rdlock, "pthread_rwlock_rdlock");
+	__typeof__(cp_real.pthread_rwlock_rdlock) lock = CP_REAL(pthread_rwlock_rdlock);
 	if (!WAIT_ON())
 		return lock(l);
-	int rc = WAIT_REAL(tryrdlock, "pthread_rwlock_tryrdlock")(l);
+	int rc = CP_REAL(pthread_rwlock_tryrdlock)(l);
 	if (rc != EBUSY)
 		return rc;
 	uint64_t t0 = cp_sync_now_ns();
@@ -167,10 +129,10 @@ CP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 
 CP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	__typeof__(wait_real.wrlock) lock = WAIT_REAL(wrlock, "pthread_rwlock_wrlock");
+	__typeof__(cp_real.pthread_rwlock_wrlock) lock = CP_REAL(pthread_rwlock_wrlock);
 	if (!WAIT_ON())
 		return lock(l);
-	int rc = WAIT_REAL(trywrlock, "pthread_rwlock_trywrlock")(l);
+	int rc = CP_REAL(pthread_rwlock_trywrlock)(l);
 	if (rc != EBUSY)
 		return rc;
 	uint64_t t0 = cp_sync_now_ns();

@@ -37,14 +37,6 @@ static uint32_t frame_node(struct cp_thread *t, uint32_t parent, uintptr_t ra)
 			    m ? ra - m->bias : ra);
 }
 
-static int is_rt_trampoline(uintptr_t pc)
-{
-	for (unsigned i = 0; i < 2; i++)
-		if (pc > cp_trampolines[i] && pc - cp_trampolines[i] <= CP_TRAMPOLINE_MAX)
-			return 1;
-	return 0;
-}
-
 /* The context node of a call whose return address is regs->ra: under `parent` (a probed
  * frame's context, or the root) the frames between that frame and this call. */
 static uint32_t context_walk(struct cp_thread *t, struct cp_probe_regs *regs, uint32_t parent,
@@ -81,7 +73,7 @@ static uint32_t context_walk(struct cp_thread *t, struct cp_probe_regs *regs, ui
 	}
 	uint32_t node = parent;
 	for (int i = k - 1; i >= 0 && node != CP_CCT_NONE; i--)
-		if (!is_rt_trampoline(t->frames[i].pc))
+		if (!cp_rt_hides_frame(t->frames[i].pc, t->frames[i].kind == CP_FRAME_RETURN))
 			node = frame_node(t, node, t->frames[i].pc);
 	if (k == 0 && node != CP_CCT_NONE)
 		node = frame_node(t, node, regs->ra);

@@ -75,6 +75,14 @@ __attribute__((noinline)) void sampled_caller(int n)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* Stands for a wrapper of the runtime (test_runtime_frames_left_out makes its bytes the
+ * runtime's text). */
+__attribute__((noinline)) void fake_wrapper(int n)
+{
+	sampled_leaf(n);
+	__asm__ volatile("" ::: "memory");
+}
+
 static int setup(void **state)
 {
 	if (!mkdtemp(dir))
@@ -206,13 +214,66 @@ static void test_mask_keeps_our_signal(void **state)
 	assert_int_equal(sigismember(&now, cp_rt.signo), 0);
 }
 
+/* The node of path f[0..n) (leaf first), through a fresh path cache. */
+static struct cp_mf_node *insert_path(const struct cp_frame *f, int n)
+{
+	static struct cp_path_cache cache;
+	memset(&cache, 0, sizeof cache);
+	uint32_t leaf = cp_path_insert(cp_self, &cache, f, n, CP_UNWIND_COMPLETE);
+	assert_int_not_equal(leaf, CP_CCT_NONE);
+	return cp_cct_node(&cp_self->cct, leaf);
+}
+
+static void assert_node_at(const struct cp_mf_node *node, int kind, uintptr_t pc)
+{
+	const struct cp_module *m = cp_modules_find(pc);
+	assert_non_null(m);
+	assert_int_equal(node->kind, kind);
+	assert_int_equal(node->module, m->id);
+	assert_int_equal(node->offset, pc - m->bias);
+}
+
+/* A sample whose pc is in a wrapper of the runtime lands on the program's call to the
+ * wrapper; a sample in a function the wrapper called (libc) hangs under that call, with
+ * no frame of the wrapper; CALLPATH_SHOW_RUNTIME=1 keeps the wrapper's frames. */
+static void test_runtime_frames_left_out(void **state)
+{
+	uintptr_t lo = cp_rt.self_lo, len = cp_rt.self_len;
+	uintptr_t wrapper = (uintptr_t)fake_wrapper, caller = (uintptr_t)sampled_caller + 8;
+	uintptr_t outer = (uintptr_t)test_runtime_frames_left_out + 16;
+	cp_rt.self_lo = wrapper;
+	cp_rt.self_len = 32;
+	struct cp_frame in_wrapper[3] = {{wrapper + 4, CP_FRAME_PC, 0},
+					 {caller, CP_FRAME_RETURN, 0},
+					 {outer, CP_FRAME_RETURN, 0}};
+	struct cp_frame below[4] = {{(uintptr_t)sampled_leaf + 4, CP_FRAME_PC, 0},
+				    {wrapper + 8, CP_FRAME_RETURN, 0},
+				    {caller, CP_FRAME_RETURN, 0},
+				    {outer, CP_FRAME_RETURN, 0}};
+	assert_node_at(insert_path(in_wrapper, 3), CP_MF_NODE_CALL, caller);
+	struct cp_mf_node *leaf = insert_path(below, 4);
+	assert_node_at(leaf, CP_MF_NODE_PC, (uintptr_t)sampled_leaf + 4);
+	assert_node_at(cp_cct_node(&cp_self->cct, leaf->parent), CP_MF_NODE_CALL, caller);
+
+	cp_rt.show_runtime = 1;
+	leaf = insert_path(in_wrapper, 3);
+	assert_node_at(leaf, CP_MF_NODE_PC, wrapper + 4);
+	assert_node_at(cp_cct_node(&cp_self->cct, leaf->parent), CP_MF_NODE_CALL, caller);
+	leaf = insert_path(below, 4);
+	assert_node_at(cp_cct_node(&cp_self->cct, leaf->parent), CP_MF_NODE_CALL, wrapper + 8);
+	cp_rt.show_runtime = 0;
+	cp_rt.self_lo = lo;
+	cp_rt.self_len = len;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_claimed_samples_land_in_cct),
-		cmocka_unit_test(test_reentrant_sample_dropped),
-		cmocka_unit_test(test_program_handler_chained),
-		cmocka_unit_test(test_mask_keeps_our_signal),
+	    cmocka_unit_test(test_claimed_samples_land_in_cct),
+	    cmocka_unit_test(test_reentrant_sample_dropped),
+	    cmocka_unit_test(test_program_handler_chained),
+	    cmocka_unit_test(test_mask_keeps_our_signal),
+	    cmocka_unit_test(test_runtime_frames_left_out),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
