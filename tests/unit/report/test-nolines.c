@@ -16,6 +16,7 @@
 
 #include "report/profile.h"
 #include "report/render.h"
+#include "view-find.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,16 +59,6 @@ static void build(struct cp_profile *p)
 			 0);
 }
 
-static uint32_t child(const struct cp_view *v, uint32_t parent, const char *name)
-{
-	for (uint32_t c = v->nodes[parent].first_child; c != UINT32_MAX;
-	     c = v->nodes[c].next_sibling)
-		if (!strcmp(v->nodes[c].name, name))
-			return c;
-	fail_msg("no child %s below %s", name, v->nodes[parent].name);
-	return UINT32_MAX;
-}
-
 static size_t nchildren(const struct cp_view *v, uint32_t node)
 {
 	size_t n = 0;
@@ -93,14 +84,14 @@ static void test_top_down_leaves(void **state)
 	build(&p);
 	const struct cp_view *v = &p.td;
 	assert_true(incl(v, 0) == 675);
-	uint32_t f = child(v, 0, "sub_10"), l = child(v, f, "loop at [prog+0x20]");
-	assert_true(incl(v, child(v, f, CP_VIEW_NO_LINE)) == 200);
-	assert_true(incl(v, child(v, l, CP_VIEW_NO_LINE)) == 300);
+	uint32_t f = child_named(v, 0, "sub_10"), l = child_named(v, f, "loop at [prog+0x20]");
+	assert_true(incl(v, child_named(v, f, CP_VIEW_NO_LINE)) == 200);
+	assert_true(incl(v, child_named(v, l, CP_VIEW_NO_LINE)) == 300);
 	assert_true(excl(v, f) == 500 && excl(v, l) == 300 && incl(v, f) == 600);
-	uint32_t part = child(v, 0, CP_VIEW_PARTIAL);
+	uint32_t part = child_named(v, 0, CP_VIEW_PARTIAL);
 	assert_true(excl(v, part) == 25 && incl(v, part) == 75);
 	/* a frame without children keeps its cost: no leaf */
-	assert_int_equal(nchildren(v, child(v, l, "sub_40")), 0);
+	assert_int_equal(nchildren(v, child_named(v, l, "sub_40")), 0);
 	cp_profile_release(&p);
 }
 
@@ -111,16 +102,17 @@ static void test_flat(void **state)
 	build(&p);
 	struct cp_view fl;
 	cp_profile_view(&p, CP_VIEW_FLAT, CP_DB_STAT_SUM, NULL, &fl);
-	uint32_t mod = child(&fl, 0, "/bin/prog"), file = child(&fl, mod, CP_VIEW_NO_SOURCE);
+	uint32_t mod = child_named(&fl, 0, "/bin/prog"),
+		 file = child_named(&fl, mod, CP_VIEW_NO_SOURCE);
 	assert_true(excl(&fl, mod) == 650 && incl(&fl, mod) == 650 && excl(&fl, file) == 650);
-	uint32_t f10 = child(&fl, file, "sub_10"), f40 = child(&fl, file, "sub_40");
+	uint32_t f10 = child_named(&fl, file, "sub_10"), f40 = child_named(&fl, file, "sub_40");
 	assert_true(excl(&fl, f10) == 500 && incl(&fl, f10) == 600);
 	assert_true(excl(&fl, f40) == 150 && incl(&fl, f40) == 150);
 	assert_int_equal(nchildren(&fl, f40), 0); /* no lone <no line> */
-	uint32_t l = child(&fl, f10, "loop at [prog+0x20]");
+	uint32_t l = child_named(&fl, f10, "loop at [prog+0x20]");
 	assert_true(excl(&fl, l) == 300 && incl(&fl, l) == 400);
-	assert_true(excl(&fl, child(&fl, f10, CP_VIEW_NO_LINE)) == 200);
-	uint32_t part = child(&fl, 0, CP_VIEW_PARTIAL);
+	assert_true(excl(&fl, child_named(&fl, f10, CP_VIEW_NO_LINE)) == 200);
+	uint32_t part = child_named(&fl, 0, CP_VIEW_PARTIAL);
 	assert_true(excl(&fl, part) == 25);
 	cp_view_release(&fl);
 	cp_profile_release(&p);
@@ -137,11 +129,11 @@ static void test_bottom_up(void **state)
 	for (uint32_t c = bu.nodes[0].first_child; c != UINT32_MAX; c = bu.nodes[c].next_sibling)
 		sum += excl(&bu, c);
 	assert_true(sum == 675);
-	uint32_t f40 = child(&bu, 0, "sub_40");
+	uint32_t f40 = child_named(&bu, 0, "sub_40");
 	/* its callers hold all of its cost: sub_10 and the unknown ones */
-	assert_true(excl(&bu, child(&bu, f40, "sub_10")) == 100);
-	assert_true(excl(&bu, child(&bu, f40, CP_VIEW_PARTIAL)) == 50);
-	assert_true(excl(&bu, child(&bu, 0, CP_VIEW_PARTIAL)) == 25);
+	assert_true(excl(&bu, child_named(&bu, f40, "sub_10")) == 100);
+	assert_true(excl(&bu, child_named(&bu, f40, CP_VIEW_PARTIAL)) == 50);
+	assert_true(excl(&bu, child_named(&bu, 0, CP_VIEW_PARTIAL)) == 25);
 	cp_view_release(&bu);
 	cp_profile_release(&p);
 }
