@@ -25,8 +25,7 @@ static const char *db_file(struct cp_profile *p, uint32_t file)
 /* A loop without line information: "loop at [module+0xHEADER]". */
 static const char *loop_addr_name(struct cp_profile *p, const struct cp_db_scope *s)
 {
-	const char *mod =
-	    s->module < p->db.nmodules ? p->db.modules[s->module].name : NULL;
+	const char *mod = s->module < p->db.nmodules ? p->db.modules[s->module].name : NULL;
 	char buf[300];
 	snprintf(buf, sizeof buf, "loop at [%s+0x%llx]", mod ? mod : "?",
 		 (unsigned long long)s->addr);
@@ -114,7 +113,8 @@ static void td_add_profile(const struct cp_profile *p, struct cp_view *v, uint32
 		const struct cp_db_value *x = &pv->v[k];
 		if (x->scope >= db->nscopes || x->metric >= nraw)
 			continue;
-		uint32_t at = p->own_leaf[x->scope] != UINT32_MAX ? p->own_leaf[x->scope] : x->scope;
+		uint32_t at =
+		    p->own_leaf[x->scope] != UINT32_MAX ? p->own_leaf[x->scope] : x->scope;
 		cp_view_excl(v, at)[x->metric] += x->value;
 	}
 }
