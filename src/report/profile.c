@@ -22,6 +22,39 @@ static const char *db_file(struct cp_profile *p, uint32_t file)
 	return file < p->db.nfiles ? db_str(p, p->db.files[file].path) : NULL;
 }
 
+/* A loop without line information: "loop at [module+0xHEADER]". */
+static const char *loop_addr_name(struct cp_profile *p, const struct cp_db_scope *s)
+{
+	const char *mod = s->module < p->db.nmodules ? p->db.modules[s->module].name : NULL;
+	char buf[300];
+	snprintf(buf, sizeof buf, "loop at [%s+0x%llx]", mod ? mod : "?",
+		 (unsigned long long)s->addr);
+	return cp_strpool_get(&p->pool, buf);
+}
+
+/* After the scopes: a <no line> leaf for each scope that has children and costs of its
+ * own in some profile (code without line information: a statement is made only where
+ * there is a line), so that the view's costs are all on leaves and --flatten and the
+ * derived views lose none of them. */
+static void td_own_leaves(struct cp_profile *p)
+{
+	const struct cp_db *db = &p->db;
+	p->own_leaf = xmalloc((db->nscopes + 1) * sizeof(*p->own_leaf));
+	memset(p->own_leaf, 0xff, (db->nscopes + 1) * sizeof(*p->own_leaf));
+	const char *name = cp_strpool_get(&p->pool, CP_VIEW_NO_LINE);
+	for (size_t prof = 0; prof < db->nprofiles; prof++) {
+		const struct cp_db_pvalues *pv = &db->pvalues[prof];
+		for (size_t k = 0; k < pv->n; k++) {
+			uint32_t s = pv->v[k].scope;
+			if (s >= db->nscopes || p->own_leaf[s] != UINT32_MAX ||
+			    p->td.nodes[s].first_child == UINT32_MAX)
+				continue;
+			p->own_leaf[s] = cp_view_append(&p->td, s, CP_VK_LINE, name,
+							p->td.nodes[s].module, NULL, 0);
+		}
+	}
+}
+
 /* The top-down view's nodes: one per database scope, in scope order. */
 static void td_build(struct cp_profile *p)
 {
@@ -48,7 +81,8 @@ static void td_build(struct cp_profile *p)
 			kind = CP_VK_LOOP;
 			line = (int)(s->line_lo ? s->line_lo : s->line);
 			line_end = (int)s->line_hi;
-			name = cp_view_loop_name(&p->pool, file, line, line_end);
+			name = file || line ? cp_view_loop_name(&p->pool, file, line, line_end)
+					    : loop_addr_name(p, s);
 			break;
 		case CP_DBK_STMT:
 			kind = CP_VK_LINE;
@@ -65,18 +99,23 @@ static void td_build(struct cp_profile *p)
 		uint32_t x = cp_view_append(v, parent, kind, name, module, file, line);
 		v->nodes[x].line_end = line_end;
 	}
+	td_own_leaves(p);
 }
 
-/* Adds the exclusive values of profile prof (raw metrics) to the statements of v, a view of
- * the top-down shape. */
-static void td_add_profile(const struct cp_db *db, struct cp_view *v, uint32_t prof)
+/* Adds the exclusive values of profile prof (raw metrics) to the statements (and <no line>
+ * leaves) of v, a view of the top-down shape. */
+static void td_add_profile(const struct cp_profile *p, struct cp_view *v, uint32_t prof)
 {
+	const struct cp_db *db = &p->db;
 	size_t nraw = cp_db_nraw(db);
 	const struct cp_db_pvalues *pv = &db->pvalues[prof];
 	for (size_t k = 0; k < pv->n; k++) {
 		const struct cp_db_value *x = &pv->v[k];
-		if (x->scope < v->n && x->metric < nraw)
-			cp_view_excl(v, x->scope)[x->metric] += x->value;
+		if (x->scope >= db->nscopes || x->metric >= nraw)
+			continue;
+		uint32_t at =
+		    p->own_leaf[x->scope] != UINT32_MAX ? p->own_leaf[x->scope] : x->scope;
+		cp_view_excl(v, at)[x->metric] += x->value;
 	}
 }
 
@@ -194,7 +233,7 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 	td_build(p);
 	for (uint32_t i = 0; i < p->db.nprofiles; i++)
 		if (p->selected[i])
-			td_add_profile(&p->db, &p->td, i);
+			td_add_profile(p, &p->td, i);
 	cp_view_sum_inclusive(&p->td);
 	cp_profile_eval_derived(p, &p->td);
 	return 0;
@@ -227,6 +266,7 @@ void cp_profile_release(struct cp_profile *p)
 			cp_expr_free(p->formulas[m]);
 	free(p->formulas);
 	free(p->selected);
+	free(p->own_leaf);
 	free(p->sum.metrics);
 	cp_view_release(&p->td);
 	cp_db_release(&p->db);
@@ -294,7 +334,7 @@ static void td_profile(const struct cp_profile *p, uint32_t prof, struct cp_view
 	size_t nm = p->td.nmetrics;
 	memset(one->incl, 0, one->n * nm * sizeof(double));
 	memset(one->excl, 0, one->n * nm * sizeof(double));
-	td_add_profile(&p->db, one, prof);
+	td_add_profile(p, one, prof);
 	cp_view_sum_inclusive(one);
 }
 

@@ -46,7 +46,11 @@ struct cp_profile {
 	struct cp_summary sum;
 	uint8_t *selected;	   /* per database profile: 1 when its thread is shown */
 	struct cp_expr **formulas; /* per metric: compiled formula of a derived one, or NULL */
-	struct cp_view td; /* top-down: node i = scope i, summed over the selected threads */
+	struct cp_view td;	   /* top-down: node i = scope i, summed over the selected threads;
+				    * then a <no line> leaf for each scope with children and costs of
+				    * its own (a frame or loop without line information), which holds
+				    * those costs, so that every cost of the view is on a leaf */
+	uint32_t *own_leaf;	   /* per scope: its <no line> leaf, or UINT32_MAX */
 };
 
 #define CP_PROFILE_ALL_THREADS (-1)

@@ -4,7 +4,12 @@
  * no ancestor frame of the same procedure): their inclusive values never overlap, so
  * recursion is not counted twice, and the exclusive cost of every nested occurrence is
  * credited to the outermost one. Each outermost occurrence then adds its values along the
- * chain of its callers, once per top-down node rather than once per sample. */
+ * chain of its callers, once per top-down node rather than once per sample.
+ *
+ * <partial call paths> is a procedure here: its exclusive value is the cost outside any
+ * procedure frame, so that the procedures' exclusive values add up to the total; and a
+ * chain of callers that reaches it ends with a <partial call paths> row (the callers
+ * above are unknown), so that a procedure's callers hold all of its cost. */
 #include "report/view.h"
 
 #include "base/xalloc.h"
@@ -51,7 +56,7 @@ static uint32_t slot_get(struct callers *c, const struct cp_vnode *n)
 static void enter(struct callers *c, uint32_t i)
 {
 	const struct cp_vnode *n = &c->td->nodes[i];
-	if (n->kind != CP_VK_PROCEDURE)
+	if (n->kind != CP_VK_PROCEDURE && n->kind != CP_VK_PARTIAL)
 		return;
 	uint32_t s = slot_get(c, n);
 	c->slot_of[i] = s;
@@ -119,12 +124,13 @@ static void add_chain(const struct cp_view *td, struct cp_view *out, uint32_t to
 	for (uint32_t a = n->parent; a != UINT32_MAX && a != 0 && levels > 0;
 	     a = td->nodes[a].parent) {
 		const struct cp_vnode *an = &td->nodes[a];
-		if (an->kind == CP_VK_PARTIAL)
-			break;
-		if (an->kind != CP_VK_PROCEDURE)
+		if (an->kind == CP_VK_PARTIAL) /* the callers above are unknown */
+			at = cp_view_child(out, at, CP_VK_PARTIAL, an->name, NULL, NULL, 0);
+		else if (an->kind == CP_VK_PROCEDURE)
+			at = cp_view_child(out, at, CP_VK_CALLER, an->name, an->module,
+					   td->nodes[callee].file, td->nodes[callee].line);
+		else
 			continue;
-		at = cp_view_child(out, at, CP_VK_CALLER, an->name, an->module,
-				   td->nodes[callee].file, td->nodes[callee].line);
 		add_values(out, at, incl, excl);
 		contrib_add(rec, at, x, 1);
 		callee = a;
@@ -177,8 +183,8 @@ void cp_view_bottom_up_rec(const struct cp_view *td, struct cp_view *out,
 	for (uint32_t i = 1; i < td->n; i++)
 		if (c.outer_of[i] == i) {
 			const struct cp_vnode *n = &td->nodes[i];
-			uint32_t top =
-			    cp_view_child(out, 0, CP_VK_PROCEDURE, n->name, n->module, NULL, 0);
+			uint32_t top = cp_view_child(out, 0, (enum cp_vkind)n->kind, n->name,
+						     n->module, NULL, 0);
 			add_values(out, top, cp_view_incl(td, i), acc + (size_t)i * nm);
 			contrib_add(rec, top, i, 1);
 		}
@@ -187,7 +193,8 @@ void cp_view_bottom_up_rec(const struct cp_view *td, struct cp_view *out,
 		if (c.outer_of[i] != i)
 			continue;
 		const struct cp_vnode *n = &td->nodes[i];
-		uint32_t top = cp_view_child(out, 0, CP_VK_PROCEDURE, n->name, n->module, NULL, 0);
+		uint32_t top =
+		    cp_view_child(out, 0, (enum cp_vkind)n->kind, n->name, n->module, NULL, 0);
 		if (lim && cp_view_incl(out, top)[lim->metric] < lim->min_incl)
 			continue;
 		add_chain(td, out, top, i, acc + (size_t)i * nm, levels, rec);

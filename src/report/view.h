@@ -24,6 +24,13 @@ enum cp_vkind {
 
 const char *cp_vkind_name(enum cp_vkind k);
 
+/* Names of the rows that hold costs without a place in the source: the statement of a
+ * frame's or loop's cost at addresses without line information, the file level of
+ * procedures without source (flat view), and the costs outside any procedure frame. */
+#define CP_VIEW_NO_LINE "<no line>"
+#define CP_VIEW_NO_SOURCE "<no source>"
+#define CP_VIEW_PARTIAL "<partial call paths>"
+
 struct cp_vnode {
 	uint32_t parent; /* UINT32_MAX for the root (node 0) */
 	uint32_t first_child, next_sibling, last_child;
@@ -89,10 +96,14 @@ struct cp_view_limits {
 	int max_depth;
 };
 
-/* Derived views of a top-down tree (out is initialized here). Recursion: a procedure's
- * inclusive value counts each sample once, however often it is on the sample's path.
- * lim may be NULL (everything). The flat view is load module > file > procedure > loop
- * (nested loops nested) > statement. */
+/* Derived views of a top-down tree (out is initialized here) whose own costs are on its
+ * leaves (a frame or loop with children has no cost of its own: profile.c puts it on a
+ * <no line> leaf). Recursion: a procedure's inclusive value counts each sample once,
+ * however often it is on the sample's path. lim may be NULL (everything). The flat view is
+ * load module > file (<no source> for code without lines) > procedure > loop (nested loops
+ * nested) > statement; costs outside any procedure frame are a top-level
+ * <partial call paths> row in both views. Each level's exclusive values add up to the
+ * total. */
 void cp_view_bottom_up(const struct cp_view *td, struct cp_view *out,
 		       const struct cp_view_limits *lim);
 void cp_view_flat(const struct cp_view *td, struct cp_view *out);

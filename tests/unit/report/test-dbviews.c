@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "report/profile.h"
 #include "report/render.h"
+#include "view-find.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -133,16 +134,6 @@ static void prof_open(struct cp_profile *p, double t0, double t1, int thread,
 	struct fix f;
 	fix_build(&f, t0, t1);
 	assert_int_equal(cp_profile_from_db(p, &f.db, "hand-made", thread, 0, derived, nd), 0);
-}
-
-static uint32_t child_named(const struct cp_view *v, uint32_t parent, const char *name)
-{
-	for (uint32_t c = v->nodes[parent].first_child; c != UINT32_MAX;
-	     c = v->nodes[c].next_sibling)
-		if (!strcmp(v->nodes[c].name, name))
-			return c;
-	fail_msg("no child %s below %s", name, v->nodes[parent].name);
-	return UINT32_MAX;
 }
 
 /* ---- top-down ---- */

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Property test: every view of `callpath report` conserves cost (report-conserve.py), on
+# every workload of tests/workloads in every variant (-O0, -O2, -O2 with frame pointers;
+# the C++ ones at -O2) and on stripped copies of some, with every option that chooses or combines values (--flatten,
+# --focus, --thread, --stat).
+. "$(dirname "$0")/lib.sh"
+
+CHECK=$(dirname "$0")/report-conserve.py
+[ -x "$CALLPATH" ] || fail "no callpath executable at $CALLPATH"
+
+# Shorter runs than the workloads' defaults where they take an argument: the property
+# holds for any run, a few hundred samples are enough.
+args_of() {
+	case $1 in
+	atfork) echo 20 ;;
+	callers) echo 30000 ;;
+	chain | loopinline) echo 500 ;;
+	dlopen) echo "$CP_WORKLOADS/libdlwork.so 60000000" ;;
+	forkmany) echo "20 32" ;;
+	recurse) echo "100 200" ;;
+	rawclone) echo 50 ;;
+	sigjump) echo 500 ;;
+	threads) echo 3 ;;
+	esac
+}
+
+# check_one NAME PROGRAM [ARGS...]: records and checks one run.
+check_one() {
+	local name=$1 dir=$WORK/m-$1
+	shift
+	"$CALLPATH" record -q -o "$dir" -- "$@" >"$WORK/record.out" 2>"$WORK/record.err"
+	ls "$dir"/*.thr >/dev/null 2>&1 || {
+		cat "$WORK/record.err" >&2
+		fail "record of $name wrote no measurement files"
+	}
+	out=$(python3 "$CHECK" "$CALLPATH" "$dir" 2>&1) || {
+		echo "$out" >&2
+		fail "$name: a view does not conserve cost"
+	}
+	note "$name: $out"
+	rm -rf "$dir"
+}
+
+cd "$WORK" || fail "no work directory"
+# Code without line information: stripped copies (a private structure cache, else the
+# cached structure of the unstripped file, same build-id, would bring the lines back).
+require_tool strip
+export XDG_CACHE_HOME=$WORK/cache
+for name in chain loopinline recurse; do
+	cp "$CP_WORKLOADS/$name.O2" "$WORK/$name.stripped" && strip "$WORK/$name.stripped" ||
+		fail "cannot strip $name.O2"
+	# shellcheck disable=SC2046 # the arguments are words
+	check_one "$name.stripped" "$WORK/$name.stripped" $(args_of "$name")
+done
+unset XDG_CACHE_HOME
+n=0
+for src in "$CP_SOURCE_DIR"/tests/workloads/*.c "$CP_SOURCE_DIR"/tests/workloads/*.cc; do
+	name=$(basename "${src%.*}")
+	case $name in lib*) continue ;; esac
+	variants="O0 O2 O2fp"
+	[ "${src##*.}" = cc ] && variants=O2
+	for v in $variants; do
+		prog=$CP_WORKLOADS/$name.$v
+		[ -x "$prog" ] || fail "workload $prog is not built"
+		# shellcheck disable=SC2046 # the arguments are words
+		check_one "$name.$v" "$prog" $(args_of "$name")
+		n=$((n + 1))
+	done
+done
+[ "$n" -ge 60 ] || fail "only $n workload variants checked"
+note "ok: $n workload variants"
