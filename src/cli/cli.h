@@ -17,6 +17,18 @@ int cmd_export(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_gprof(int argc, char **argv);
 
+/* Shared by record and probe (cmd-record.c). cli_record_event: one -e EVENT[@PERIOD],
+ * checked (perf events resolved) and added to o; cli_record_events_check: after the last
+ * one, whether the perf events fit the PMU together. Both print their errors (-1).
+ * cli_record_runtime: o->runtime = the runtime (cli_runtime_lib) in buf; -1 after saying
+ * why. cli_record_run: runs o (its runtime found here), prints the summary, analyzes;
+ * returns the exit status (the program's; 127 when it cannot run; CLI_EXIT_FAILURE). */
+struct cp_record_opts;
+int cli_record_event(const char *cmd, struct cp_record_opts *o, const char *spec);
+int cli_record_events_check(const char *cmd, struct cp_record_opts *o, int quiet);
+int cli_record_runtime(const char *cmd, struct cp_record_opts *o, char *buf, size_t size);
+int cli_record_run(struct cp_record_opts *o, int quiet, int no_analyze);
+
 /* Prints "callpath NAME: message" (message from cp_error_message() when fmt is NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status used for failures of callpath itself (not of the profiled program). */

@@ -1,15 +1,15 @@
 /* callpath gprof [-o FILE] [-d DIR] [--] PROGRAM [ARGS...]
  *
- * gprof without recompiling (docs/cmd-gprof.md): runs PROGRAM under `callpath probe` with
- * every function of the executable probed (exact call arcs: the call site of each probed
- * call -> the callee's entry) and CPU-time sampling (the PC histogram), then writes a
- * gmon.out that GNU gprof reads: `gprof PROGRAM gmon.out`, through the export module's
- * gmon writer (src/export/gmon.h). The arcs come from the measurement itself: each probed
- * call's PC node under the CALL node of its call site gives gprof's (frompc, selfpc). */
+ * gprof without recompiling (docs/cmd-gprof.md): runs PROGRAM with cp_record_run() (as
+ * `callpath probe` does) with every function of the executable probed (exact call arcs:
+ * the call site of each probed call -> the callee's entry) and CPU-time sampling (the PC
+ * histogram), then writes a gmon.out that GNU gprof reads: `gprof PROGRAM gmon.out`. The
+ * arcs and the histogram come from the measurement (cp_gmon_from_measurement in
+ * src/export/gmon.c). */
 #include "cli/cli.h"
 #include "base/error.h"
 #include "export/gmon.h"
-#include "format/measure-read.h"
+#include "record/record.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,14 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define GPROF_MAX_ARGS 64
-
-struct gprof_data {
-	struct cp_gmon gmon; /* histogram over the executable's text, arcs */
-	int started;
-	uint64_t period; /* cputime sampling period, ns */
-};
 
 static void gprof_usage(FILE *out)
 {
@@ -62,69 +54,6 @@ static int resolve_program(const char *prog, char *out)
 	return -1;
 }
 
-static int metric_index(const struct cp_mf_proc *p, const char *name)
-{
-	for (uint32_t i = 0; i < p->hdr.nmetrics; i++)
-		if (!strcmp(p->hdr.metrics[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-/* Arcs (a probed function's PC node under the node of its call site, both in the
- * executable) and histogram (cputime at PC nodes of the executable) of one image. */
-static void collect_image(struct gprof_data *g, const struct cp_mf_image *im, const char *exe)
-{
-	const struct cp_mf_proc *p = &im->proc;
-	long exe_idx = -1;
-	for (size_t i = 0; i < p->nmodules && exe_idx < 0; i++)
-		if (p->modules[i].path && !strcmp(p->modules[i].path, exe))
-			exe_idx = (long)i;
-	int calls = metric_index(p, "calls"), cpu = metric_index(p, "cputime");
-	if (exe_idx < 0 || calls < 0)
-		return;
-	const struct cp_mf_module_info *m = &p->modules[exe_idx];
-	if (!g->started) {
-		cp_gmon_init(&g->gmon, (m->text_lo - m->bias) & ~(uint64_t)3, m->text_hi - m->bias,
-			     4);
-		g->period = cpu >= 0 ? p->hdr.metrics[cpu].period : 0;
-		g->started = 1;
-	}
-	for (size_t t = 0; t < im->nthreads; t++) {
-		const struct cp_mf_thr *th = &im->threads[t];
-		uint32_t nm = th->hdr.nmetrics;
-		for (size_t i = 0; i < th->nnodes; i++) {
-			const struct cp_mf_rnode *n = &th->nodes[i];
-			if (n->kind != CP_MF_NODE_PC || n->module != m->id)
-				continue;
-			const uint64_t *v = th->values + i * nm;
-			if (cpu >= 0 && v[cpu])
-				cp_gmon_hist_add(&g->gmon, n->offset, (double)v[cpu] / 1e9);
-			if (!v[calls] || n->parent >= th->nnodes)
-				continue;
-			const struct cp_mf_rnode *site = &th->nodes[n->parent];
-			/* gprof's mcount drops arcs from outside the executable too */
-			if (site->kind == CP_MF_NODE_CALL && site->module == m->id)
-				cp_gmon_arc_add(&g->gmon, site->offset, n->offset, v[calls]);
-		}
-	}
-}
-
-static int write_gmon(const struct gprof_data *g, const char *path)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		cli_error("gprof", "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	uint32_t rate = g->period ? (uint32_t)(1000000000ull / g->period) : 1000;
-	int rc = cp_gmon_write(&g->gmon, rate ? rate : 1, f);
-	if (fclose(f) && !rc)
-		rc = cp_error(CP_EIO, "cannot write %s: %s", path, strerror(errno));
-	if (rc)
-		cli_error("gprof", NULL);
-	return rc ? -1 : 0;
-}
-
 static void remove_dir(const char *dir)
 {
 	char cmd[PATH_MAX + 16];
@@ -133,6 +62,50 @@ static void remove_dir(const char *dir)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd))
 		cli_error("gprof", "could not remove %s", dir);
+}
+
+/* The program's run: every function of the executable probed, CPU time sampled. */
+static int gprof_record(char **argv, const char *exe, const char *dir)
+{
+	char pattern[PATH_MAX + 8], runtime[PATH_MAX];
+	struct cp_record_opts o;
+	struct cp_record_result res;
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	snprintf(pattern, sizeof pattern, "%s:*", base);
+	cp_record_opts_init(&o);
+	o.name = "gprof";
+	o.argv = argv;
+	if (cli_record_runtime("gprof", &o, runtime, sizeof runtime))
+		return CLI_EXIT_FAILURE;
+	o.outdir = dir;
+	o.probes = pattern;
+	o.events[o.nevents++] = "cputime";
+	int rc = cp_record_run(&o, &res);
+	if (rc) {
+		cli_error("gprof", NULL);
+		return rc == CP_ECHILD ? 127 : CLI_EXIT_FAILURE;
+	}
+	if (res.signal)
+		fprintf(stderr, "callpath gprof: %s was killed by signal %d (%s)\n", argv[0],
+			res.signal, strsignal(res.signal));
+	return res.status;
+}
+
+/* The gmon.out from the measurement in dir; 0 or -1 (said). */
+static int gprof_write(const char *dir, const char *exe, const char *prog, const char *out)
+{
+	struct cp_gmon g;
+	uint32_t rate = 0;
+	int rc = cp_gmon_from_measurement(&g, dir, exe, &rate);
+	if (!rc)
+		rc = cp_gmon_write_file(&g, rate, out);
+	if (rc)
+		cli_error("gprof", NULL);
+	else
+		fprintf(stderr, "callpath gprof: wrote %s (%zu arcs); read it with: gprof %s %s\n",
+			out, g.narcs, prog, out);
+	cp_gmon_release(&g);
+	return rc ? -1 : 0;
 }
 
 int cmd_gprof(int argc, char **argv)
@@ -144,9 +117,8 @@ int cmd_gprof(int argc, char **argv)
 	    {0, 0, 0, 0},
 	};
 	const char *out = "gmon.out", *keep = NULL;
-	char exe[PATH_MAX], pattern[PATH_MAX + 8], tmp[] = "/tmp/callpath-gprof-XXXXXX";
-	char *pargv[GPROF_MAX_ARGS + 16];
-	int c, pargc = 0;
+	char exe[PATH_MAX], tmp[] = "/tmp/callpath-gprof-XXXXXX";
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:d:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -169,10 +141,6 @@ int cmd_gprof(int argc, char **argv)
 			  "no program given; usage: callpath gprof [--] PROGRAM [ARGS...]");
 		return CLI_EXIT_FAILURE;
 	}
-	if (argc - optind > GPROF_MAX_ARGS) {
-		cli_error("gprof", "too many program arguments");
-		return CLI_EXIT_FAILURE;
-	}
 	if (resolve_program(argv[optind], exe)) {
 		cli_error("gprof", "cannot run '%s': not found or not executable", argv[optind]);
 		return 127;
@@ -182,39 +150,9 @@ int cmd_gprof(int argc, char **argv)
 		cli_error("gprof", "cannot create a temporary directory: %s", strerror(errno));
 		return CLI_EXIT_FAILURE;
 	}
-	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	snprintf(pattern, sizeof pattern, "%s:*", base);
-	char *fixed[] = {"probe", "-q", "-o", (char *)dir, "-f", pattern, "-e", "cputime", "--"};
-	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-		pargv[pargc++] = fixed[i];
-	for (int i = optind; i < argc; i++)
-		pargv[pargc++] = argv[i];
-	pargv[pargc] = NULL;
-	const char *prog = argv[optind]; /* cmd_probe resets optind */
-	int status = cmd_probe(pargc, pargv);
-
-	struct cp_mf_dir d;
-	struct gprof_data g;
-	memset(&g, 0, sizeof g);
-	if (cp_mf_dir_open(&d, dir)) {
-		cli_error("gprof", NULL);
-		status = status ? status : CLI_EXIT_FAILURE;
-	} else {
-		for (size_t i = 0; i < d.nimages; i++)
-			collect_image(&g, &d.images[i], exe);
-		cp_mf_dir_release(&d);
-		if (!g.started) {
-			cli_error("gprof", "no profile of %s was recorded", exe);
-			status = status ? status : CLI_EXIT_FAILURE;
-		} else if (write_gmon(&g, out)) {
-			status = status ? status : CLI_EXIT_FAILURE;
-		} else {
-			fprintf(stderr,
-				"callpath gprof: wrote %s (%zu arcs); read it with: gprof %s %s\n",
-				out, g.gmon.narcs, prog, out);
-		}
-	}
-	cp_gmon_release(&g.gmon);
+	int status = gprof_record(argv + optind, exe, dir);
+	if (gprof_write(dir, exe, argv[optind], out) && !status)
+		status = CLI_EXIT_FAILURE;
 	if (!keep)
 		remove_dir(dir);
 	return status;

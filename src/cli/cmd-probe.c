@@ -1,12 +1,13 @@
 /* callpath probe -f PATTERN... [-e EVENT] [-o DIR] [-q] [--list] [--] PROGRAM [ARGS...]
  *
  * Entry/exit probes on the functions matching the patterns (docs/cmd-probe.md): the
- * patterns go to the runtime in CALLPATH_PROBES, which patches the matching functions of
- * every load module; the run itself is `callpath record`'s (same measurement directory,
- * same summary), with sampling only when -e is given. */
+ * patterns go to the runtime in CALLPATH_PROBES (cp_record_opts.probes), which patches the
+ * matching functions of every load module; the run is cp_record_run()'s, as for `callpath
+ * record` (same measurement directory, same summary), with sampling only when -e is given. */
 #include "cli/cli.h"
 #include "patch/patch.h"
 #include "patch/select.h"
+#include "record/record.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROBE_MAX_ARGS 64
 #define PROBE_MAX_PATTERNS 64
 
 struct list_ctx {
@@ -130,6 +130,28 @@ static void probe_usage(FILE *out)
 	    "Functions that cannot be patched safely are listed as notes in the profile.\n");
 }
 
+/* -f, --select, --filter: one more item of CALLPATH_PROBES ("PAT", "+PAT", "-PAT"). */
+static int probe_add_pattern(char *patterns, size_t cap, int kind, const char *pat,
+			     struct list_ctx *lc)
+{
+	if (!*pat || strchr(pat, ';') || strchr("+-", *pat) ||
+	    strlen(patterns) + strlen(pat) + 3 > cap) {
+		cli_error("probe",
+			  "bad pattern '%s' (empty, too long, contains ';' or starts with '+' "
+			  "or '-')",
+			  pat);
+		return -1;
+	}
+	if (*patterns)
+		strcat(patterns, ";");
+	if (kind != 'f')
+		strcat(patterns, kind == 'S' ? "+" : "-");
+	strcat(patterns, pat);
+	if (lc->npatterns < PROBE_MAX_PATTERNS)
+		lc->patterns[lc->npatterns++] = pat;
+	return 0;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -139,37 +161,20 @@ int cmd_probe(int argc, char **argv)
 	    {"list", no_argument, 0, 'l'},	     {"metric", required_argument, 0, 'm'},
 	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
 	};
-	char *rargv[PROBE_MAX_ARGS + 8];
-	char patterns[8192] = "";
-	int rargc = 0, nevents = 0, list = 0, c;
+	static char patterns[8192];
 	static struct list_ctx lc;
-	rargv[rargc++] = "record";
+	struct cp_record_opts o;
+	int list = 0, quiet = 0, c;
+	cp_record_opts_init(&o);
+	o.name = "probe";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+f:e:o:m:qlh", longopts, NULL)) != -1) {
-		if (rargc >= PROBE_MAX_ARGS) {
-			cli_error("probe", "too many options");
-			return CLI_EXIT_FAILURE;
-		}
 		switch (c) {
 		case 'f':
 		case 'S':
 		case 'F':
-			if (!*optarg || strchr(optarg, ';') || strchr("+-", *optarg) ||
-			    strlen(patterns) + strlen(optarg) + 3 > sizeof patterns) {
-				cli_error(
-				    "probe",
-				    "bad pattern '%s' (empty, too long, contains ';' or starts "
-				    "with '+' or '-')",
-				    optarg);
+			if (probe_add_pattern(patterns, sizeof patterns, c, optarg, &lc))
 				return CLI_EXIT_FAILURE;
-			}
-			if (*patterns)
-				strcat(patterns, ";");
-			if (c != 'f')
-				strcat(patterns, c == 'S' ? "+" : "-");
-			strcat(patterns, optarg);
-			if (lc.npatterns < PROBE_MAX_PATTERNS)
-				lc.patterns[lc.npatterns++] = optarg;
 			break;
 		case 'l':
 			list = 1;
@@ -179,19 +184,17 @@ int cmd_probe(int argc, char **argv)
 				cli_error("probe", "unknown metric '%s' (known: cputime)", optarg);
 				return CLI_EXIT_FAILURE;
 			}
-			setenv("CALLPATH_PROBE_METRICS", "cputime", 1);
+			o.probe_metrics = "cputime";
 			break;
 		case 'e':
-			rargv[rargc++] = "-e";
-			rargv[rargc++] = optarg;
-			nevents++;
+			if (cli_record_event("probe", &o, optarg))
+				return CLI_EXIT_FAILURE;
 			break;
 		case 'o':
-			rargv[rargc++] = "-o";
-			rargv[rargc++] = optarg;
+			o.outdir = optarg;
 			break;
 		case 'q':
-			rargv[rargc++] = "-q";
+			quiet = 1;
 			break;
 		case 'h':
 			probe_usage(stdout);
@@ -212,15 +215,9 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (list)
 		return probe_list(&lc, argv[optind]);
-	if (argc - optind > PROBE_MAX_ARGS) {
-		cli_error("probe", "too many program arguments");
+	if (cli_record_events_check("probe", &o, quiet))
 		return CLI_EXIT_FAILURE;
-	}
-	rargv[rargc++] = "--";
-	for (int i = optind; i < argc; i++)
-		rargv[rargc++] = argv[i];
-	rargv[rargc] = NULL;
-	setenv("CALLPATH_PROBES", patterns, 1);
-	setenv("CALLPATH_PROBE_ONLY", nevents ? "0" : "1", 1);
-	return cmd_record(rargc, rargv);
+	o.probes = patterns;
+	o.argv = argv + optind;
+	return cli_record_run(&o, quiet, 0);
 }

@@ -1,10 +1,12 @@
-/* gmon.out writer (gmon.h) and the export of a profile database's executable to it. */
+/* gmon.out writer (gmon.h), the export of a profile database's executable to it, and its
+ * collection from a probed measurement directory (callpath gprof). */
 #include "export/gmon.h"
 #include "export/export-impl.h"
 #include "export/export.h"
 
 #include "base/error.h"
 #include "base/xalloc.h"
+#include "format/measure-read.h"
 
 #include <errno.h>
 #include <math.h>
@@ -225,5 +227,83 @@ int cp_export_gmon(const struct cp_db *db, const struct cp_export_options *o, FI
 		max_rate = 1;
 	rc = cp_gmon_write(&g, max_rate, out);
 	cp_gmon_release(&g);
+	return rc;
+}
+
+static int mf_metric_index(const struct cp_mf_proc *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->hdr.nmetrics; i++)
+		if (!strcmp(p->hdr.metrics[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static void collect_thread(struct cp_gmon *g, const struct cp_mf_thr *th, uint32_t module,
+			   int calls, int cpu)
+{
+	uint32_t nm = th->hdr.nmetrics;
+	for (size_t i = 0; i < th->nnodes; i++) {
+		const struct cp_mf_rnode *n = &th->nodes[i];
+		if (n->kind != CP_MF_NODE_PC || n->module != module)
+			continue;
+		const uint64_t *v = th->values + i * nm;
+		if (cpu >= 0 && v[cpu])
+			cp_gmon_hist_add(g, n->offset, (double)v[cpu] / 1e9);
+		if (!v[calls] || n->parent >= th->nnodes)
+			continue;
+		const struct cp_mf_rnode *site = &th->nodes[n->parent];
+		if (site->kind == CP_MF_NODE_CALL && site->module == module)
+			cp_gmon_arc_add(g, site->offset, n->offset, v[calls]);
+	}
+}
+
+/* Arcs and histogram of one process image; the first one that ran exe sets the range. */
+static void collect_image(struct cp_gmon *g, int *started, uint64_t *period,
+			  const struct cp_mf_image *im, const char *exe)
+{
+	const struct cp_mf_proc *p = &im->proc;
+	const struct cp_mf_module_info *m = NULL;
+	for (size_t i = 0; i < p->nmodules && !m; i++)
+		if (p->modules[i].path && !strcmp(p->modules[i].path, exe))
+			m = &p->modules[i];
+	int calls = mf_metric_index(p, "calls"), cpu = mf_metric_index(p, "cputime");
+	if (!m || calls < 0)
+		return;
+	if (!*started) {
+		cp_gmon_init(g, (m->text_lo - m->bias) & ~(uint64_t)3, m->text_hi - m->bias, 4);
+		*period = cpu >= 0 ? p->hdr.metrics[cpu].period : 0;
+		*started = 1;
+	}
+	for (size_t t = 0; t < im->nthreads; t++)
+		collect_thread(g, &im->threads[t], m->id, calls, cpu);
+}
+
+int cp_gmon_from_measurement(struct cp_gmon *g, const char *dir, const char *exe, uint32_t *rate)
+{
+	struct cp_mf_dir d;
+	int started = 0;
+	uint64_t period = 0;
+	memset(g, 0, sizeof(*g));
+	int rc = cp_mf_dir_open(&d, dir);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < d.nimages; i++)
+		collect_image(g, &started, &period, &d.images[i], exe);
+	cp_mf_dir_release(&d);
+	if (!started)
+		return cp_error(CP_ENOENT, "no profile of %s was recorded", exe);
+	uint32_t hz = period ? (uint32_t)(1000000000ull / period) : 1000;
+	*rate = hz ? hz : 1;
+	return 0;
+}
+
+int cp_gmon_write_file(const struct cp_gmon *g, uint32_t max_rate, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return cp_error(CP_EIO, "cannot write %s: %s", path, strerror(errno));
+	int rc = cp_gmon_write(g, max_rate, f);
+	if (fclose(f) && !rc)
+		rc = cp_error(CP_EIO, "cannot write %s: %s", path, strerror(errno));
 	return rc;
 }

@@ -47,4 +47,14 @@ uint32_t cp_gmon_rate(const struct cp_gmon *g, uint32_t max_rate);
  * (max_rate 0 = 1000000 Hz), then the arcs sorted. 0 or CP_EIO with cp_error() set. */
 int cp_gmon_write(const struct cp_gmon *g, uint32_t max_rate, FILE *out);
 
+/* callpath gprof: g (initialized here; release it in any case) from the measurement
+ * directory dir of a run with entry probes on the functions of the executable exe (its
+ * real path; metric "calls") and "cputime" sampling. Arcs: each probed call's PC node under
+ * the CALL node of its call site, both in exe (gprof's mcount drops arcs from outside the
+ * executable too); histogram: cputime at exe's PC nodes. *rate: the sampling rate in Hz for
+ * cp_gmon_write. 0, CP_ENOENT when dir holds no profile of exe, or the reader's error. */
+int cp_gmon_from_measurement(struct cp_gmon *g, const char *dir, const char *exe, uint32_t *rate);
+/* cp_gmon_write to the file path. 0 or CP_EIO with cp_error() set. */
+int cp_gmon_write_file(const struct cp_gmon *g, uint32_t max_rate, const char *path);
+
 #endif
