@@ -1,0 +1,46 @@
+/* Burns CPU in burn() until a signal ends it (tests/e2e/record-signals.sh). Creates the file
+ * argv[1] once running, so the test signals a program that is surely there. With argv[2]
+ * "catch", SIGUSR1 and SIGUSR2 are caught: it prints "caught N" and exits 0. It gives up
+ * after about 60 s (exit 3): no signal came. */
+#include "common.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile uint64_t workload_sink;
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+NOINLINE void burn(void)
+{
+	workload_sink += spin(10000000, workload_sink);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[2], "catch")) {
+		signal(SIGUSR1, on_signal);
+		signal(SIGUSR2, on_signal);
+	}
+	if (argc > 1) {
+		int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	time_t end = time(NULL) + 60;
+	while (!caught && time(NULL) < end)
+		burn();
+	if (caught) {
+		printf("caught %d\n", (int)caught);
+		return 0;
+	}
+	printf("no signal came\n");
+	return 3;
+}
