@@ -194,6 +194,30 @@ static void summary_build(struct cp_profile *p, const char *name)
 			s->metrics[m].samples = db->metrics[m].samples;
 }
 
+/* What the summary tells of each measured metric: its total and, for probes, how many
+ * procedures it was measured in. */
+static void summary_totals(struct cp_profile *p)
+{
+	const struct cp_db *db = &p->db;
+	uint8_t *seen = xcalloc(db->nprocs + 1, 1);
+	for (size_t m = 0; m < p->sum.nraw && m < p->td.nmetrics; m++) {
+		struct cp_metric_desc *md = &p->sum.metrics[m];
+		md->total = cp_view_incl(&p->td, 0)[m];
+		if (md->source != CP_MF_SRC_PROBE)
+			continue;
+		memset(seen, 0, db->nprocs + 1);
+		for (uint32_t i = 0; i < db->nscopes && i < p->td.n; i++) {
+			const struct cp_db_scope *sc = &db->scopes[i];
+			if (sc->kind != CP_DBK_PROC || sc->proc >= db->nprocs || seen[sc->proc] ||
+			    !(cp_view_excl(&p->td, i)[m] > 0))
+				continue;
+			seen[sc->proc] = 1;
+			md->nprocs++;
+		}
+	}
+	free(seen);
+}
+
 int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name, int thread,
 		       int pid, const char *const *derived, size_t nderived)
 {
@@ -236,6 +260,7 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 			td_add_profile(p, &p->td, i);
 	cp_view_sum_inclusive(&p->td);
 	cp_profile_eval_derived(p, &p->td);
+	summary_totals(p);
 	return 0;
 }
 

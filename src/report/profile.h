@@ -19,6 +19,8 @@ struct cp_metric_desc {
 	uint32_t source, mechanism;
 	uint64_t period;
 	uint64_t samples; /* over the selected threads */
+	double total;	  /* over the selected threads: the root's inclusive value */
+	size_t nprocs;	  /* probe metrics: procedures holding an exclusive value (called) */
 };
 
 struct cp_summary {

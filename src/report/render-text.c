@@ -69,11 +69,31 @@ double cp_summary_complete_pct(const struct cp_summary *s)
 	return all ? 100.0 * (double)s->unwind_complete / (double)all : 100.0;
 }
 
+/* Entry/exit probes count and time every call: no samples, no unwinds to speak of. */
+static void summary_probe_metric(const struct cp_metric_desc *md, FILE *out)
+{
+	fprintf(out, "metric %s (%s): ", md->name, md->unit);
+	if (!strcmp(md->unit, "ns") && md->total < 1e6)
+		fprintf(out, "%.1f us in the probed functions", md->total / 1e3);
+	else if (!strcmp(md->unit, "ns") && md->total < 1e9)
+		fprintf(out, "%.3f ms in the probed functions", md->total / 1e6);
+	else if (!strcmp(md->unit, "ns"))
+		fprintf(out, "%.3f s in the probed functions", md->total / 1e9);
+	else
+		fprintf(out, "%.0f %s", md->total, md->unit);
+	fprintf(out, ", %zu function%s called [entry/exit probes]\n", md->nprocs,
+		md->nprocs == 1 ? "" : "s");
+}
+
 static void summary_metric(const struct cp_summary *s, size_t m, FILE *out)
 {
 	const struct cp_metric_desc *md = &s->metrics[m];
 	if (md->formula) {
 		fprintf(out, "metric %s = %s (derived)\n", md->name, md->formula);
+		return;
+	}
+	if (md->source == CP_MF_SRC_PROBE) {
+		summary_probe_metric(md, out);
 		return;
 	}
 	fprintf(out, "metric %s (%s): %llu samples", md->name, md->unit,
@@ -97,6 +117,22 @@ static const char *note_body(const char *note)
 	return note;
 }
 
+/* The probe module's count of probed and refused functions (runtime/probe/install.c),
+ * shown as the "probes:" line rather than as a note. */
+static int is_probes_note(const char *note)
+{
+	return !strncmp(note_body(note), "probes: ", 8);
+}
+
+static void summary_probes(const struct cp_summary *s, FILE *out)
+{
+	for (size_t i = 0; i < s->nnotes; i++)
+		if (is_probes_note(s->notes[i])) {
+			fprintf(out, "probes:      %s\n", note_body(s->notes[i]) + 8);
+			return;
+		}
+}
+
 /* The runtime's notes, each text once with the number of processes that gave it. */
 static void summary_notes(const struct cp_summary *s, FILE *out)
 {
@@ -105,6 +141,8 @@ static void summary_notes(const struct cp_summary *s, FILE *out)
 	for (size_t i = 0; i < s->nnotes; i++) {
 		const char *body = note_body(s->notes[i]);
 		size_t first = 0, count = 0;
+		if (is_probes_note(s->notes[i]))
+			continue;
 		while (first < i && strcmp(note_body(s->notes[first]), body))
 			first++;
 		if (first < i)
@@ -127,6 +165,23 @@ static void summary_notes(const struct cp_summary *s, FILE *out)
 			hidden);
 }
 
+/* Nothing sampled (probes only): no unwind statistics to give. */
+static void summary_unwind(const struct cp_summary *s, FILE *out)
+{
+	uint64_t all = s->unwind_complete + s->unwind_partial + s->unwind_failed;
+	int sampled = 0;
+	for (size_t m = 0; m < s->nraw; m++)
+		sampled |= s->metrics[m].source != CP_MF_SRC_PROBE;
+	if (!all && !sampled)
+		return;
+	fprintf(out, "unwind:      %.2f%% complete (%llu complete, %llu partial, %llu failed)",
+		cp_summary_complete_pct(s), (unsigned long long)s->unwind_complete,
+		(unsigned long long)s->unwind_partial, (unsigned long long)s->unwind_failed);
+	if (all)
+		fprintf(out, ", %.1f frames per sample", (double)s->frames / (double)all);
+	fputc('\n', out);
+}
+
 void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 {
 	fprintf(out, "measurement: %s\n", s->dir);
@@ -142,15 +197,10 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 	if (s->duration_s > 0)
 		fprintf(out, "   duration: %.2f s", s->duration_s);
 	fputc('\n', out);
+	summary_probes(s, out);
 	for (size_t m = 0; m < s->nmetrics; m++)
 		summary_metric(s, m, out);
-	fprintf(out, "unwind:      %.2f%% complete (%llu complete, %llu partial, %llu failed)",
-		cp_summary_complete_pct(s), (unsigned long long)s->unwind_complete,
-		(unsigned long long)s->unwind_partial, (unsigned long long)s->unwind_failed);
-	uint64_t all = s->unwind_complete + s->unwind_partial + s->unwind_failed;
-	if (all)
-		fprintf(out, ", %.1f frames per sample", (double)s->frames / (double)all);
-	fputc('\n', out);
+	summary_unwind(s, out);
 	summary_notes(s, out);
 	for (size_t i = 0; i < s->nwarnings; i++)
 		fprintf(out, "warning: %s\n", s->warnings[i]);

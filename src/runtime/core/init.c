@@ -208,6 +208,7 @@ void cp_rt_fini(int crashed_sig)
 		notes_at_exit();
 		cp_sync_notes();
 		cp_perf_notes();
+		cp_probe_notes();
 	}
 	if (locked)
 		pthread_mutex_unlock(&cp_rt.threads_lock);

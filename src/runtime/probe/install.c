@@ -285,3 +285,18 @@ CP_EXPORT int callpath_probe_remove(const char *pattern)
 	pthread_mutex_unlock(&probe_lock);
 	return n;
 }
+
+void cp_probe_notes(void)
+{
+	if (!cp_probe_g.enabled)
+		return;
+	uint32_t refused = 0;
+	for (int i = 0; i < CP_PATCH_NSTATUS; i++)
+		refused += cp_probe_g.refused[i];
+	const char *why = refused		? " (the notes say why)"
+			  : !cp_probe_g.nprobes ? ": no function matches the patterns here"
+						: "";
+	/* the report's summary shows this line as its "probes:" line (render-text.c) */
+	cp_rt_note("probes: %u function%s probed, %u refused%s", cp_probe_g.nprobes,
+		   cp_probe_g.nprobes == 1 ? "" : "s", refused, why);
+}

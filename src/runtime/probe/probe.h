@@ -56,6 +56,9 @@ int cp_probe_enabled(void);
 /* After the module registry is synchronised (init, dlopen): patches the matching
  * functions of modules not seen before. concurrent: other threads may run. Not AS-safe. */
 void cp_probe_sync(int concurrent);
+/* At exit: a note with the number of functions probed and refused (the refusals have a
+ * note each, with the reason). Not AS-safe. */
+void cp_probe_notes(void);
 /* Fork child: the forking thread's shadow stack survives its new thread state (its
  * frames still return through cp_probe_return) but names nodes of the parent's CCT, so
  * it records nothing. Called before the thread state is dropped / after the new one. */
