@@ -41,7 +41,9 @@ static const char usage_text[] =
     "                         all loops and statements of all procedures as peers)\n"
     "  --hot-path[=PCT]       expand only the hot path: the child keeping >= PCT% (default 50)\n"
     "                         of its parent's inclusive value\n"
-    "  --thread TIDX|PID:TIDX|all   one thread (by index), or all (default)\n"
+    "  --thread TIDX|PID:TIDX|PID:all|all   one thread (by index), the threads of one\n"
+    "                         process, or all (default)\n"
+    "  --rank R               the threads of MPI rank R's program (mpirun ... callpath record)\n"
     "  --format text|csv|json output format (default text; json: docs/report-json.md)\n"
     "  --ascii                draw the tree with ASCII characters\n"
     "  --no-summary           omit the run summary above the text view\n"
@@ -74,6 +76,10 @@ static int parse_thread(const char *arg, struct cp_report_options *o)
 		if (end != colon || o->thread_pid <= 0)
 			return -1;
 		arg = colon + 1;
+		if (!strcmp(arg, "all")) {
+			o->thread = CP_REPORT_ALL_THREADS;
+			return 0;
+		}
 	}
 	long t = strtol(arg, &end, 10);
 	if (*end || end == arg || t < 0 || t > 1000000)
@@ -96,7 +102,8 @@ enum {
 	OPT_STAT,
 	OPT_FLATTEN,
 	OPT_HOT_PATH,
-	OPT_LIVE
+	OPT_LIVE,
+	OPT_RANK
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +114,7 @@ static const struct option long_opts[] = {
     {"depth", required_argument, 0, OPT_DEPTH},
     {"focus", required_argument, 0, OPT_FOCUS},
     {"thread", required_argument, 0, OPT_THREAD},
+    {"rank", required_argument, 0, OPT_RANK},
     {"format", required_argument, 0, OPT_FORMAT},
     {"ascii", no_argument, 0, OPT_ASCII},
     {"no-summary", no_argument, 0, OPT_NO_SUMMARY},
@@ -238,6 +246,10 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 		break;
 	case OPT_THREAD:
 		bad = parse_thread(arg, o);
+		break;
+	case OPT_RANK:
+		o->rank = (int)strtol(arg, &end, 10);
+		bad = *end || end == arg || o->rank < 0;
 		break;
 	case OPT_ASCII:
 		o->ascii = 1;

@@ -140,6 +140,27 @@ void cp_profile_eval_derived(const struct cp_profile *p, struct cp_view *v)
 	}
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* MPI ranks: the distinct ranks of the profiles. */
+static size_t count_ranks(const struct cp_db *db)
+{
+	int *r = xmalloc((db->nprofiles + 1) * sizeof(*r));
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < db->nprofiles; i++)
+		if (db->profiles[i].rank >= 0)
+			r[k++] = db->profiles[i].rank;
+	qsort(r, k, sizeof(*r), int_cmp);
+	for (size_t i = 0; i < k; i++)
+		n += !i || r[i] != r[i - 1];
+	free(r);
+	return n;
+}
+
 static void summary_build(struct cp_profile *p, const char *name)
 {
 	const struct cp_db *db = &p->db;
@@ -149,6 +170,7 @@ static void summary_build(struct cp_profile *p, const char *name)
 	s->command = db_str(p, db->run.command ? db->run.command : "");
 	s->host = db_str(p, db->run.host);
 	s->nprocs = db->run.nprocs;
+	s->nranks = count_ranks(db);
 	s->nforked = db->run.nforked;
 	s->nexeced = db->run.nexeced;
 	s->duration_s = db->run.duration_s;
@@ -194,6 +216,17 @@ static void summary_build(struct cp_profile *p, const char *name)
 			s->metrics[m].samples = db->metrics[m].samples;
 }
 
+/* The pid of MPI rank `rank`'s program (not a fork child, not exec'd), or 0. */
+static int rank_pid(const struct cp_db *db, int rank)
+{
+	for (size_t i = 0; i < db->nprofiles; i++) {
+		const struct cp_db_profile *pr = &db->profiles[i];
+		if (pr->rank == rank && !(pr->flags & (CP_DB_PROF_FORK_CHILD | CP_DB_PROF_EXECED)))
+			return pr->pid;
+	}
+	return 0;
+}
+
 /* What the summary tells of each measured metric: its total and, for probes, how many
  * procedures it was measured in. */
 static void summary_totals(struct cp_profile *p)
@@ -234,14 +267,19 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 		return rc;
 	if (!p->db.finished && (rc = cp_db_finish(&p->db)) < 0)
 		return rc;
+	int rank = pid < 0 ? -2 - pid : -1;
+	if (rank >= 0 && !(pid = rank_pid(&p->db, rank)))
+		return cp_error(CP_ENOENT, "--rank: no MPI rank %d in %s", rank, name);
 	p->selected = xcalloc(p->db.nprofiles + 1, 1);
 	size_t nsel = 0;
 	for (size_t i = 0; i < p->db.nprofiles; i++) {
 		const struct cp_db_profile *pr = &p->db.profiles[i];
 		p->selected[i] =
-		    thread < 0 || ((int)pr->tidx == thread && (!pid || pr->pid == pid));
+		    (thread < 0 || (int)pr->tidx == thread) && (!pid || pr->pid == pid);
 		nsel += p->selected[i];
 	}
+	if (!nsel && thread < 0 && pid)
+		return cp_error(CP_ENOENT, "--thread: no process %d in %s", pid, name);
 	if (!nsel && thread >= 0)
 		return cp_error(CP_ENOENT, "--thread: no thread %d%s in %s (it has %zu threads)",
 				thread, pid ? " in that process" : "", name, p->db.nprofiles);

@@ -28,6 +28,7 @@ struct cp_summary {
 	const char *command; /* the first process image's command line */
 	const char *host;
 	size_t nprocs, nthreads, nthreads_total;
+	size_t nranks;	       /* MPI ranks measured (0 without MPI) */
 	size_t nforked;	       /* process images that began as fork children */
 	size_t nexeced;	       /* process images started by a followed exec (gen > 0) */
 	size_t nmetrics, nraw; /* every metric of the database; the measured ones come first */
@@ -56,10 +57,13 @@ struct cp_profile {
 };
 
 #define CP_PROFILE_ALL_THREADS (-1)
+/* As the pid of a selection: the program of MPI rank r (the process the launcher started). */
+#define CP_PROFILE_RANK(r) (-2 - (r))
 
 /* Takes over the finished database *db (which is left empty) and builds the profile of the
  * threads with tidx == thread (every thread when CP_PROFILE_ALL_THREADS) of the process pid
- * (every process when 0). derived: "NAME=FORMULA" metrics to add first (nderived of them).
+ * (every process when 0; every thread of it with CP_PROFILE_ALL_THREADS; pid may be
+ * CP_PROFILE_RANK(r)). derived: "NAME=FORMULA" metrics to add first (nderived of them).
  * name: what the summary calls the profile (its path). 0 or a negative CP_E* code. */
 int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name, int thread,
 		       int pid, const char *const *derived, size_t nderived);

@@ -187,6 +187,8 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 	fprintf(out, "measurement: %s\n", s->dir);
 	fprintf(out, "command:     %s\n", s->command);
 	fprintf(out, "processes:   %zu", s->nprocs);
+	if (s->nranks)
+		fprintf(out, " (%zu MPI rank%s)", s->nranks, s->nranks == 1 ? "" : "s");
 	if (s->nforked || s->nexeced)
 		fprintf(out, " (%zu fork children, %zu exec'd images)", s->nforked, s->nexeced);
 	fprintf(out, "   threads: %zu", s->nthreads);

@@ -16,6 +16,7 @@ void cp_report_options_init(struct cp_report_options *o)
 	memset(o, 0, sizeof *o);
 	o->threshold = -1;
 	o->thread = CP_REPORT_ALL_THREADS;
+	o->rank = -1;
 	o->summary = 1;
 	o->hot_path = -1;
 	o->stat = CP_DB_STAT_SUM;
@@ -152,8 +153,8 @@ int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out
 	struct cp_profile p;
 	const char *specs[CP_REPORT_MAX_METRICS];
 	size_t nspecs = derived_specs(o, specs);
-	int rc = cp_profile_load(&p, path, o->thread, o->thread_pid, specs, nspecs, o->progress,
-				 o->no_write);
+	int pid = o->rank >= 0 ? CP_PROFILE_RANK(o->rank) : o->thread_pid;
+	int rc = cp_profile_load(&p, path, o->thread, pid, specs, nspecs, o->progress, o->no_write);
 	if (!rc)
 		rc = cp_report_profile(&p, o, out);
 	cp_profile_release(&p);
@@ -264,6 +265,9 @@ int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 		print_hot_procedures(&p, out, top_n > 0 ? (size_t)top_n / 2 : 5);
 		print_imbalance(&p, &r, out, top_n > 0 ? (size_t)top_n / 2 : 5);
 		fprintf(out, "(more: callpath report %s --view top-down|bottom-up|flat)\n", dir);
+		if (p.sum.nranks > 1)
+			fprintf(out, "(one MPI rank: callpath report %s --rank 0..%zu)\n", dir,
+				p.sum.nranks - 1);
 	}
 	cp_render_release(&r);
 	cp_profile_release(&p);

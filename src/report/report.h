@@ -44,7 +44,9 @@ struct cp_report_options {
 	double hot_path;   /* >= 0: expand only the hot path (child keeps >= this % of its
 			    * parent's inclusive value); < 0: off */
 	int thread;	   /* tidx, or CP_REPORT_ALL_THREADS (summed) */
-	int thread_pid;	   /* with thread >= 0: only this pid (0 = every process) */
+	int thread_pid;	   /* only this pid (0 = every process); every thread of it when
+			    * thread is CP_REPORT_ALL_THREADS */
+	int rank;	   /* MPI rank: only its program's threads; -1 = every rank */
 	enum cp_report_format format;
 	int summary;	/* print the summary header (text) */
 	int ascii;	/* draw the tree with ASCII instead of box-drawing characters */

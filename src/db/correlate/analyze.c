@@ -334,6 +334,18 @@ static void pass_structure(struct analysis *a, size_t nmods)
 	}
 }
 
+/* The MPI rank of a process image (CALLPATH_RANK in its ENV record), or -1. */
+static int image_rank(const struct cp_mf_proc *p)
+{
+	for (size_t i = 0; i < p->nenv; i++)
+		if (!strncmp(p->env[i], "CALLPATH_RANK=", 14)) {
+			char *end;
+			long r = strtol(p->env[i] + 14, &end, 10);
+			return *end || end == p->env[i] + 14 || r < 0 || r > 1 << 30 ? -1 : (int)r;
+		}
+	return -1;
+}
+
 /* Pass 2: one profile per thread file, correlated. */
 static int pass_correlate(struct analysis *a, const uint32_t *dbmetric)
 {
@@ -357,6 +369,7 @@ static int pass_correlate(struct analysis *a, const uint32_t *dbmetric)
 			pflags |= CP_DB_PROF_CRASHED;
 		else if (!(p.hdr.h.flags & CP_MF_FINISHED))
 			pflags |= CP_DB_PROF_UNFINISHED;
+		int rank = image_rank(&p);
 		for (size_t j = 0; j < a->list.images[i].nthreads && !rc; j++) {
 			struct cp_mf_thr t;
 			rc = cp_mf_list_thread(&a->list, i, j, &p, &t);
@@ -370,7 +383,7 @@ static int pass_correlate(struct analysis *a, const uint32_t *dbmetric)
 			pr.tid = th->tid;
 			pr.gen = th->gen;
 			pr.tidx = th->tidx;
-			pr.rank = -1;
+			pr.rank = rank;
 			pr.host = p.hdr.hostname;
 			pr.thread_name = th->name;
 			pr.command = cmd;

@@ -4,6 +4,7 @@
 #include "runtime/unwind/modules.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,6 +137,15 @@ void cp_proc_write_cmdline(void)
 	char env[512];
 	int len = snprintf(env, sizeof env, "CALLPATH_SIGNAL=%d%cCALLPATH_FOLLOW_EXEC=%d",
 			   cp_rt.signo, 0, cp_rt.follow_exec);
+	/* Under an MPI launcher: the rank, for the report's per-rank view (Open MPI, Hydra,
+	 * PMIx). Analyze reads it back (db profile.rank). */
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	rank = rank ? rank : getenv("PMI_RANK");
+	rank = rank ? rank : getenv("PMIX_RANK");
+	if (rank && strlen(rank) < 16)
+		len += snprintf(env + len + 1, sizeof env - (size_t)len - 1, "CALLPATH_RANK=%s",
+				rank) +
+		       1;
 	cp_proc_record(CP_MF_REC_ENV, env, (uint32_t)len + 1);
 }
 
