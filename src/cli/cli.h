@@ -29,6 +29,14 @@ int cli_record_events_check(const char *cmd, struct cp_record_opts *o, int quiet
 int cli_record_runtime(const char *cmd, struct cp_record_opts *o, char *buf, size_t size);
 int cli_record_run(struct cp_record_opts *o, int quiet, int no_analyze);
 
+/* getopt_long for every command (optind = 1 before the first call): returns the option,
+ * -1 at the end, or '?' for an unknown option or a missing value, said already as
+ * "callpath CMD: unknown option ..." / "... needs a value". shortopts may start with '+'
+ * (stop at the first operand: the program of record, probe, gprof). */
+struct option;
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 /* Prints "callpath NAME: message" (message from cp_error_message() when fmt is NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit status used for failures of callpath itself (not of the profiled program). */

@@ -7,6 +7,7 @@
 #include "base/xalloc.h"
 #include "db/analyze.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,60 +38,81 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int cmd_analyze(int argc, char **argv)
+/* -j N: threads from 1 to 64. */
+static int parse_jobs(const char *val, int *jobs)
 {
-	const char *dir = NULL, *out = NULL;
-	int quiet = 0, jobs = 0;
-	const char **derived = xcalloc((size_t)argc + 1, sizeof(*derived));
-	size_t nderived = 0;
-	int status = CLI_EXIT_FAILURE;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+	char *end;
+	long n = strtol(val, &end, 10);
+	if (*end || end == val || n < 1 || n > 64) {
+		cli_error("analyze", "-j takes a number of threads from 1 to 64, not '%s'", val);
+		return -1;
+	}
+	*jobs = (int)n;
+	return 0;
+}
+
+struct analyze_args {
+	const char *dir, *out;
+	int quiet, jobs;
+	const char **derived; /* --metric NAME=FORMULA items */
+	size_t nderived;
+};
+
+/* 0, 1 after --help, -1 after an error (said). */
+static int parse_args(int argc, char **argv, struct analyze_args *a)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, 0, 'o'}, {"metric", required_argument, 0, 'm'},
+	    {"jobs", required_argument, 0, 'j'},   {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0},
+	};
+	int c;
+	optind = 1;
+	while ((c = cli_getopt("analyze", argc, argv, "o:j:qh", longopts)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'm':
+			a->derived[a->nderived++] = optarg;
+			break;
+		case 'j':
+			if (parse_jobs(optarg, &a->jobs))
+				return -1;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
 			usage(stdout);
-			status = 0;
-			goto done;
-		}
-		int takes = !strcmp(arg, "-o") || !strcmp(arg, "-j") || !strcmp(arg, "--metric");
-		if (takes && !val) {
-			cli_error("analyze", "option %s needs a value", arg);
-			goto done;
-		}
-		if (!strcmp(arg, "-o")) {
-			out = val;
-			i++;
-		} else if (!strcmp(arg, "--metric")) {
-			derived[nderived++] = val;
-			i++;
-		} else if (!strncmp(arg, "--metric=", 9)) {
-			derived[nderived++] = arg + 9;
-		} else if (!strcmp(arg, "-j")) {
-			char *end;
-			long n = strtol(val, &end, 10);
-			if (*end || end == val || n < 1 || n > 64) {
-				cli_error("analyze",
-					  "-j takes a number of threads from 1 to 64, not '%s'",
-					  val);
-				goto done;
-			}
-			jobs = (int)n;
-			i++;
-		} else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-			quiet = 1;
-		} else if (arg[0] == '-' && arg[1]) {
-			cli_error("analyze", "unknown option %s (see callpath analyze --help)",
-				  arg);
-			goto done;
-		} else if (dir) {
-			cli_error("analyze", "one measurement directory only (got %s and %s)", dir,
-				  arg);
-			goto done;
-		} else {
-			dir = arg;
+			return 1;
+		default: /* said by cli_getopt */
+			return -1;
 		}
 	}
-	if (!dir) {
+	if (argc - optind > 1) {
+		cli_error("analyze", "one measurement directory only (got %s and %s)", argv[optind],
+			  argv[optind + 1]);
+		return -1;
+	}
+	if (optind == argc) {
 		usage(stderr);
+		return -1;
+	}
+	a->dir = argv[optind];
+	return 0;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct analyze_args a = {0};
+	a.derived = xcalloc((size_t)argc + 1, sizeof(*a.derived));
+	int status = CLI_EXIT_FAILURE;
+	int rc = parse_args(argc, argv, &a);
+	const char *dir = a.dir, *out = a.out;
+	int quiet = a.quiet;
+	if (rc) {
+		status = rc > 0 ? 0 : CLI_EXIT_FAILURE;
 		goto done;
 	}
 	struct stat st;
@@ -107,13 +129,13 @@ int cmd_analyze(int argc, char **argv)
 	}
 	struct cp_analyze_options o;
 	cp_analyze_options_init(&o);
-	o.jobs = jobs;
+	o.jobs = a.jobs;
 	o.progress = quiet ? NULL : stderr;
-	o.derived = derived;
-	o.nderived = nderived;
+	o.derived = a.derived;
+	o.nderived = a.nderived;
 	double t0 = now_s();
 	struct cp_db db;
-	int rc = cp_analyze_dir(dir, &o, &db);
+	rc = cp_analyze_dir(dir, &o, &db);
 	if (rc) {
 		cli_error("analyze", NULL);
 		goto done;
@@ -142,6 +164,6 @@ int cmd_analyze(int argc, char **argv)
 	strbuf_release(&path);
 	cp_db_release(&db);
 done:
-	free(derived);
+	free(a.derived);
 	return status;
 }

@@ -5,6 +5,7 @@
 #include "db/analyze.h"
 #include "export/export.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,45 +29,9 @@ static void usage(FILE *out)
 	    "Views as CSV or JSON: callpath report --format csv|json.\n");
 }
 
-int cmd_export(int argc, char **argv)
+/* Writes the profile path in format to out (NULL: the format's default file). */
+static int export_run(const char *path, const char *format, const char *out, const char *metric)
 {
-	const char *path = NULL, *format = NULL, *out = NULL, *metric = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		int takes = !strcmp(arg, "-o") || !strcmp(arg, "-f") || !strcmp(arg, "--format") ||
-			    !strcmp(arg, "--metric");
-		if (takes && !val) {
-			cli_error("export", "option %s needs a value", arg);
-			return CLI_EXIT_FAILURE;
-		}
-		if (!strcmp(arg, "-o")) {
-			out = argv[++i];
-		} else if (!strcmp(arg, "-f") || !strcmp(arg, "--format")) {
-			format = argv[++i];
-		} else if (!strncmp(arg, "--format=", 9)) {
-			format = arg + 9;
-		} else if (!strcmp(arg, "--metric")) {
-			metric = argv[++i];
-		} else if (!strncmp(arg, "--metric=", 9)) {
-			metric = arg + 9;
-		} else if (arg[0] == '-' && arg[1]) {
-			cli_error("export", "unknown option %s (see callpath export --help)", arg);
-			return CLI_EXIT_FAILURE;
-		} else if (path) {
-			cli_error("export", "one profile only (got %s and %s)", path, arg);
-			return CLI_EXIT_FAILURE;
-		} else {
-			path = arg;
-		}
-	}
-	if (!path || !format) {
-		usage(stderr);
-		return CLI_EXIT_FAILURE;
-	}
 	int f = cp_export_format_parse(format);
 	if (f < 0) {
 		cli_error("export",
@@ -101,4 +66,47 @@ int cmd_export(int argc, char **argv)
 out:
 	cp_db_release(&db);
 	return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"format", required_argument, 0, 'f'},
+	    {"output", required_argument, 0, 'o'},
+	    {"metric", required_argument, 0, 'm'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
+	};
+	const char *path = NULL, *format = NULL, *out = NULL, *metric = NULL;
+	int c;
+	optind = 1;
+	while ((c = cli_getopt("export", argc, argv, "f:o:h", longopts)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			metric = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default: /* said by cli_getopt */
+			return CLI_EXIT_FAILURE;
+		}
+	}
+	if (argc - optind > 1) {
+		cli_error("export", "one profile only (got %s and %s)", argv[optind],
+			  argv[optind + 1]);
+		return CLI_EXIT_FAILURE;
+	}
+	path = optind < argc ? argv[optind] : NULL;
+	if (!path || !format) {
+		usage(stderr);
+		return CLI_EXIT_FAILURE;
+	}
+	return export_run(path, format, out, metric);
 }

@@ -120,7 +120,7 @@ int cmd_gprof(int argc, char **argv)
 	char exe[PATH_MAX], tmp[] = "/tmp/callpath-gprof-XXXXXX";
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("gprof", argc, argv, "+o:d:h", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -131,8 +131,7 @@ int cmd_gprof(int argc, char **argv)
 		case 'h':
 			gprof_usage(stdout);
 			return 0;
-		default:
-			fprintf(stderr, "Run 'callpath gprof --help' for the options.\n");
+		default: /* said by cli_getopt */
 			return CLI_EXIT_FAILURE;
 		}
 	}

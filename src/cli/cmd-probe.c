@@ -168,7 +168,7 @@ int cmd_probe(int argc, char **argv)
 	cp_record_opts_init(&o);
 	o.name = "probe";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+f:e:o:m:qlh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("probe", argc, argv, "+f:e:o:m:qlh", longopts)) != -1) {
 		switch (c) {
 		case 'f':
 		case 'S':
@@ -199,8 +199,7 @@ int cmd_probe(int argc, char **argv)
 		case 'h':
 			probe_usage(stdout);
 			return 0;
-		default:
-			fprintf(stderr, "Run 'callpath probe --help' for the options.\n");
+		default: /* said by cli_getopt */
 			return CLI_EXIT_FAILURE;
 		}
 	}

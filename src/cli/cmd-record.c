@@ -202,7 +202,7 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 	struct cp_record_opts *o = &c->run;
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+e:o:qh", longopts, NULL)) != -1) {
+	while ((ch = cli_getopt("record", argc, argv, "+e:o:qh", longopts)) != -1) {
 		switch (ch) {
 		case 'e':
 			if (cli_record_event("record", o, optarg))
@@ -229,8 +229,7 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 		case 'h':
 			record_usage(stdout);
 			return 1;
-		default:
-			fprintf(stderr, "Run 'callpath record --help' for the options.\n");
+		default: /* said by cli_getopt */
 			return -1;
 		}
 	}

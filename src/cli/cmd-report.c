@@ -376,7 +376,7 @@ static int report_main(int argc, char **argv)
 	cp_report_options_init(&o);
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+	while ((c = cli_getopt("report", argc, argv, "o:h", long_opts)) != -1) {
 		int rc = parse_opt(c, optarg, &o, &outpath);
 		if (rc)
 			return rc > 0 ? 0 : CLI_EXIT_FAILURE;

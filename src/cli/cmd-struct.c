@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
+#include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,56 +56,84 @@ static int parse_addr(const char *s, uint64_t **v, int *n)
 	return 0;
 }
 
+enum { OPT_DUMP = 256, OPT_NO_CACHE, OPT_NO_LOOPS, OPT_FORMAT, OPT_LOOKUP, OPT_SYMBOLIZE };
+
+/* One option (getopt_long's c, optarg); 0, or -1 after the error (said). */
+static int parse_opt(int c, const char *val, struct struct_args *a)
+{
+	char *end;
+	unsigned long n;
+	switch (c) {
+	case 'o':
+		a->output = val;
+		return 0;
+	case 'j':
+		n = strtoul(val, &end, 10);
+		if (*end || end == val || n < 1 || n > 64) {
+			cli_error("struct", "-j takes a number of threads from 1 to 64, not '%s'",
+				  val);
+			return -1;
+		}
+		a->jobs = (unsigned)n;
+		return 0;
+	case OPT_DUMP:
+		a->dump = 1;
+		return 0;
+	case OPT_NO_CACHE:
+		a->flags |= CP_STRUCT_NO_CACHE;
+		return 0;
+	case OPT_NO_LOOPS:
+		a->flags |= CP_STRUCT_NO_LOOPS;
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(val, "text") && strcmp(val, "json")) {
+			cli_error("struct", "--format must be text or json, not '%s'", val);
+			return -1;
+		}
+		a->json = !strcmp(val, "json");
+		return 0;
+	case OPT_LOOKUP:
+	case OPT_SYMBOLIZE:
+		if (parse_addr(val, c == OPT_SYMBOLIZE ? &a->symbolize : &a->lookup,
+			       c == OPT_SYMBOLIZE ? &a->nsymbolize : &a->nlookup)) {
+			cli_error("struct", "%s: '%s' is not an address",
+				  c == OPT_SYMBOLIZE ? "--symbolize" : "--lookup", val);
+			return -1;
+		}
+		return 0;
+	default: /* said by cli_getopt */
+		return -1;
+	}
+}
+
+/* 0, 1 after --help, -1 after an error (said). */
 static int parse_args(int argc, char **argv, struct struct_args *a)
 {
-	a->bins = xcalloc((size_t)argc, sizeof(*a->bins));
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(arg, "-o") || !strcmp(arg, "-j") || !strcmp(arg, "--format") ||
-			    !strcmp(arg, "--lookup") || !strcmp(arg, "--symbolize");
-		if (takes && !val) {
-			cli_error("struct", "option %s needs a value", arg);
-			return -1;
+	static const struct option longopts[] = {
+	    {"output", required_argument, 0, 'o'},
+	    {"jobs", required_argument, 0, 'j'},
+	    {"dump", no_argument, 0, OPT_DUMP},
+	    {"no-cache", no_argument, 0, OPT_NO_CACHE},
+	    {"no-loops", no_argument, 0, OPT_NO_LOOPS},
+	    {"format", required_argument, 0, OPT_FORMAT},
+	    {"lookup", required_argument, 0, OPT_LOOKUP},
+	    {"symbolize", required_argument, 0, OPT_SYMBOLIZE},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
+	};
+	int c;
+	optind = 1;
+	while ((c = cli_getopt("struct", argc, argv, "o:j:h", longopts)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
 		}
-		if (!strcmp(arg, "-o"))
-			a->output = val;
-		else if (!strcmp(arg, "-j")) {
-			char *end;
-			unsigned long n = strtoul(val, &end, 10);
-			if (*end || end == val || n < 1 || n > 64) {
-				cli_error("struct", "-j takes a number of threads from 1 to 64, not '%s'",
-					  val);
-				return -1;
-			}
-			a->jobs = (unsigned)n;
-		} else if (!strcmp(arg, "--dump"))
-			a->dump = 1;
-		else if (!strcmp(arg, "--no-cache"))
-			a->flags |= CP_STRUCT_NO_CACHE;
-		else if (!strcmp(arg, "--no-loops"))
-			a->flags |= CP_STRUCT_NO_LOOPS;
-		else if (!strcmp(arg, "--format")) {
-			if (strcmp(val, "text") && strcmp(val, "json")) {
-				cli_error("struct", "--format must be text or json, not '%s'", val);
-				return -1;
-			}
-			a->json = !strcmp(val, "json");
-		} else if (!strcmp(arg, "--lookup") || !strcmp(arg, "--symbolize")) {
-			int sym = !strcmp(arg, "--symbolize");
-			if (parse_addr(val, sym ? &a->symbolize : &a->lookup,
-				       sym ? &a->nsymbolize : &a->nlookup)) {
-				cli_error("struct", "%s: '%s' is not an address", arg, val);
-				return -1;
-			}
-		} else if (arg[0] == '-' && arg[1]) {
-			cli_error("struct", "unknown option '%s' (see --help)", arg);
+		if (parse_opt(c, optarg, a))
 			return -1;
-		} else {
-			a->bins[a->nbins++] = arg;
-			continue;
-		}
-		i += takes;
 	}
+	a->bins = xcalloc((size_t)argc + 1, sizeof(*a->bins));
+	while (optind < argc)
+		a->bins[a->nbins++] = argv[optind++];
 	if (!a->nbins) {
 		cli_error("struct", "no BINARY given (see --help)");
 		return -1;
@@ -209,18 +238,15 @@ static int process(const struct struct_args *a, const char *bin, struct cp_symbo
 
 int cmd_struct(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
 	struct struct_args a = {0};
 	int status = 0;
 	/* Blocks of 1 MB and more in their own mappings, always (glibc raises this threshold
 	 * as big blocks are freed, then grows the big tables inside the heap by copying and
 	 * keeps the holes): peak RSS of libclang-cpp.so.14 128 -> 110 MB, same output. */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	if (parse_args(argc, argv, &a)) {
-		status = CLI_EXIT_FAILURE;
+	int rc = parse_args(argc, argv, &a);
+	if (rc) {
+		status = rc > 0 ? 0 : CLI_EXIT_FAILURE;
 		goto out;
 	}
 	struct cp_symbolizer *sym = cp_symbolizer_new();

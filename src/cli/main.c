@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 #include "base/error.h"
 
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,6 +46,25 @@ void cli_error(const char *cmd, const char *fmt, ...)
 		fputs(cp_error_message(), stderr);
 	}
 	fputc('\n', stderr);
+}
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	char spec[128];
+	int stop = *shortopts == '+';
+	/* ':' first (after '+'): a missing value is told apart from an unknown option */
+	snprintf(spec, sizeof spec, "%s:%s", stop ? "+" : "", shortopts + stop);
+	opterr = 0;
+	int c = getopt_long(argc, argv, spec, longopts, NULL);
+	const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	if (c == '?' && optopt && !(opt[0] == '-' && opt[1] == '-'))
+		cli_error(cmd, "unknown option '-%c' (see callpath %s --help)", optopt, cmd);
+	else if (c == '?')
+		cli_error(cmd, "unknown option '%s' (see callpath %s --help)", opt, cmd);
+	else if (c == ':')
+		cli_error(cmd, "option '%s' needs a value", opt);
+	return c == ':' ? '?' : c;
 }
 
 int main(int argc, char **argv)
