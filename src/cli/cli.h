@@ -1,7 +1,8 @@
 /* The callpath command table (git's builtin.h). To add a command:
  *   1. write src/cli/cmd-NAME.c with `int cmd_NAME(int argc, char **argv)` (argv[0] = "NAME")
- *      that handles --help, returns the process exit status, and prints errors with
- *      cli_die()/cli_error();
+ *      that parses its options with cli_getopt(), handles --help, returns the process exit
+ *      status, and prints errors with cli_error(); the work itself is a library call
+ *      (record: cp_record_run() in src/record; never another command's cmd_NAME);
  *   2. declare it here and add a row to commands[] in main.c;
  *   3. document it in docs/cmd-NAME.md. */
 #ifndef CP_CLI_H

@@ -37,23 +37,6 @@ static void gprof_usage(FILE *out)
 	    "  -h, --help          this help\n");
 }
 
-/* The program's real path (what the runtime reports as the executable module). */
-static int resolve_program(const char *prog, char *out)
-{
-	char buf[PATH_MAX];
-	if (strchr(prog, '/'))
-		return realpath(prog, out) ? 0 : -1;
-	const char *path = getenv("PATH");
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-		snprintf(buf, sizeof buf, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog);
-		if (!access(buf, X_OK) && realpath(buf, out))
-			return 0;
-		p += n + (p[n] == ':');
-	}
-	return -1;
-}
-
 static void remove_dir(const char *dir)
 {
 	char cmd[PATH_MAX + 16];
@@ -140,7 +123,7 @@ int cmd_gprof(int argc, char **argv)
 			  "no program given; usage: callpath gprof [--] PROGRAM [ARGS...]");
 		return CLI_EXIT_FAILURE;
 	}
-	if (resolve_program(argv[optind], exe)) {
+	if (cp_record_find_program(argv[optind], exe)) {
 		cli_error("gprof", "cannot run '%s': not found or not executable", argv[optind]);
 		return 127;
 	}

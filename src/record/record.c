@@ -18,17 +18,16 @@ void cp_record_opts_init(struct cp_record_opts *o)
 	o->follow_exec = 1;
 }
 
-/* Is `prog` something execvp can run? (A clear error beats a child's exit 127.) */
-static int find_program(const char *prog)
+int cp_record_find_program(const char *prog, char *out)
 {
-	if (strchr(prog, '/'))
-		return access(prog, X_OK);
-	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) || !realpath(prog, out) ? -1 : 0;
+	const char *path = getenv("PATH");
 	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
 		size_t n = strcspn(p, ":");
 		snprintf(buf, sizeof buf, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog);
-		if (!access(buf, X_OK))
+		if (!access(buf, X_OK) && realpath(buf, out))
 			return 0;
 		p += n + (p[n] == ':');
 	}
@@ -123,7 +122,8 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res)
 	res->rank = cp_record_mpi_rank(NULL);
 	if (!o->argv || !o->argv[0])
 		return cp_error(CP_EINVAL, "no program given");
-	if (find_program(o->argv[0]))
+	char exe[PATH_MAX];
+	if (cp_record_find_program(o->argv[0], exe))
 		return cp_error(CP_ECHILD, "cannot run '%s': not found or not executable",
 				o->argv[0]);
 	int rc = make_outdir(o, res->rank, res->outdir, sizeof res->outdir);

@@ -51,6 +51,10 @@ void cp_record_opts_init(struct cp_record_opts *o);
  * runtime is missing, CP_EIO for the directory, fork and wait. */
 int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res);
 
+/* Finds prog as execvp would (PATH when it has no '/'); out (PATH_MAX bytes) gets the real
+ * path of the executable. 0, or -1 when there is none. */
+int cp_record_find_program(const char *prog, char *out);
+
 /* Analyzes dir into dir/callpath.db without output (what report and export read). */
 int cp_record_analyze(const char *dir);
 
