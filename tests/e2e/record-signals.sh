@@ -53,6 +53,42 @@ kill -USR1 "$pid"
 wait "$pid" || fail "caught SIGUSR1: callpath exited $?"
 grep -qx "caught $(kill -l USR1)" "$WORK/catch.out" || fail "the program did not catch SIGUSR1"
 
+# The terminal's ^C goes to callpath and the program alike (one process group): callpath
+# survives it and reports, and the program gets it once (a second copy from callpath would
+# usually merge with the pending first one, so this part guards more than it proves).
+python3 - "$CALLPATH" "$wl" "$WORK" <<'PY' || fail "^C on a terminal"
+import os, pty, sys, time
+callpath, wl, work = sys.argv[1:]
+ready = os.path.join(work, "tty.ready")
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(callpath, [callpath, "record", "-o", os.path.join(work, "m-tty"), "--", wl, ready, "count"])
+out = b""
+for _ in range(600):
+    if os.path.exists(ready):
+        break
+    time.sleep(0.1)
+else:
+    sys.exit("the program did not start")
+os.write(fd, b"\x03")
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+text = out.decode(errors="replace")
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit("callpath exited %d after ^C:\n%s" % (os.waitstatus_to_exitcode(status), text))
+if "caught 2 1 times" not in text:
+    sys.exit("the program did not get ^C exactly once:\n" + text)
+if "callpath record: measurement in" not in text:
+    sys.exit("no summary after ^C:\n" + text)
+PY
+
 # probe runs the program the same way.
 start probe probe -f burn -o "$WORK/m-probe" -- "$wl" "$WORK/probe.ready"
 kill -TERM "$pid"

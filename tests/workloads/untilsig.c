@@ -1,7 +1,9 @@
 /* Burns CPU in burn() until a signal ends it (tests/e2e/record-signals.sh). Creates the file
  * argv[1] once running, so the test signals a program that is surely there. With argv[2]
- * "catch", SIGUSR1 and SIGUSR2 are caught: it prints "caught N" and exits 0. It gives up
- * after about 60 s (exit 3): no signal came. */
+ * "catch", SIGUSR1 and SIGUSR2 are caught: it prints "caught N" and exits 0. With "count",
+ * SIGINT is caught: after the first one it runs 300 ms more, then prints "caught 2 K
+ * times" (K: how many arrived) and exits 0. It gives up after about 60 s (exit 3): no
+ * signal came. */
 #include "common.h"
 #include <fcntl.h>
 #include <signal.h>
@@ -11,11 +13,19 @@
 #include <unistd.h>
 
 volatile uint64_t workload_sink;
-static volatile sig_atomic_t caught;
+static volatile sig_atomic_t caught, times;
 
 static void on_signal(int sig)
 {
 	caught = sig;
+	times++;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 NOINLINE void burn(void)
@@ -25,10 +35,13 @@ NOINLINE void burn(void)
 
 int main(int argc, char **argv)
 {
+	int count = argc > 2 && !strcmp(argv[2], "count");
 	if (argc > 2 && !strcmp(argv[2], "catch")) {
 		signal(SIGUSR1, on_signal);
 		signal(SIGUSR2, on_signal);
 	}
+	if (count)
+		signal(SIGINT, on_signal);
 	if (argc > 1) {
 		int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0)
@@ -37,6 +50,12 @@ int main(int argc, char **argv)
 	time_t end = time(NULL) + 60;
 	while (!caught && time(NULL) < end)
 		burn();
+	if (caught && count) {
+		for (double t = now(); now() < t + 0.3;)
+			burn();
+		printf("caught %d %d times\n", (int)caught, (int)times);
+		return 0;
+	}
 	if (caught) {
 		printf("caught %d\n", (int)caught);
 		return 0;
