@@ -291,7 +291,7 @@ int cli_record_runtime(const char *cmd, struct cp_record_opts *o, char *buf, siz
 int cli_record_run(struct cp_record_opts *o, int quiet, int no_analyze)
 {
 	struct cp_record_result res;
-	char runtime[PATH_MAX];
+	static char runtime[PATH_MAX]; /* o keeps pointing at it */
 	const char *cmd = o->name;
 	if (cli_record_runtime(cmd, o, runtime, sizeof runtime))
 		return CLI_EXIT_FAILURE;
