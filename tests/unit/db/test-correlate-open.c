@@ -65,9 +65,7 @@ static void make_measurement(void)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "%s/cp-test-open.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mfb_tmpdir(dir, "cp-test-open"), 0);
 	snprintf(dbpath, sizeof dbpath, "%s/%s", dir, CP_DB_DEFAULT_NAME);
 	make_measurement();
 	return 0;
@@ -76,9 +74,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return mfb_rmdir(dir);
 }
 
 static double stat_sum(const struct cp_db *db, uint32_t scope, const char *metric, int incl)

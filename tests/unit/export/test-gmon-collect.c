@@ -57,9 +57,7 @@ static void make_process(int pid)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "%s/cp-test-gmon.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mfb_tmpdir(dir, "cp-test-gmon"), 0);
 	make_process(100);
 	make_process(101);
 	return 0;
@@ -68,9 +66,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return mfb_rmdir(dir);
 }
 
 static double hist_total(const struct cp_gmon *g)

@@ -157,4 +157,20 @@ static inline int mfb_write(const struct mfb *b, const char *dir, const char *na
 	return fclose(f) || n != b->len ? -1 : 0;
 }
 
+/* A fresh directory $TMPDIR/NAME.XXXXXX for a test's files (dir: 256 bytes); 0 or -1. */
+static inline int mfb_tmpdir(char *dir, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, 256, "%s/%s.XXXXXX", tmp ? tmp : "/tmp", name);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+/* Removes such a directory and everything in it; 0 or -1. */
+static inline int mfb_rmdir(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 #endif
