@@ -23,12 +23,12 @@ static void usage(FILE *out)
 	    "structure of its load modules (procedures, inlined code, loops, statements; from\n"
 	    "the structure cache, running `struct` where it misses) and writes a profile\n"
 	    "database: every thread and process of the run merged, per-thread values kept.\n\n"
-	    "  -o DB                  database file (default DIR/callpath.db)\n"
+	    "  -o, --output DB        database file (default DIR/callpath.db)\n"
 	    "  --metric NAME=FORMULA  add a derived metric, e.g. ipc=instructions/cycles\n"
 	    "                         (+ - * / parentheses, numbers, min max abs sqrt; "
 	    "repeatable)\n"
-	    "  -j N                   threads for structure recovery (default: number of CPUs)\n"
-	    "  -q                     no progress or summary output\n");
+	    "  -j, --jobs N           threads for structure recovery (default: number of CPUs)\n"
+	    "  -q, --quiet            no progress or summary output\n");
 }
 
 static double now_s(void)

@@ -23,7 +23,7 @@ static void usage(FILE *out)
 	    "profile.speedscope.json)\n"
 	    "  gmon         GNU gprof (gmon.out of the main executable) (default gmon.out)\n\n"
 	    "  -f, --format FORMAT  one of the above\n"
-	    "  -o FILE              output file ('-' = standard output)\n"
+	    "  -o, --output FILE    output file ('-' = standard output)\n"
 	    "  --metric NAME        the metric of single-metric formats (folded, speedscope,\n"
 	    "                       gmon) and pprof's default; default: the first time metric\n\n"
 	    "Views as CSV or JSON: callpath report --format csv|json.\n");
