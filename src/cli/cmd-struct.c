@@ -26,23 +26,24 @@ struct struct_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: callpath struct BINARY... [-o FILE] [--dump] [--format text|json]\n"
-		"                       [--no-cache] [--no-loops] [-j N] [--lookup ADDR]... "
-		"[--symbolize ADDR]...\n\n"
-		"Recovers procedures, inlined code, loop nests and statements of executables and\n"
-		"shared libraries, and caches the result by build-id ($XDG_CACHE_HOME/callpath/"
-		"struct).\n\n"
-		"  -o, --output FILE  write the structure file to FILE (one BINARY only)\n"
-		"  --dump             print the scope tree (file > procedure > inlined > loop >\n"
-		"                     statement, with line ranges and address intervals)\n"
-		"  --format F         text (default) or json, for --dump and --lookup\n"
-		"  --no-cache         recompute even if a cached structure exists (and refresh it)\n"
-		"  --no-loops         skip control-flow and loop analysis (not cached)\n"
-		"  -j, --jobs N       threads for control-flow and loop analysis (default 1; the\n"
-		"                     result is the same for any N)\n"
-		"  --lookup ADDR      print the scope chain of an address (ELF virtual address)\n"
-		"  --symbolize ADDR   print the report's symbolization of an address\n");
+	fprintf(
+	    out,
+	    "usage: callpath struct BINARY... [-o FILE] [--dump] [--format text|json]\n"
+	    "                       [--no-cache] [--no-loops] [-j N] [--lookup ADDR]... "
+	    "[--symbolize ADDR]...\n\n"
+	    "Recovers procedures, inlined code, loop nests and statements of executables and\n"
+	    "shared libraries, and caches the result by build-id ($XDG_CACHE_HOME/callpath/"
+	    "struct).\n\n"
+	    "  -o, --output FILE  write the structure file to FILE (one BINARY only)\n"
+	    "  --dump             print the scope tree (file > procedure > inlined > loop >\n"
+	    "                     statement, with line ranges and address intervals)\n"
+	    "  --format F         text (default) or json, for --dump and --lookup\n"
+	    "  --no-cache         recompute even if a cached structure exists (and refresh it)\n"
+	    "  --no-loops         skip control-flow and loop analysis (not cached)\n"
+	    "  -j, --jobs N       threads for control-flow and loop analysis (default 1; the\n"
+	    "                     result is the same for any N)\n"
+	    "  --lookup ADDR      print the scope chain of an address (ELF virtual address)\n"
+	    "  --symbolize ADDR   print the report's symbolization of an address\n");
 }
 
 static int parse_addr(const char *s, uint64_t **v, int *n)

@@ -30,10 +30,10 @@ struct cp_record_opts {
 	const char *outdir;  /* measurement directory; NULL = ./callpath-PROG-PID (or -JOB) */
 	const char *events[CP_RECORD_MAX_EVENTS]; /* CALLPATH_EVENTS items; none = cputime */
 	int nevents;
-	int perf_split;		   /* perf events in separate groups (CALLPATH_PERF_SPLIT) */
-	int follow_exec;	   /* profile programs started with exec (default 1) */
-	int show_runtime;	   /* keep the runtime's own frames in paths (CALLPATH_SHOW_RUNTIME) */
-	const char *probes;	   /* CALLPATH_PROBES (PAT;+PAT;-PAT); NULL = no probes */
+	int perf_split;	    /* perf events in separate groups (CALLPATH_PERF_SPLIT) */
+	int follow_exec;    /* profile programs started with exec (default 1) */
+	int show_runtime;   /* keep the runtime's own frames in paths (CALLPATH_SHOW_RUNTIME) */
+	const char *probes; /* CALLPATH_PROBES (PAT;+PAT;-PAT); NULL = no probes */
 	const char *probe_metrics; /* CALLPATH_PROBE_METRICS; NULL = as inherited */
 };
 
