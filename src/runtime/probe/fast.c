@@ -14,7 +14,7 @@ uintptr_t cp_probe_enter_fast(struct cp_probe *p, struct cp_probe_regs *regs) CP
 uintptr_t cp_probe_enter_fast(struct cp_probe *p, struct cp_probe_regs *regs)
 {
 	struct cp_thread *t = cp_self;
-	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr || cp_probe_g.paused)
+	if (probe_off(t))
 		return p->tramp;
 	struct cp_probe_thread *pt = t->probe;
 	if (!pt || cp_probe_g.cputime)
@@ -24,36 +24,18 @@ uintptr_t cp_probe_enter_fast(struct cp_probe *p, struct cp_probe_regs *regs)
 		return 0;
 	t->busy = 1;
 	pop_gone(pt, t, slot, 0, 1);
-	if (pt->filters || (cp_probe_g.has_select && !pt->selects && !(p->role & CP_PROBE_SELECT)))
+	if (probe_skipped(pt, p))
 		goto out;
-	if (pt->depth == CP_PROBE_MAX_DEPTH) {
-		pt->too_deep++;
-		goto out;
-	}
-	int have_parent = pt->depth > 0 && !pt->stack[pt->depth - 1].stale;
-	uint32_t parent = have_parent ? pt->stack[pt->depth - 1].ctx : 0;
-	uint64_t where = have_parent ? (uintptr_t)pt->stack[pt->depth - 1].slot - slot : slot;
+	uint32_t parent;
+	uint64_t where;
+	probe_parent(pt, slot, &parent, &where);
 	int hit;
 	struct cp_probe_cache *c = cache_slot(pt, parent, ra, where, p->index, &hit);
 	if (!hit) {
 		t->busy = 0;
 		return 0;
 	}
-	cp_cct_node(&t->cct, c->leaf)->metrics[cp_probe_g.calls_metric]++;
-	struct cp_probe_frame *f = &pt->stack[pt->depth++];
-	f->slot = &regs->ra;
-	f->real_ra = ra;
-	f->ctx = c->ctx;
-	f->leaf = c->leaf;
-	f->stale = 0;
-	f->restored = 0;
-	f->child = 0;
-	f->cpu_child = 0;
-	f->role = (uint8_t)p->role;
-	pt->selects += !!(p->role & CP_PROBE_SELECT);
-	pt->filters += !!(p->role & CP_PROBE_FILTER);
-	regs->ra = (uintptr_t)cp_probe_return;
-	f->t0 = rdtsc();
+	frame_push(pt, t, p, regs, c->ctx, c->leaf, 0);
 out:
 	t->busy = 0;
 	return p->tramp;

@@ -41,6 +41,66 @@ static inline struct cp_probe_cache *cache_slot(struct cp_probe_thread *pt, uint
 	return NULL;
 }
 
+/* Is the thread's probe state off limits now (no thread, re-entered, stopped, disabled, a
+ * fork child rebuilding)? The probe then only jumps on to the function. */
+static inline int probe_off(const struct cp_thread *t)
+{
+	return !t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr || cp_probe_g.paused;
+}
+
+/* CATCH's subtree controls: outside every selected function, or inside a filtered one,
+ * calls run unmeasured (and cost no shadow-stack entry); so do calls past the maximum
+ * depth (counted). */
+static inline int probe_skipped(struct cp_probe_thread *pt, const struct cp_probe *p)
+{
+	if (pt->filters || (cp_probe_g.has_select && !pt->selects && !(p->role & CP_PROBE_SELECT)))
+		return 1;
+	if (pt->depth == CP_PROBE_MAX_DEPTH) {
+		pt->too_deep++;
+		return 1;
+	}
+	return 0;
+}
+
+/* The call's parent on the shadow stack: its context (0: the root, no live probed caller)
+ * and where the call's return-address slot is relative to the parent's (its absolute
+ * address without a parent), the cache key with the return address. */
+static inline int probe_parent(const struct cp_probe_thread *pt, uintptr_t slot,
+			       uint32_t *parent, uint64_t *where)
+{
+	const struct cp_probe_frame *up = pt->depth ? &pt->stack[pt->depth - 1] : NULL;
+	int have_parent = up && !up->stale;
+	*parent = have_parent ? up->ctx : 0;
+	*where = have_parent ? (uintptr_t)up->slot - slot : slot;
+	return have_parent;
+}
+
+/* Counts the call on its leaf node, pushes its frame on the shadow stack and replaces its
+ * return address by the exit trampoline; the clocks start last, so that they measure the
+ * probed code only (cputime: the system call's cost stays outside it too). */
+static inline void frame_push(struct cp_probe_thread *pt, struct cp_thread *t,
+			      const struct cp_probe *p, struct cp_probe_regs *regs, uint32_t ctx,
+			      uint32_t leaf, int cputime)
+{
+	cp_cct_node(&t->cct, leaf)->metrics[cp_probe_g.calls_metric]++;
+	struct cp_probe_frame *f = &pt->stack[pt->depth++];
+	f->slot = &regs->ra;
+	f->real_ra = regs->ra;
+	f->ctx = ctx;
+	f->leaf = leaf;
+	f->stale = 0;
+	f->restored = 0;
+	f->child = 0;
+	f->cpu_child = 0;
+	f->role = (uint8_t)p->role;
+	pt->selects += !!(p->role & CP_PROBE_SELECT);
+	pt->filters += !!(p->role & CP_PROBE_FILTER);
+	regs->ra = (uintptr_t)cp_probe_return;
+	if (cputime)
+		f->cpu0 = cp_probe_thread_cpu_ns();
+	f->t0 = rdtsc();
+}
+
 static inline void frame_end(struct cp_probe_thread *pt, struct cp_thread *t, uint64_t now)
 {
 	struct cp_probe_frame *f = &pt->stack[--pt->depth];

@@ -94,7 +94,7 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs) CP_HIDD
 uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 {
 	struct cp_thread *t = cp_self;
-	if (!t || t->busy || t->stopped || !cp_rt.enabled || !t->cct.hdr || cp_probe_g.paused)
+	if (probe_off(t))
 		return p->tramp;
 	t->busy = 1; /* before anything that may call probed code (mmap, the unwinder) */
 	struct cp_probe_thread *pt = thread_state(t);
@@ -104,26 +104,17 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 	}
 	uintptr_t slot = (uintptr_t)&regs->ra;
 	pop_gone(pt, t, slot, 0, 1);
-	/* CATCH's subtree controls: outside every selected function, or inside a filtered
-	 * one, calls run unmeasured (and cost no shadow-stack entry). */
-	if (pt->filters || (cp_probe_g.has_select && !pt->selects && !(p->role & CP_PROBE_SELECT)))
+	if (probe_skipped(pt, p))
 		goto out;
-	if (pt->depth == CP_PROBE_MAX_DEPTH) {
-		pt->too_deep++;
-		goto out;
-	}
 	uintptr_t ra = regs->ra;
-	uint32_t parent = 0, ctx, leaf;
-	int have_parent = pt->depth > 0 && !pt->stack[pt->depth - 1].stale;
-	if (have_parent)
-		parent = pt->stack[pt->depth - 1].ctx;
+	uint32_t parent, ctx, leaf;
+	uint64_t where;
+	int have_parent = probe_parent(pt, slot, &parent, &where);
 	if (ra == (uintptr_t)cp_probe_return && have_parent) {
 		/* A tail call from the probed parent: it belongs to the parent's context. */
 		ctx = parent;
 		leaf = cp_cct_child(&t->cct, ctx, CP_MF_NODE_PC, p->module, p->offset);
 	} else {
-		uint64_t where =
-		    have_parent ? (uintptr_t)pt->stack[pt->depth - 1].slot - slot : slot;
 		int hit;
 		struct cp_probe_cache *c = cache_slot(pt, parent, ra, where, p->index, &hit);
 		if (hit) {
@@ -148,23 +139,7 @@ uintptr_t cp_probe_enter(struct cp_probe *p, struct cp_probe_regs *regs)
 		t->cct.hdr->dropped++;
 		goto out;
 	}
-	cp_cct_node(&t->cct, leaf)->metrics[cp_probe_g.calls_metric]++;
-	struct cp_probe_frame *f = &pt->stack[pt->depth++];
-	f->slot = &regs->ra;
-	f->real_ra = ra;
-	f->ctx = ctx;
-	f->leaf = leaf;
-	f->stale = 0;
-	f->restored = 0;
-	f->child = 0;
-	f->cpu_child = 0;
-	f->role = (uint8_t)p->role;
-	pt->selects += !!(p->role & CP_PROBE_SELECT);
-	pt->filters += !!(p->role & CP_PROBE_FILTER);
-	regs->ra = (uintptr_t)cp_probe_return;
-	if (cp_probe_g.cputime)
-		f->cpu0 = cp_probe_thread_cpu_ns();
-	f->t0 = rdtsc();
+	frame_push(pt, t, p, regs, ctx, leaf, cp_probe_g.cputime);
 out:
 	t->busy = 0;
 	return p->tramp;
