@@ -65,8 +65,8 @@ static inline int probe_skipped(struct cp_probe_thread *pt, const struct cp_prob
 /* The call's parent on the shadow stack: its context (0: the root, no live probed caller)
  * and where the call's return-address slot is relative to the parent's (its absolute
  * address without a parent), the cache key with the return address. */
-static inline int probe_parent(const struct cp_probe_thread *pt, uintptr_t slot,
-			       uint32_t *parent, uint64_t *where)
+static inline int probe_parent(const struct cp_probe_thread *pt, uintptr_t slot, uint32_t *parent,
+			       uint64_t *where)
 {
 	const struct cp_probe_frame *up = pt->depth ? &pt->stack[pt->depth - 1] : NULL;
 	int have_parent = up && !up->stale;
