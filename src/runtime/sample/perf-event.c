@@ -13,73 +13,33 @@
  * found that the events do not fit in one group (more hardware events than counters) it sets
  * CALLPATH_PERF_SPLIT=1: one group per event, which the kernel multiplexes; the ratio each was
  * counted is written as a NOTE at exit. Software events take exactly the same path (they are what
- * the tests can run on a VM without a PMU). */
-#include "events/events.h"
+ * the tests can run on a VM without a PMU).
+ *
+ * Signal-time code (thread start and stop, the handler's claims); the configuration, the
+ * process-start check and the exit notes are in perf-event-init.c. */
 #include "runtime/core/fds.h"
-#include "runtime/core/runtime.h"
+#include "runtime/sample/perf-event.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct perf_metric {
-	struct cp_sample_source src; /* a copy of cp_source_perf named after the event */
-	char name[32];
-	struct cp_ev ev;
-	uint32_t leader;		 /* metric index of the group leader (itself if it leads) */
-	uint32_t last_member;		 /* leader: index of its last member (itself if alone) */
-	uint64_t enabled_ns, running_ns; /* leader: over the threads stopped so far */
-};
+#include "base/sigsafe/banned.h"
 
-static struct perf_metric perf_metrics[CP_MF_MAX_METRICS];
-static int exclude_kernel;
-
-static struct perf_metric *pm(const struct cp_metric *m)
-{
-	return &perf_metrics[m->index];
-}
+struct perf_metric cp_perf_metrics[CP_MF_MAX_METRICS];
+int cp_perf_exclude_kernel;
 
 /* Opens ev on tid in group (-1: as a leader). AS-safe. fd or -errno. */
-static int perf_open(const struct perf_metric *p, pid_t tid, int group)
+int cp_perf_open(const struct perf_metric *p, pid_t tid, int group)
 {
 	struct perf_event_attr attr;
-	cp_ev_attr(&p->ev, exclude_kernel, &attr);
+	cp_ev_attr(&p->ev, cp_perf_exclude_kernel, &attr);
 	attr.disabled = group < 0; /* members follow their leader's enable */
 	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : cp_perf_fd_raise(fd);
-}
-
-static int perf_process_init(struct cp_metric *m)
-{
-	struct perf_metric *p = pm(m);
-	m->mechanism = CP_MF_MECH_PERF_EVENT;
-	if (cp_rt.no_perf) {
-		cp_rt_note("%s: CALLPATH_NO_PERF=1: perf_event events are not measured", p->name);
-		return -1;
-	}
-	int fd = perf_open(p, 0, -1);
-	if ((fd == -EACCES || fd == -EPERM) && !exclude_kernel) {
-		exclude_kernel = 1;
-		fd = perf_open(p, 0, -1);
-		if (fd >= 0)
-			cp_rt_note("perf events: the kernel refuses to count kernel mode for this "
-				   "user (perf_event_paranoid); counting user mode only");
-	}
-	if (fd < 0) {
-		cp_rt_note("%s: perf_event_open failed (%s); this metric is not measured", p->name,
-			   strerror(-fd));
-		return -1;
-	}
-	cp_fd_close(fd);
-	if (p->ev.freq)
-		cp_rt_note("%s: frequency mode, about %llu samples per second of each thread's "
-			   "run time; weights are the counts read at each sample",
-			   p->name, (unsigned long long)p->ev.period);
-	return 0;
 }
 
 /* The leader of m's group on this thread, if it is open (st points into the thread's
@@ -97,9 +57,9 @@ static struct cp_source_thread *leader_state(struct cp_metric *m, struct cp_sour
 static uint32_t group_last(uint32_t leader)
 {
 	uint32_t last = leader;
-	for (uint32_t i = leader + 1; i <= perf_metrics[leader].last_member; i++)
-		if (perf_metrics[i].leader == leader && !cp_rt.metrics[i].disabled &&
-		    cp_rt.metrics[i].src == &perf_metrics[i].src)
+	for (uint32_t i = leader + 1; i <= cp_perf_metrics[leader].last_member; i++)
+		if (cp_perf_metrics[i].leader == leader && !cp_rt.metrics[i].disabled &&
+		    cp_rt.metrics[i].src == &cp_perf_metrics[i].src)
 			last = i;
 	return last;
 }
@@ -113,7 +73,7 @@ static uint32_t group_position(struct cp_metric *m, struct cp_source_thread *st,
 	struct cp_source_thread *base = st - m->index;
 	uint32_t pos = 1;
 	for (uint32_t i = pm(m)->leader + 1; i < m->index; i++)
-		if (perf_metrics[i].leader == pm(m)->leader && base[i].fd >= 0 &&
+		if (cp_perf_metrics[i].leader == pm(m)->leader && base[i].fd >= 0 &&
 		    base[i].group_fd == ls->fd && base[i].fd != ls->fd)
 			pos++;
 	return pos;
@@ -124,10 +84,10 @@ static int perf_thread_start(struct cp_metric *m, struct cp_source_thread *st, p
 	struct perf_metric *p = pm(m);
 	struct cp_source_thread *ls = leader_state(m, st);
 	int member = ls && ls != st;
-	int fd = perf_open(p, tid, member ? ls->fd : -1);
+	int fd = cp_perf_open(p, tid, member ? ls->fd : -1);
 	if (fd < 0 && member) { /* alone, then (its own group) */
 		member = 0;
-		fd = perf_open(p, tid, -1);
+		fd = cp_perf_open(p, tid, -1);
 	}
 	int rc = fd;
 	if (fd >= 0 && !(rc = cp_perf_route(fd, tid)) && ioctl(fd, PERF_EVENT_IOC_ID, &st->perf_id))
@@ -185,7 +145,7 @@ static void perf_thread_stop(struct cp_metric *m, struct cp_source_thread *st)
 		}
 		/* Members first: none may read a closed (or reused) leader descriptor. */
 		for (uint32_t i = m->index + 1; i <= p->last_member; i++)
-			if (perf_metrics[i].leader == m->index)
+			if (cp_perf_metrics[i].leader == m->index)
 				cp_perf_fd_close(st - m->index + i, 1);
 	}
 	cp_perf_fd_close(st, 1);
@@ -215,71 +175,12 @@ static int perf_claims(struct cp_metric *m, struct cp_source_thread *st, const s
 	return 1;
 }
 
-static const struct cp_sample_source cp_source_perf = {
+const struct cp_sample_source cp_source_perf = {
     .name = "perf",
     .unit = "events",
     .source = CP_MF_SRC_PERF,
-    .process_init = perf_process_init,
+    .process_init = cp_perf_process_init,
     .thread_start = perf_thread_start,
     .thread_stop = perf_thread_stop,
     .claims = perf_claims,
 };
-
-int cp_perf_config(const char *spec, size_t len, struct cp_metric *m, int split)
-{
-	struct perf_metric *p = pm(m);
-	int rc = cp_ev_parse(spec, len, &p->ev, NULL, 0);
-	if (rc == CP_EV_UNKNOWN)
-		return 0;
-	if (rc)
-		return -1;
-	p->src = cp_source_perf;
-	memcpy(p->name, p->ev.name, sizeof p->name - 1);
-	p->name[sizeof p->name - 1] = 0;
-	p->src.name = p->name;
-	p->src.unit = p->ev.time_based ? "ns" : "events";
-	m->src = &p->src;
-	m->period = p->ev.freq ? 0 : p->ev.period;
-	/* Group: with the first perf metric configured so far, unless split. */
-	p->leader = m->index;
-	p->last_member = m->index;
-	for (uint32_t i = 0; i < m->index && !split; i++) {
-		if (cp_rt.metrics[i].src != &perf_metrics[i].src)
-			continue;
-		p->leader = i;
-		perf_metrics[i].last_member = m->index;
-		break;
-	}
-	return 1;
-}
-
-void cp_perf_notes(void)
-{
-	for (uint32_t i = 0; i < cp_rt.nmetrics; i++) {
-		struct perf_metric *p = &perf_metrics[i];
-		if (cp_rt.metrics[i].src != &p->src || p->leader != i || !p->enabled_ns)
-			continue;
-		if (p->running_ns >= p->enabled_ns)
-			continue;
-		char names[256];
-		size_t len = 0;
-		names[0] = 0;
-		for (uint32_t j = i; j <= p->last_member && len < sizeof names - 40; j++)
-			if (perf_metrics[j].leader == i &&
-			    cp_rt.metrics[j].src == &perf_metrics[j].src)
-				len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
-							len ? ", " : "", perf_metrics[j].name);
-		if (!p->running_ns)
-			cp_rt_note("perf events %s were never counted: the PMU could not schedule "
-				   "them (too many hardware events at once, or counters taken by "
-				   "another user); their values are 0",
-				   names);
-		else
-			cp_rt_note(
-			    "perf events %s were multiplexed: counted %.1f%% of the time "
-			    "they were enabled (ratio running/enabled %.3f); their values are "
-			    "scaled by enabled/running, so they are estimates",
-			    names, 100.0 * (double)p->running_ns / (double)p->enabled_ns,
-			    (double)p->running_ns / (double)p->enabled_ns);
-	}
-}

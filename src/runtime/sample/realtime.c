@@ -7,6 +7,8 @@
 
 #include <time.h>
 
+#include "base/sigsafe/banned.h"
+
 static int realtime_process_init(struct cp_metric *m)
 {
 	m->mechanism = CP_MF_MECH_POSIX_TIMER;

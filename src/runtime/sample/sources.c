@@ -3,6 +3,7 @@
 #include "runtime/sample/source.h"
 
 #include "base/sigsafe/sigsafe.h"
+#include "base/sigsafe/banned.h"
 
 extern const struct cp_sample_source cp_source_cputime;
 extern const struct cp_sample_source cp_source_realtime;

@@ -10,7 +10,7 @@
 
 #include "runtime/unwind/cfi.h"
 
-#pragma GCC poison malloc calloc realloc free printf fprintf sprintf snprintf
+#include "base/sigsafe/banned.h"
 
 #define STATE_STACK 8
 #define NREGS CP_DW_NREGS

@@ -5,7 +5,7 @@
 #include "runtime/unwind/modules-internal.h"
 #include "runtime/unwind/modules.h"
 
-#pragma GCC poison malloc calloc realloc free printf fprintf sprintf snprintf
+#include "base/sigsafe/banned.h"
 
 static const struct cp_module *find_linear(uintptr_t pc)
 {

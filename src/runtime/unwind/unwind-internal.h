@@ -2,6 +2,7 @@
 #ifndef CP_RUNTIME_UNWIND_INTERNAL_H
 #define CP_RUNTIME_UNWIND_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/unwind/cfi.h"
@@ -31,6 +32,13 @@ struct uw_window {
 
 /* Thread state of the calling thread (initial-exec TLS). */
 struct uw_thread *uw_thread_self(void);
+/* The recipe cache's table (unwind.c): its size, whether it is mapped, and mapping it
+ * (unwind-init.c, at init). */
+size_t uw_cache_bytes(void);
+int uw_cache_ready(void);
+void uw_cache_install(void *table);
+/* Sets t's sigaltstack bounds (none: 0, 0). */
+void uw_query_altstack(struct uw_thread *t);
 /* Sets w to the segment holding sp (thread stack, sigaltstack or a probed mapping);
  * 0 on success, -1 if sp is nowhere we can read. */
 int uw_window_for(struct uw_window *w, uintptr_t sp);

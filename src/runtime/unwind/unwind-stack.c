@@ -1,14 +1,15 @@
 /* Stack bounds per thread and the fallback steps (frame pointer, validated scanning).
+ * Signal-time code.
  *
- * cp_unwind_thread_init runs outside signal context (pthread_getattr_np). Threads first
- * seen inside a signal handler get their bounds from cp_unwind_thread_init_signal_safe:
+ * cp_unwind_thread_init runs outside signal context (pthread_getattr_np: stack-init.c).
+ * Threads first seen inside a signal handler get their bounds from
+ * cp_unwind_thread_init_signal_safe:
  * the end of the run of readable pages above sp, found with process_vm_readv(2) on our
  * own pid (fails instead of faulting, honours PROT_NONE guard pages; mincore(2) where
  * that call is not permitted), capped at UW_PROBE_MAX above sp. Stacks other than the
  * thread's own (sigaltstack, makecontext/coroutine stacks) are re-checked on every
  * unwind that starts on them: they can be freed at any time. */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,7 +19,7 @@
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
 
-#pragma GCC poison malloc calloc realloc free printf fprintf sprintf snprintf
+#include "base/sigsafe/banned.h"
 
 #define UW_PAGE 4096ul
 #define UW_PROBE_MAX (8ul << 20) /* 8 MiB: the default thread stack size */
@@ -32,7 +33,7 @@ struct uw_thread *uw_thread_self(void)
 	return &uw_tls;
 }
 
-static void query_altstack(struct uw_thread *t)
+void uw_query_altstack(struct uw_thread *t)
 {
 	stack_t ss;
 
@@ -41,26 +42,6 @@ static void query_altstack(struct uw_thread *t)
 		t->alt_lo = (uintptr_t)ss.ss_sp;
 		t->alt_hi = t->alt_lo + ss.ss_size;
 	}
-}
-
-void cp_unwind_thread_init(void)
-{
-	struct uw_thread *t = &uw_tls;
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
-
-	if (pthread_getattr_np(pthread_self(), &attr) != 0) {
-		cp_unwind_thread_init_signal_safe((uintptr_t)__builtin_frame_address(0));
-		return;
-	}
-	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-		t->stack_lo = (uintptr_t)addr;
-		t->stack_hi = (uintptr_t)addr + size;
-	}
-	pthread_attr_destroy(&attr);
-	query_altstack(t);
-	t->inited = 1;
 }
 
 static int mapped(uintptr_t lo, size_t len)
@@ -145,7 +126,7 @@ void cp_unwind_thread_init_signal_safe(uintptr_t sp)
 	struct uw_thread *t = &uw_tls;
 	int saved = errno;
 
-	query_altstack(t);
+	uw_query_altstack(t);
 	errno = saved;
 	/* sp must be on the thread's own stack: not on its altstack (a handler of the
 	 * program's), not unreadable (a corrupt context). Otherwise retry at the next unwind. */
@@ -180,7 +161,7 @@ int uw_window_for(struct uw_window *w, uintptr_t sp)
 	/* Anything else may have been unmapped since we looked: the altstack is re-read
 	 * (the program may have replaced it), other stacks probed again. */
 	saved = errno;
-	query_altstack(t);
+	uw_query_altstack(t);
 	errno = saved;
 	if (sp >= t->alt_lo && sp < t->alt_hi)
 		return window_set(w, sp, t->alt_hi);

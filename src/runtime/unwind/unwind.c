@@ -11,18 +11,17 @@
  * form; everything else goes through the general path (step_general): cache misses
  * (cfi.c interprets the FDE), signal frames, PLT and expression CFAs, fallbacks.
  *
- * Async-signal-safe: no allocation (the table is mmap'd in cp_unwind_init), no locks. */
-#include <errno.h>
+ * Signal-time code, async-signal-safe: no allocation (the table is mmap'd by cp_unwind_init,
+ * unwind-init.c), no locks. */
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
-#include "base/error.h"
 #include "runtime/probe/probe.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
 
-#pragma GCC poison malloc calloc realloc free printf fprintf sprintf snprintf
+#include "base/sigsafe/banned.h"
 
 #define CACHE_BITS 16
 #define CACHE_SIZE (1u << CACHE_BITS)
@@ -167,28 +166,19 @@ static inline void cache_put(uint64_t key, const struct recipe *rc)
 	__atomic_store_n(&s->w2, rc->w2, __ATOMIC_RELAXED);
 }
 
-/* The table is 2 MiB: mapped 2 MiB-aligned and advised as a huge page, so that the hot
- * path's random slot accesses cost one TLB entry instead of one per 4 KiB page. */
-int cp_unwind_init(void)
+size_t uw_cache_bytes(void)
 {
-	size_t size = CACHE_SIZE * sizeof(struct cache_slot), huge = 2ul << 20;
-	uintptr_t p, aligned;
+	return CACHE_SIZE * sizeof(struct cache_slot);
+}
 
-	if (cache)
-		return 0;
-	p = (uintptr_t)mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			    -1, 0);
-	if ((void *)p == MAP_FAILED)
-		return cp_error(CP_ENOMEM, "unwinder: cannot map its %zu KiB recipe cache: %s",
-				size / 1024, strerror(errno));
-	aligned = (p + huge - 1) & ~(huge - 1);
-	if (aligned > p)
-		munmap((void *)p, aligned - p);
-	if (aligned + size < p + size + huge)
-		munmap((void *)(aligned + size), p + size + huge - (aligned + size));
-	madvise((void *)aligned, size, MADV_HUGEPAGE); /* advisory: fine if refused */
-	__atomic_store_n(&cache, (struct cache_slot *)aligned, __ATOMIC_RELEASE);
-	return 0;
+int uw_cache_ready(void)
+{
+	return __atomic_load_n(&cache, __ATOMIC_ACQUIRE) != NULL;
+}
+
+void uw_cache_install(void *table)
+{
+	__atomic_store_n(&cache, (struct cache_slot *)table, __ATOMIC_RELEASE);
 }
 
 void cp_unwind_cache_flush(void)
