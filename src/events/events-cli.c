@@ -432,7 +432,8 @@ void cp_ev_list(void *file, const char *pattern)
 		int shown = 0;
 		for (size_t i = 0; i < cp_ev_table_len; i++) {
 			const struct cp_ev_desc *d = &cp_ev_table[i];
-			if ((d->type == PERF_TYPE_SOFTWARE) != pass || !matches(d->name, pattern))
+			if (cp_ev_kind_is_runtime(d->kind) || (d->kind == CP_EV_SOFTWARE) != pass ||
+			    !matches(d->name, pattern))
 				continue;
 			if (!shown++)
 				fprintf(out, "\n%s:\n",

@@ -1,22 +1,29 @@
-/* Generic perf_event names, raw codes, periods and the encoded form (see events.h). Linked
- * into the preloaded runtime: no allocation, no stdio beyond snprintf. */
+/* The event catalog (the runtime's own events, generic perf_event names), raw codes,
+ * periods and the encoded form (see events.h). Linked into the preloaded runtime and run
+ * at its configuration (never in a signal handler): no allocation, no stdio beyond
+ * snprintf. */
 #include "events/events.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
 
+#define RT(n, k, u, p, min, h)                                                                     \
+	{                                                                                          \
+		n, k, u, 0, 0, p, min, k == CP_EV_TIMER, h                                         \
+	}
 #define HW(n, c, p, min, h)                                                                        \
 	{                                                                                          \
-		n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c, p, min, 0, h                             \
+		n, CP_EV_HARDWARE, "events", PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c, p, min, 0, h   \
 	}
 #define SW(n, c, p, min, t, h)                                                                     \
 	{                                                                                          \
-		n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c, p, min, t, h                             \
+		n, CP_EV_SOFTWARE, t ? "ns" : "events", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c, p,  \
+		    min, t, h                                                                      \
 	}
 #define CACHE(n, c, op, res, p, h)                                                                 \
 	{                                                                                          \
-		n, PERF_TYPE_HW_CACHE,                                                             \
+		n, CP_EV_HARDWARE, "events", PERF_TYPE_HW_CACHE,                                   \
 		    PERF_COUNT_HW_CACHE_##c | (PERF_COUNT_HW_CACHE_OP_##op << 8) |                 \
 			(PERF_COUNT_HW_CACHE_RESULT_##res << 16),                                  \
 		    p, 1000, 0, h                                                                  \
@@ -26,6 +33,22 @@
  * sample the same instruction every time). Hardware periods stay >= 1000: lower ones
  * make the kernel throttle the event. */
 const struct cp_ev_desc cp_ev_table[] = {
+    /* The runtime's own events (first: cp_ev_runtime_len rows). Timers: sample/; sources.c's
+     * table lists exactly these (a unit test checks it). */
+    RT("cputime", CP_EV_TIMER, "ns", 1000000, 10000,
+       "CPU time of each thread (perf task-clock, hrtimer based; default 1ms = 1000 samples/s)"),
+    RT("realtime", CP_EV_TIMER, "ns", 1000000, 10000,
+       "wall-clock time of each thread, blocked or running (default 1ms)"),
+    /* Synchronous trigger families (core/sync.c): no period, several metrics each. */
+    RT("alloc", CP_EV_TRIGGER, "bytes", 0, 0,
+       "memory allocation: alloc-bytes, alloc-calls, leak-bytes (live at exit) by context"),
+    RT("io", CP_EV_TRIGGER, "bytes", 0, 0,
+       "read/write/pread/pwrite/readv/writev/fread/fwrite: io-read-bytes, io-write-bytes, "
+       "io-time (ns), io-calls"),
+    RT("wait", CP_EV_TRIGGER, "ns", 0, 0,
+       "time blocked in mutexes, condition variables, barriers, semaphores, joins: "
+       "wait-time, wait-calls"),
+    /* perf_event's generic names */
     HW("cycles", CPU_CYCLES, 2000003, 1000, "CPU cycles (hardware)"),
     HW("cpu-cycles", CPU_CYCLES, 2000003, 1000, "alias of cycles"),
     HW("instructions", INSTRUCTIONS, 2000003, 1000, "instructions retired (hardware)"),
@@ -75,6 +98,7 @@ const struct cp_ev_desc cp_ev_table[] = {
     SW("emulation-faults", EMULATION_FAULTS, 1, 1, 0, "instructions emulated by the kernel"),
 };
 const size_t cp_ev_table_len = sizeof cp_ev_table / sizeof cp_ev_table[0];
+const size_t cp_ev_runtime_len = 5;
 
 #define RAW_DEFAULT_PERIOD 1000003
 #define PMU_DEFAULT_PERIOD 100003
@@ -113,6 +137,35 @@ const struct cp_ev_desc *cp_ev_find(const char *name, size_t len)
 	return NULL;
 }
 
+unsigned cp_trigger_family_bit(const char *spec)
+{
+	size_t len = strcspn(spec, "@");
+	const struct cp_ev_desc *d = cp_ev_find(spec, len);
+	unsigned bit = 1;
+	for (size_t i = 0; d && d->kind == CP_EV_TRIGGER && i < cp_ev_runtime_len; i++) {
+		if (&cp_ev_table[i] == d)
+			return bit;
+		bit <<= cp_ev_table[i].kind == CP_EV_TRIGGER;
+	}
+	return 0;
+}
+
+int cp_runtime_lib_name(unsigned families, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "libcallpath-rt");
+	unsigned bit = 1;
+	for (size_t i = 0; i < cp_ev_runtime_len; i++) {
+		if (cp_ev_table[i].kind != CP_EV_TRIGGER)
+			continue;
+		if (families & bit)
+			n += (size_t)snprintf(n < cap ? out + n : NULL, n < cap ? cap - n : 0,
+					      "-%s", cp_ev_table[i].name);
+		bit <<= 1;
+	}
+	n += (size_t)snprintf(n < cap ? out + n : NULL, n < cap ? cap - n : 0, ".so");
+	return n < cap ? 0 : -1;
+}
+
 static int parse_u64(const char **pp, int base, uint64_t *out)
 {
 	const char *p = *pp;
@@ -142,7 +195,15 @@ static int parse_u64(const char **pp, int base, uint64_t *out)
 static int bad_period(struct cp_ev *ev, const char *text, char *err, size_t cap)
 {
 	if (err) {
-		if (ev->time_based)
+		if (ev->kind == CP_EV_TRIGGER)
+			snprintf(err, cap, "'%s' takes no period: it counts every call (remove '@%s')",
+				 ev->name, text);
+		else if (ev->kind == CP_EV_TIMER)
+			snprintf(err, cap,
+				 "bad period '%s' for %s: give a number of ns with an optional "
+				 "ns/us/ms/s suffix, at least %llu ns (e.g. %s@500us)",
+				 text, ev->name, (unsigned long long)ev->min_period, ev->name);
+		else if (ev->time_based)
 			snprintf(
 			    err, cap,
 			    "bad period '%s' for %s: give nanoseconds (a number with an "
@@ -168,7 +229,9 @@ int cp_ev_parse_period(struct cp_ev *ev, const char *text, char *err, size_t err
 {
 	const char *p = text;
 	uint64_t v, mul = 1;
-	int freq = *p == 'f';
+	int freq = *p == 'f' && !cp_ev_kind_is_runtime(ev->kind);
+	if (ev->kind == CP_EV_TRIGGER)
+		return bad_period(ev, text, err, errcap);
 	p += freq;
 	if (parse_u64(&p, 10, &v))
 		return bad_period(ev, text, err, errcap);
@@ -185,10 +248,14 @@ int cp_ev_parse_period(struct cp_ev *ev, const char *text, char *err, size_t err
 	if (*p || v > UINT64_MAX / mul)
 		return bad_period(ev, text, err, errcap);
 	v *= mul;
-	if (freq ? (v == 0 || v > CP_EV_MAX_FREQ) : v < ev->min_period)
+	if (freq && (v == 0 || v > CP_EV_MAX_FREQ))
 		return bad_period(ev, text, err, errcap);
 	ev->freq = freq;
 	ev->period = v;
+	if (!freq && v < ev->min_period) {
+		bad_period(ev, text, err, errcap);
+		return CP_EV_LOW_PERIOD;
+	}
 	return CP_EV_OK;
 }
 
@@ -252,7 +319,7 @@ int cp_ev_parse(const char *spec, size_t len, struct cp_ev *ev, char *err, size_
 		const char *canon = cp_ev_canonical(ev->name);
 		if (canon != ev->name)
 			snprintf(ev->name, sizeof ev->name, "%s", canon);
-		ev->kind = d->type == PERF_TYPE_SOFTWARE ? CP_EV_SOFTWARE : CP_EV_HARDWARE;
+		ev->kind = d->kind;
 		ev->type = d->type;
 		ev->config = d->config;
 		ev->period = d->default_period;

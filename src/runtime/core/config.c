@@ -1,7 +1,7 @@
 /* Configuration from the environment (set by `callpath record`, inherited across fork and
  * exec):
  *   CALLPATH_OUTPUT=DIR          measurement directory (created if missing)
- *   CALLPATH_EVENTS=SPEC[,SPEC]  NAME[@PERIOD] (catalog.h); default "cputime"; the
+ *   CALLPATH_EVENTS=SPEC[,SPEC]  NAME[@PERIOD] (events/events.h); default "cputime"; the
  *                                trigger families alloc, io, wait (no period) add their
  *                                metrics (core/sync.c)
  *   CALLPATH_FOLLOW_EXEC=0|1     keep profiling images started by exec (default 1)
@@ -13,10 +13,10 @@
  *   CALLPATH_PROBE_ONLY=1        with probes: no sampling metrics
  *   CALLPATH_SHOW_RUNTIME=1      keep the runtime's own frames in paths (runtime.h)
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
+#include "events/events.h"
 #include "runtime/core/runtime.h"
 #include "runtime/core/sync.h"
 #include "runtime/probe/probe.h"
-#include "runtime/sample/catalog.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,44 +24,47 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Timers (cputime, realtime): a period below the event's minimum is raised to it. */
+static int config_add_timer(const char *name, size_t nlen, const struct cp_ev *ev, int rc)
+{
+	const struct cp_sample_source *src = cp_sample_source_find(name, (unsigned)nlen);
+	if (!src || cp_rt.nmetrics >= CP_MF_MAX_METRICS || (rc && rc != CP_EV_LOW_PERIOD))
+		return -1;
+	struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
+	m->src = src;
+	m->index = cp_rt.nmetrics;
+	m->period = rc == CP_EV_LOW_PERIOD ? ev->min_period : ev->period;
+	cp_rt.nmetrics++;
+	return 0;
+}
+
 static int config_add_event(const char *spec, size_t len)
 {
-	char name[64], period_text[64] = "";
+	char name[64];
 	const char *at = memchr(spec, '@', len);
 	size_t nlen = at ? (size_t)(at - spec) : len;
-	if (nlen >= sizeof name || (at && len - nlen - 1 >= sizeof period_text))
+	if (nlen >= sizeof name)
 		return -1;
 	memcpy(name, spec, nlen);
 	name[nlen] = 0;
-	if (at)
-		memcpy(period_text, at + 1, len - nlen - 1), period_text[len - nlen - 1] = 0;
 	int family = cp_sync_config_family(name, nlen, at != NULL); /* alloc, io, wait */
 	if (family)
 		return family < 0 ? -1 : 0;
-	const struct cp_event_info *info = cp_event_lookup(name, nlen);
-	if (!info && cp_rt.nmetrics < CP_MF_MAX_METRICS) { /* perf events (sample/perf-event.c) */
+	struct cp_ev ev; /* the one catalog and period syntax (events/events.h) */
+	int rc = cp_ev_parse(spec, len, &ev, NULL, 0);
+	if (ev.kind == CP_EV_TIMER)
+		return config_add_timer(name, nlen, &ev, rc);
+	if (cp_rt.nmetrics < CP_MF_MAX_METRICS) { /* perf events (sample/perf-event-init.c) */
 		struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
 		m->index = cp_rt.nmetrics;
 		const char *split = getenv("CALLPATH_PERF_SPLIT");
-		int rc = cp_perf_config(spec, len, m, split && !strcmp(split, "1"));
+		rc = cp_perf_config(spec, len, m, split && !strcmp(split, "1"));
 		if (rc > 0)
 			cp_rt.nmetrics++;
 		if (rc)
 			return rc < 0 ? -1 : 0;
 	}
-	const struct cp_sample_source *src = cp_sample_source_find(name, (unsigned)nlen);
-	if (!info || !src || cp_rt.nmetrics >= CP_MF_MAX_METRICS)
-		return -1;
-	struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
-	m->src = src;
-	m->index = cp_rt.nmetrics;
-	m->period = info->default_period;
-	if (at && cp_event_parse_period(period_text, &m->period))
-		return -1;
-	if (m->period < info->min_period)
-		m->period = info->min_period;
-	cp_rt.nmetrics++;
-	return 0;
+	return -1;
 }
 
 static int config_events(const char *events)

@@ -1,8 +1,8 @@
 /* Synchronous samples (see sync.h): the trigger families' metrics, and the primitive that
  * attributes a value to the calling context of an interposed call. */
+#include "events/events.h"
 #include "runtime/core/sync.h"
 #include "runtime/core/runtime.h"
-#include "runtime/sample/catalog.h"
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"

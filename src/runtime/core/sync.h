@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Families, bits of cp_sync_on (the order of cp_trigger_families, sample/catalog.h). */
+/* Families, bits of cp_sync_on (the order of the trigger families in the event catalog, events/events.h). */
 enum {
 	CP_SYNC_ALLOC = 1u << 0,
 	CP_SYNC_IO = 1u << 1,
@@ -161,7 +161,8 @@ void cp_sync_notes(void) __attribute__((visibility("hidden"))); /* outside locks
 void cp_wait_record(const void *ra, uint64_t t0) __attribute__((visibility("hidden")));
 
 /* Defined by interpose/{alloc,io,wait}.c: a family can be measured only by a runtime
- * library built with its wrappers (catalog.h); weak, so a missing one reads as NULL. */
+ * library built with its wrappers (cp_runtime_lib_name, events/events.h); weak, so a
+ * missing one reads as NULL. */
 #define CP_SYNC_LINKED_DECL __attribute__((visibility("hidden"), weak))
 extern const int cp_sync_linked_alloc CP_SYNC_LINKED_DECL;
 extern const int cp_sync_linked_io CP_SYNC_LINKED_DECL;

@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 struct cp_event_info {
@@ -44,37 +43,6 @@ static inline const struct cp_event_info *cp_event_lookup(const char *name, size
 		    !strncmp(cp_event_catalog[i].name, name, len))
 			return &cp_event_catalog[i];
 	return NULL;
-}
-
-/* The trigger families, in the order of the runtime libraries' names. Their wrappers are
- * interposed only when asked for (a wrapper that is not there costs nothing): the runtime
- * is built once per set of families, libcallpath-rt[-alloc][-io][-wait].so, and `callpath
- * record` preloads the one its events need. Bit i of a family set is
- * cp_trigger_families[i] (the runtime's CP_SYNC_* bits, core/sync.h). */
-static const char *const cp_trigger_families[] = {"alloc", "io", "wait"};
-#define CP_TRIGGER_FAMILIES_LEN (sizeof cp_trigger_families / sizeof cp_trigger_families[0])
-
-/* The bit of the family spec names (NAME[@PERIOD]), 0 if it is no family. */
-static inline unsigned cp_trigger_family_bit(const char *spec)
-{
-	size_t len = strcspn(spec, "@");
-	for (size_t i = 0; i < CP_TRIGGER_FAMILIES_LEN; i++)
-		if (strlen(cp_trigger_families[i]) == len &&
-		    !strncmp(cp_trigger_families[i], spec, len))
-			return 1u << i;
-	return 0;
-}
-
-/* "libcallpath-rt[-FAMILY...].so" for a set of families. 0, or -1 if cap is too small. */
-static inline int cp_runtime_lib_name(unsigned families, char *out, size_t cap)
-{
-	size_t n = (size_t)snprintf(out, cap, "libcallpath-rt");
-	for (size_t i = 0; i < CP_TRIGGER_FAMILIES_LEN; i++)
-		if (families & (1u << i))
-			n += (size_t)snprintf(n < cap ? out + n : NULL, n < cap ? cap - n : 0,
-					      "-%s", cp_trigger_families[i]);
-	n += (size_t)snprintf(n < cap ? out + n : NULL, n < cap ? cap - n : 0, ".so");
-	return n < cap ? 0 : -1;
 }
 
 /* Parses "123", "250us", "2ms", "1s" into nanoseconds. 0 or -1. */

@@ -41,7 +41,7 @@ int cp_perf_config(const char *spec, size_t len, struct cp_metric *m, int split)
 {
 	struct perf_metric *p = pm(m);
 	int rc = cp_ev_parse(spec, len, &p->ev, NULL, 0);
-	if (rc == CP_EV_UNKNOWN)
+	if (rc == CP_EV_UNKNOWN || cp_ev_kind_is_runtime(p->ev.kind)) /* not perf's */
 		return 0;
 	if (rc)
 		return -1;

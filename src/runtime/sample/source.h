@@ -1,7 +1,7 @@
 /* Sample sources: a table of struct cp_sample_source, one file per source (cputime.c,
  * realtime.c, ...), so new event kinds (perf counters, synchronous triggers) plug in
  * without touching the handler, the CCT or the interposition code. Names, units and
- * default periods are in catalog.h (shared with the CLI).
+ * default periods are in the event catalog (src/events, shared with the CLI).
  *
  * A source delivers the runtime's sampling signal (cp_rt.signo) to the sampled thread and
  * recognises its own deliveries from the siginfo. thread_start/thread_stop run in the

@@ -1,14 +1,13 @@
-/* src/events/events.c, the part of perf event naming the runtime links: generic names and
- * aliases, raw codes, the period syntax (counts, time suffixes, fN frequency mode), the
- * encoded form the CLI passes in CALLPATH_EVENTS, and the attribute opened per thread; and
- * sample/perf-event.c's configuration (one metric per event, named as typed). */
+/* src/events/events.c, the events module the runtime and the CLI link: the one catalog
+ * (the runtime's timers and trigger families, generic perf names and aliases), raw codes,
+ * the one period syntax (counts, time suffixes, fN frequency mode), the encoded form the
+ * CLI passes in CALLPATH_EVENTS, and the attribute opened per thread. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "events/events.h"
-#include "runtime/core/runtime.h"
 
 #include <linux/perf_event.h>
 #include <string.h>
@@ -51,7 +50,6 @@ static void test_names(void **state)
 	assert_int_equal(ev.config, 0x1c2);
 	assert_int_equal(parse("rxyz", &ev), CP_EV_UNKNOWN);
 	assert_int_equal(parse("r", &ev), CP_EV_UNKNOWN);
-	assert_int_equal(parse("cputime", &ev), CP_EV_UNKNOWN); /* the catalog's, not ours */
 	assert_int_equal(parse("Cycles", &ev), CP_EV_UNKNOWN);
 	char longname[128];
 	memset(longname, 'a', sizeof longname - 1);
@@ -66,12 +64,12 @@ static void test_periods(void **state)
 	assert_int_equal(ev.period, 16);
 	assert_false(ev.freq);
 	assert_int_equal(parse("page-faults@1", &ev), CP_EV_OK);
-	assert_int_equal(parse("page-faults@0", &ev), CP_EV_BAD_PERIOD);
+	assert_int_equal(parse("page-faults@0", &ev), CP_EV_LOW_PERIOD);
 	assert_int_equal(parse("page-faults@10ms", &ev), CP_EV_BAD_PERIOD); /* not a time */
 	assert_int_equal(parse("page-faults@", &ev), CP_EV_BAD_PERIOD);
 	assert_int_equal(parse("page-faults@-5", &ev), CP_EV_BAD_PERIOD);
 	assert_int_equal(parse("page-faults@99999999999999999999999", &ev), CP_EV_BAD_PERIOD);
-	assert_int_equal(parse("cycles@999", &ev), CP_EV_BAD_PERIOD);
+	assert_int_equal(parse("cycles@999", &ev), CP_EV_LOW_PERIOD);
 	assert_int_equal(parse("cycles@1000", &ev), CP_EV_OK);
 	assert_int_equal(parse("cpu-clock@250us", &ev), CP_EV_OK);
 	assert_int_equal(ev.period, 250000);
@@ -79,7 +77,7 @@ static void test_periods(void **state)
 	assert_int_equal(ev.period, 2000000);
 	assert_int_equal(parse("cpu-clock@1s", &ev), CP_EV_OK);
 	assert_int_equal(ev.period, 1000000000);
-	assert_int_equal(parse("cpu-clock@5us", &ev), CP_EV_BAD_PERIOD); /* < 10 us */
+	assert_int_equal(parse("cpu-clock@5us", &ev), CP_EV_LOW_PERIOD); /* < 10 us */
 	assert_int_equal(parse("cpu-clock@5min", &ev), CP_EV_BAD_PERIOD);
 	assert_int_equal(parse("cycles@f4000", &ev), CP_EV_OK);
 	assert_true(ev.freq);
@@ -142,28 +140,79 @@ static void test_attr(void **state)
 	assert_int_equal(a.wakeup_events, 1);
 }
 
-static void test_config_metrics(void **state)
+/* The runtime's own events: one catalog with perf's, one period syntax. */
+static void test_runtime_events(void **state)
 {
-	const char *specs[] = {"cpu-clock@500us", "page-faults@16", "r01c2@f100"};
-	cp_rt.nmetrics = 0;
-	for (unsigned i = 0; i < 3; i++) {
-		struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
-		m->index = cp_rt.nmetrics;
-		assert_int_equal(cp_perf_config(specs[i], strlen(specs[i]), m, 0), 1);
-		cp_rt.nmetrics++;
+	struct cp_ev ev;
+	char err[512];
+	assert_int_equal(parse("cputime", &ev), CP_EV_OK);
+	assert_int_equal(ev.kind, CP_EV_TIMER);
+	assert_true(ev.time_based);
+	assert_int_equal(ev.period, 1000000);
+	assert_int_equal(ev.min_period, 10000);
+	assert_int_equal(parse("realtime@250us", &ev), CP_EV_OK);
+	assert_int_equal(ev.kind, CP_EV_TIMER);
+	assert_int_equal(ev.period, 250000);
+	assert_int_equal(parse("alloc", &ev), CP_EV_OK);
+	assert_int_equal(ev.kind, CP_EV_TRIGGER);
+	assert_true(cp_ev_kind_is_runtime(ev.kind));
+	assert_false(cp_ev_kind_is_runtime(CP_EV_SOFTWARE));
+	assert_int_equal(cp_ev_parse("io@10", 5, &ev, err, sizeof err), CP_EV_BAD_PERIOD);
+	assert_int_equal(ev.kind, CP_EV_TRIGGER);
+	assert_string_equal(err, "'io' takes no period: it counts every call (remove '@10')");
+	assert_int_equal(parse("wait@", &ev), CP_EV_BAD_PERIOD);
+	assert_int_equal(parse("cputimex", &ev), CP_EV_UNKNOWN);
+	/* The runtime's rows come first, and only they are runtime kinds. */
+	assert_true(cp_ev_runtime_len >= 5 && cp_ev_runtime_len < cp_ev_table_len);
+	for (size_t i = 0; i < cp_ev_table_len; i++) {
+		const struct cp_ev_desc *d = &cp_ev_table[i];
+		assert_int_equal(cp_ev_kind_is_runtime(d->kind), i < cp_ev_runtime_len);
+		assert_ptr_equal(cp_ev_find(d->name, strlen(d->name)), d);
+		assert_non_null(d->unit);
+		assert_true(d->kind != CP_EV_TRIGGER || d->default_period == 0);
+		assert_true(d->kind == CP_EV_TRIGGER || d->default_period >= d->min_period);
 	}
-	assert_string_equal(cp_rt.metrics[0].src->name, "cpu-clock");
-	assert_string_equal(cp_rt.metrics[0].src->unit, "ns");
-	assert_int_equal(cp_rt.metrics[0].period, 500000);
-	assert_string_equal(cp_rt.metrics[1].src->name, "page-faults");
-	assert_string_equal(cp_rt.metrics[1].src->unit, "events");
-	assert_int_equal(cp_rt.metrics[1].src->source, CP_MF_SRC_PERF);
-	assert_string_equal(cp_rt.metrics[2].src->name, "r01c2");
-	assert_int_equal(cp_rt.metrics[2].period, 0); /* frequency mode */
-	struct cp_metric spare = {.index = 3};
-	assert_int_equal(cp_perf_config("cputime", 7, &spare, 0), 0);
-	assert_int_equal(cp_perf_config("cycles@0", 8, &spare, 0), -1);
-	cp_rt.nmetrics = 0;
+}
+
+/* Timer periods: nanoseconds with an optional suffix; no frequency mode; a period below
+ * the minimum is told apart from a malformed one (the runtime raises it, the CLI refuses). */
+static void test_timer_periods(void **state)
+{
+	static const struct {
+		const char *spec;
+		int rc;
+		uint64_t period;
+	} cases[] = {
+	    {"cputime@1000000", CP_EV_OK, 1000000},
+	    {"cputime@500us", CP_EV_OK, 500000},
+	    {"cputime@1ms", CP_EV_OK, 1000000},
+	    {"cputime@2s", CP_EV_OK, 2000000000},
+	    {"cputime@10000ns", CP_EV_OK, 10000},
+	    {"cputime@10ns", CP_EV_LOW_PERIOD, 10},
+	    {"cputime@0", CP_EV_LOW_PERIOD, 0},
+	    {"cputime@fast", CP_EV_BAD_PERIOD, 0},
+	    {"cputime@5 ms", CP_EV_BAD_PERIOD, 0},
+	    {"cputime@5min", CP_EV_BAD_PERIOD, 0},
+	    {"cputime@", CP_EV_BAD_PERIOD, 0},
+	    {"cputime@f1000", CP_EV_BAD_PERIOD, 0},
+	    {"cputime@99999999999999999999", CP_EV_BAD_PERIOD, 0},
+	    {"cputime@18446744073709551615s", CP_EV_BAD_PERIOD, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct cp_ev ev;
+		int rc = parse(cases[i].spec, &ev);
+		if (rc != cases[i].rc)
+			fail_msg("%s: %d, expected %d", cases[i].spec, rc, cases[i].rc);
+		if (rc != CP_EV_BAD_PERIOD)
+			assert_int_equal(ev.period, cases[i].period);
+		assert_false(ev.freq);
+	}
+	char err[512];
+	struct cp_ev ev;
+	assert_int_equal(cp_ev_parse("realtime@5us", 12, &ev, err, sizeof err), CP_EV_LOW_PERIOD);
+	assert_string_equal(err, "bad period '5us' for realtime: give a number of ns with an "
+				 "optional ns/us/ms/s suffix, at least 10000 ns (e.g. "
+				 "realtime@500us)");
 }
 
 int main(void)
@@ -171,7 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),	   cmocka_unit_test(test_periods),
 	    cmocka_unit_test(test_encoding),	   cmocka_unit_test(test_attr),
-	    cmocka_unit_test(test_config_metrics),
+	    cmocka_unit_test(test_runtime_events), cmocka_unit_test(test_timer_periods),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
