@@ -53,6 +53,8 @@ static int modules_start(int replay)
 		cp_rt.self_lo = self->text_lo;
 		cp_rt.self_len = self->text_hi - self->text_lo;
 	}
+	if (!rc) /* probed calls' return addresses: the real ones are on the probes' stack */
+		cp_unwind_set_return_hook((uintptr_t)cp_probe_return, cp_probe_real_ra);
 	if (rc)
 		cp_rt_note("load-module registry or unwinder failed to start (%d); "
 			   "profiling disabled",

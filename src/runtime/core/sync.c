@@ -5,7 +5,6 @@
 #include "runtime/core/runtime.h"
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
-#include "runtime/unwind/unwind-internal.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
@@ -214,10 +213,10 @@ static inline struct cp_sync_cache_entry *cache_lookup(struct cp_thread *t, uint
 }
 
 /* Adds a validated slot; 0, or -1 if it is not a stack word above cfa or there is no room. */
-static int cache_slot_add(struct cp_sync_cache_entry *e, const struct uw_thread *ut, uintptr_t cfa,
+static int cache_slot_add(struct cp_sync_cache_entry *e, uintptr_t stack_hi, uintptr_t cfa,
 			  uintptr_t slot, uintptr_t *value)
 {
-	if (slot < cfa || slot + 8 > ut->stack_hi || slot - cfa > UINT32_MAX ||
+	if (slot < cfa || slot + 8 > stack_hi || slot - cfa > UINT32_MAX ||
 	    e->nslots >= CP_SYNC_CACHE_FRAMES)
 		return -1;
 	*value = *(const uintptr_t *)slot;
@@ -228,7 +227,7 @@ static int cache_slot_add(struct cp_sync_cache_entry *e, const struct uw_thread 
 
 /* Walks frames[0..n) (the call site first, the outermost frame last) by the CFI rules
  * alone from (cfa, fp), recording the slots read; 0 if it reproduces them exactly. */
-static int cache_walk(struct cp_sync_cache_entry *e, const struct uw_thread *ut, uintptr_t cfa,
+static int cache_walk(struct cp_sync_cache_entry *e, uintptr_t stack_hi, uintptr_t cfa,
 		      uintptr_t fp, const struct cp_frame *frames, int n)
 {
 	uintptr_t sp = cfa, rbp = fp;
@@ -254,13 +253,13 @@ static int cache_walk(struct cp_sync_cache_entry *e, const struct uw_thread *ut,
 		if (new_cfa <= sp)
 			return -1;
 		at = new_cfa + (uintptr_t)(intptr_t)row.ra_off;
-		if (cache_slot_add(e, ut, cfa, at, &value) || value != frames[i + 1].pc)
+		if (cache_slot_add(e, stack_hi, cfa, at, &value) || value != frames[i + 1].pc)
 			return -1; /* not the unwinder's path: leave it uncached */
 		/* rbp in the caller: restored from its save slot, unless already popped. */
 		if (row.saved_how[1] == CP_REG_CFA) {
 			at = new_cfa + (uintptr_t)(intptr_t)row.saved_off[1];
 			if (at >= sp) {
-				if (cache_slot_add(e, ut, cfa, at, &value))
+				if (cache_slot_add(e, stack_hi, cfa, at, &value))
 					return -1;
 				rbp = value;
 			}
@@ -285,11 +284,11 @@ static void cache_fill(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uintptr
 		e->state = 1;
 		return;
 	}
-	const struct uw_thread *ut = uw_thread_self();
+	uintptr_t stack_lo, stack_hi;
 	e->state = 1;
 	e->nslots = 0;
-	if (!ut->inited || cfa < ut->stack_lo || cfa >= ut->stack_hi ||
-	    cache_walk(e, ut, cfa, fp, frames, n))
+	if (cp_unwind_stack(&stack_lo, &stack_hi) || cfa < stack_lo || cfa >= stack_hi ||
+	    cache_walk(e, stack_hi, cfa, fp, frames, n))
 		return;
 	e->nframes = (uint16_t)n;
 	e->leaf = leaf;

@@ -3,7 +3,6 @@
  * patterns, each match classified and patched. Outside signal context only. */
 #include "runtime/probe/probe-internal.h"
 
-#include "runtime/unwind/modules-internal.h"
 #include "runtime/unwind/modules.h"
 
 #include "patch/select.h"
@@ -221,7 +220,7 @@ static void scan_modules(uint32_t from, uint32_t to, int concurrent)
 	if (t)
 		t->busy = 1; /* functions we call while patching may be probed already */
 	for (uint32_t i = from; i < to; i++) {
-		const struct cp_module *m = &cp_mod_slots[i];
+		const struct cp_module *m = cp_modules_slot(i);
 		if (!__atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE) &&
 		    !cp_patch_module_skipped(m->path))
 			scan_module(m, concurrent);
@@ -237,7 +236,7 @@ void cp_probe_sync(int concurrent)
 	if (cp_rt.phdr && !cp_rt.phdr->tsc_hz)
 		cp_rt.phdr->tsc_hz = cp_probe_g.tsc_hz;
 	pthread_mutex_lock(&probe_lock);
-	uint32_t n = __atomic_load_n(&cp_mod_n_slots, __ATOMIC_ACQUIRE);
+	uint32_t n = cp_modules_count();
 	scan_modules(cp_probe_g.modules_seen, n, concurrent);
 	cp_probe_g.modules_seen = n;
 	pthread_mutex_unlock(&probe_lock);

@@ -7,6 +7,16 @@
 
 #include "base/sigsafe/banned.h"
 
+uint32_t cp_modules_count(void)
+{
+	return __atomic_load_n(&cp_mod_n_slots, __ATOMIC_ACQUIRE);
+}
+
+const struct cp_module *cp_modules_slot(uint32_t i)
+{
+	return &cp_mod_slots[i];
+}
+
 static const struct cp_module *find_linear(uintptr_t pc)
 {
 	uint32_t n = __atomic_load_n(&cp_mod_n_slots, __ATOMIC_ACQUIRE);

@@ -46,6 +46,10 @@ int cp_modules_init(const struct cp_modules_listener *listener);
 int cp_modules_sync(void);
 /* Async-signal-safe. NULL if pc is in no known executable range. */
 const struct cp_module *cp_modules_find(uintptr_t pc);
+/* The modules seen so far, in load order, unloaded ones included (check `unloaded`):
+ * slots [0, cp_modules_count()), each immutable once counted. Async-signal-safe. */
+uint32_t cp_modules_count(void);
+const struct cp_module *cp_modules_slot(uint32_t i);
 /* For fork children: forget nothing, but re-announce every live module to the listener. */
 void cp_modules_replay(void);
 

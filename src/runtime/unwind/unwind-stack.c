@@ -33,6 +33,15 @@ struct uw_thread *uw_thread_self(void)
 	return &uw_tls;
 }
 
+int cp_unwind_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	if (!uw_tls.inited)
+		return -1;
+	*lo = uw_tls.stack_lo;
+	*hi = uw_tls.stack_hi;
+	return 0;
+}
+
 void uw_query_altstack(struct uw_thread *t)
 {
 	stack_t ss;

@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
-#include "runtime/probe/probe.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind-internal.h"
 
@@ -191,6 +190,27 @@ void cp_unwind_cache_flush(void)
 	}
 }
 
+/* A return address replaced by a trampoline that keeps the real one (the probes' exit,
+ * probe/, above this module): registered once at init, before any signal. */
+static uintptr_t ret_tramp;
+static uintptr_t (*ret_real)(uintptr_t slot);
+
+void cp_unwind_set_return_hook(uintptr_t trampoline, uintptr_t (*real_ra)(uintptr_t slot))
+{
+	ret_real = real_ra;
+	__atomic_store_n(&ret_tramp, trampoline, __ATOMIC_RELEASE);
+}
+
+/* *ra read from slot: the real return address if it is the trampoline's. -1 if that is
+ * lost (the walk stops). */
+static inline int real_return(uintptr_t *ra, uintptr_t slot)
+{
+	if (__builtin_expect(*ra != ret_tramp || !ret_tramp, 1))
+		return 0;
+	*ra = ret_real(slot);
+	return *ra ? 0 : -1;
+}
+
 static inline uint64_t lookup_key(uintptr_t pc, int exact)
 {
 	return ((uint64_t)(exact ? pc : pc - 1) << 1) | (uint64_t)!exact;
@@ -263,8 +283,7 @@ static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct 
 		return -1;
 	/* A probed call's return address is the probes' trampoline: the real one is on the
 	 * thread's shadow stack, found by the slot's address. */
-	if (__builtin_expect(ra == (uintptr_t)cp_probe_return, 0) &&
-	    !(ra = cp_probe_real_ra(cfa + row->ra_off)))
+	if (real_return(&ra, cfa + row->ra_off))
 		return -1;
 	for (int i = 0; i < CP_NSAVED; i++) {
 		unsigned reg = cp_saved_regs[i];
@@ -430,8 +449,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		if (cfa - lo8 > span) /* the RA slot, CFA - 8, is readable */
 			break;
 		ra = *(const uintptr_t *)(cfa - 8);
-		if (__builtin_expect(ra == (uintptr_t)cp_probe_return, 0) &&
-		    !(ra = cp_probe_real_ra(cfa - 8))) {
+		if (real_return(&ra, cfa - 8)) {
 			stop = 1;
 			break;
 		}

@@ -40,12 +40,19 @@ struct cp_frame {
 
 /* Once per process, outside signal context (allocates the recipe caches). */
 int cp_unwind_init(void);
+/* Return addresses equal to `trampoline` were replaced (the probes' exit trampoline): the
+ * unwinder asks real_ra(slot address) for the real one (AS-safe; 0 if unknown). Set once
+ * at init, before sampling starts, by the module above that owns the trampoline. */
+void cp_unwind_set_return_hook(uintptr_t trampoline, uintptr_t (*real_ra)(uintptr_t slot));
 /* Once per thread, outside signal context if possible (pthread_getattr_np). The AS-safe
  * variant, for threads first seen in a signal handler, takes the run of readable pages
  * above sp as the stack (probed with process_vm_readv on ourselves, no /proc parsing);
  * cp_unwind_context calls it itself for a thread that has not been initialized. */
 void cp_unwind_thread_init(void);
 void cp_unwind_thread_init_signal_safe(uintptr_t sp);
+/* The calling thread's own stack [*lo, *hi), as the unwinder bounds its reads: 0, or -1
+ * if the thread's bounds are not known yet. Async-signal-safe. */
+int cp_unwind_stack(uintptr_t *lo, uintptr_t *hi);
 
 /* Fills out[0..n) leaf first, returns n (>= 1 when the context has a PC). */
 int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
