@@ -1,30 +1,23 @@
-/* Synchronous samples (see sync.h): the trigger families' metrics, and the primitive that
- * attributes a value to the calling context of an interposed call. */
-#include "events/events.h"
-#include "runtime/core/sync.h"
-#include "runtime/core/runtime.h"
+/* Synchronous samples (see sync.h), the signal-time half: the primitive that attributes a
+ * value to the calling context of an interposed call (the wrappers run it wherever the
+ * program calls them, signal handlers included), its context cache, and the families'
+ * metric sources (their claims run in the sample handler). The configuration and the
+ * lifecycle are in sync-init.c. */
+#include "runtime/core/sync-internal.h"
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <sys/mman.h>
 
 #include "base/sigsafe/sigsafe.h"
+#include "base/sigsafe/banned.h"
 
 volatile uint32_t cp_sync_on;
 uint32_t cp_sync_metric[CP_SM_COUNT];
 
-static uint32_t sync_requested;	    /* families asked for by CALLPATH_EVENTS */
-static uint64_t skipped_busy;	    /* events on a busy thread: not attributed */
-/* One page that the kernel zeroes in every fork child (MADV_WIPEONFORK): a child made
- * without our fork handlers (libc-internal _Fork) shares our files' mappings and must not
- * write into them. Our fork handler sets `live` again in the child. */
-struct sync_guard {
-	volatile int live;
-};
-static struct sync_guard *guard;
+uint64_t cp_sync_skipped_busy;
+struct cp_sync_guard *cp_sync_guard;
 
 /* ---- the families' metrics ---- */
 
@@ -59,7 +52,7 @@ static int sync_claims(struct cp_metric *m, struct cp_source_thread *st, const s
 		.thread_stop = sync_thread_stop, .claims = sync_claims,                            \
 	}
 
-static const struct cp_sample_source sync_sources[CP_SM_COUNT] = {
+const struct cp_sample_source cp_sync_sources[CP_SM_COUNT] = {
     [CP_SM_ALLOC_BYTES] = SYNC_SOURCE("alloc-bytes", "bytes"),
     [CP_SM_ALLOC_CALLS] = SYNC_SOURCE("alloc-calls", "calls"),
     [CP_SM_LEAK_BYTES] = SYNC_SOURCE("leak-bytes", "bytes"),
@@ -70,121 +63,6 @@ static const struct cp_sample_source sync_sources[CP_SM_COUNT] = {
     [CP_SM_WAIT_TIME] = SYNC_SOURCE("wait-time", "ns"),
     [CP_SM_WAIT_CALLS] = SYNC_SOURCE("wait-calls", "calls"),
 };
-
-static const struct sync_family {
-	const char *name;
-	uint32_t bit;
-	enum cp_sync_id first, last;
-	const int *linked;
-} families[] = {
-    {"alloc", CP_SYNC_ALLOC, CP_SM_ALLOC_BYTES, CP_SM_LEAK_BYTES, &cp_sync_linked_alloc},
-    {"io", CP_SYNC_IO, CP_SM_IO_READ_BYTES, CP_SM_IO_CALLS, &cp_sync_linked_io},
-    {"wait", CP_SYNC_WAIT, CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS, &cp_sync_linked_wait},
-};
-
-static const struct sync_family *family_find(const char *name, size_t len)
-{
-	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-		if (cp_ss_strlen(families[i].name) == len &&
-		    !cp_ss_strncmp(families[i].name, name, len))
-			return &families[i];
-	return NULL;
-}
-
-int cp_sync_is_family(const char *name, size_t len)
-{
-	return family_find(name, len) != NULL;
-}
-
-int cp_sync_config_family(const char *name, size_t len, int has_period)
-{
-	const struct sync_family *f = family_find(name, len);
-	if (!f)
-		return 0;
-	if (has_period)
-		return -1;
-	if (sync_requested & f->bit) /* named twice: once is enough */
-		return 1;
-	if (!f->linked) {
-		char lib[64];
-		cp_runtime_lib_name(f->bit, lib, sizeof lib);
-		fprintf(stderr,
-			"callpath runtime: -e %s is not measured: the preloaded runtime has no "
-			"wrappers for it (preload %s or another build with '%s' in its name; "
-			"callpath record does)\n",
-			f->name, lib, f->name);
-		return 1;
-	}
-	if (cp_rt.nmetrics + (f->last - f->first + 1) > CP_MF_MAX_METRICS)
-		return -1;
-	for (int id = f->first; id <= (int)f->last; id++) {
-		struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
-		m->src = &sync_sources[id];
-		m->index = cp_rt.nmetrics;
-		m->period = 0;
-		cp_sync_metric[id] = cp_rt.nmetrics++;
-	}
-	sync_requested |= f->bit;
-	return 1;
-}
-
-/* ---- lifecycle ---- */
-
-void cp_sync_start(void)
-{
-	if (!sync_requested || !cp_rt.active)
-		return;
-	if (!guard) {
-		void *p =
-		    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED) {
-			cp_rt_note("synchronous triggers disabled: no memory for their state");
-			return;
-		}
-		/* Without WIPEONFORK (kernels before 4.14) a child forked inside libc would write
-		 * into our files: such a child is rare (daemon() runs our handlers). */
-		(void)madvise(p, 4096, MADV_WIPEONFORK);
-		guard = p;
-	}
-	guard->live = 1;
-	if ((sync_requested & CP_SYNC_ALLOC) && cp_alloc_start)
-		cp_alloc_start();
-	__atomic_store_n(&cp_sync_on, sync_requested, __ATOMIC_RELEASE);
-}
-
-void cp_sync_after_fork_child(void)
-{
-	if (!guard || !sync_requested)
-		return;
-	skipped_busy = 0;
-	if (cp_alloc_fork_child)
-		cp_alloc_fork_child();
-	guard->live = 1;
-	__atomic_store_n(&cp_sync_on, sync_requested, __ATOMIC_RELEASE);
-}
-
-void cp_sync_fini(int crashed)
-{
-	uint32_t was = __atomic_exchange_n(&cp_sync_on, 0, __ATOMIC_ACQ_REL);
-	if (crashed || !was)
-		return;
-	if ((was & CP_SYNC_ALLOC) && cp_alloc_attribute_leaks)
-		cp_alloc_attribute_leaks();
-}
-
-void cp_sync_notes(void)
-{
-	if (!sync_requested)
-		return;
-	if (skipped_busy)
-		cp_rt_note(
-		    "%llu synchronous event(s) (allocation, I/O, wait) happened while the "
-		    "runtime was busy on their thread (loading a library, starting a thread, "
-		    "or inside a signal handler) and were not attributed",
-		    (unsigned long long)skipped_busy);
-	if ((sync_requested & CP_SYNC_ALLOC) && cp_alloc_notes)
-		cp_alloc_notes();
-}
 
 /* ---- the primitive ---- */
 
@@ -345,14 +223,14 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 {
 	struct cp_thread *t = cp_self;
 	uintptr_t r = (uintptr_t)ra;
-	if (!t || !cp_rt.enabled || cp_rt_owns_pc(r, 0) || !guard || !guard->live)
+	if (!t || !cp_rt.enabled || cp_rt_owns_pc(r, 0) || !cp_sync_guard || !cp_sync_guard->live)
 		return 0;
 	/* With adopted threads about, cp_self may be another thread's (shared TLS). */
 	if (__atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE) && t->tid != cp_ss_gettid())
 		return 0;
 	if (t->busy || t->stopped) {
 		if (t->busy)
-			__atomic_add_fetch(&skipped_busy, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&cp_sync_skipped_busy, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	t->busy = 1;
