@@ -4,7 +4,11 @@
  * is the rate delivered; its overflow signal is routed to the sampled thread with
  * F_SETOWN_EX(F_OWNER_TID) + F_SETSIG + O_ASYNC. Fallback (perf_event_open refused): a
  * POSIX CPU-time timer per thread, which only fires on the kernel tick; the runtime then
- * writes a NOTE, and the delivered rate appears in the summary. */
+ * writes a NOTE, and the delivered rate appears in the summary.
+ *
+ * Signal-time code (thread start and stop, the handler's claims); the choice between the
+ * two at process start is in cputime-init.c. */
+#include "runtime/sample/cputime-internal.h"
 #include "runtime/sample/timer.h"
 
 #include "runtime/core/fds.h"
@@ -13,17 +17,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Counting kernel time too (a thread in a system call is using CPU; its sample lands on
- * the user PC the call returns to). Kernels that refuse it unprivileged get user-only. */
-static int count_kernel = 1;
+#include "base/sigsafe/banned.h"
 
-static int perf_open_thread(uint64_t period, pid_t tid)
+int cp_cputime_count_kernel = 1;
+
+int cp_cputime_open(uint64_t period, pid_t tid)
 {
 	struct perf_event_attr attr;
 	__builtin_memset(&attr, 0, sizeof attr);
@@ -32,7 +35,7 @@ static int perf_open_thread(uint64_t period, pid_t tid)
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	attr.sample_period = period;
 	attr.disabled = 1;
-	attr.exclude_kernel = !count_kernel;
+	attr.exclude_kernel = !cp_cputime_count_kernel;
 	attr.exclude_hv = 1;
 	attr.wakeup_events = 1;
 	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -70,38 +73,11 @@ static int perf_route_to(int fd, pid_t tid)
 	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
 }
 
-static int cputime_process_init(struct cp_metric *m)
-{
-	int fd = cp_rt.no_perf ? -ENOSYS : perf_open_thread(m->period, 0);
-	if (fd == -EACCES || fd == -EPERM) {
-		count_kernel = 0;
-		fd = perf_open_thread(m->period, 0);
-		if (fd >= 0)
-			cp_rt_note("cputime: the kernel refuses to count kernel time for this user "
-				   "(perf_event_paranoid); time in system calls is not sampled");
-	}
-	if (fd >= 0) {
-		cp_fd_close(fd);
-		m->mechanism = CP_MF_MECH_PERF_TASK_CLOCK;
-		return 0;
-	}
-	m->mechanism = CP_MF_MECH_POSIX_TIMER;
-	m->clock_id = CLOCK_THREAD_CPUTIME_ID;
-	cp_rt_note("cputime: perf_event_open(task-clock) failed (%s)%s; falling back to POSIX "
-		   "CPU-time timers, which fire only on the kernel tick: fewer samples than "
-		   "asked (see the delivered rate)",
-		   cp_rt.no_perf ? "CALLPATH_NO_PERF=1" : strerror(-fd),
-		   fd == -EACCES || fd == -EPERM
-		       ? " - check /proc/sys/kernel/perf_event_paranoid (<= 2 needed)"
-		       : "");
-	return 0;
-}
-
 static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
 {
 	if (m->mechanism == CP_MF_MECH_POSIX_TIMER)
 		return cp_timer_thread_start(m, st, tid);
-	int fd = perf_open_thread(m->period, tid);
+	int fd = cp_cputime_open(m->period, tid);
 	if (fd < 0)
 		return fd;
 	int rc = perf_route_to(fd, tid);
@@ -158,7 +134,7 @@ const struct cp_sample_source cp_source_cputime = {
     .name = "cputime",
     .unit = "ns",
     .source = CP_MF_SRC_CPUTIME,
-    .process_init = cputime_process_init,
+    .process_init = cp_cputime_process_init,
     .thread_start = cputime_thread_start,
     .thread_stop = cputime_thread_stop,
     .claims = cputime_claims,

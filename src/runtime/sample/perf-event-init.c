@@ -2,7 +2,7 @@
  * configuration of one metric per -e event, the check at process start that the kernel
  * opens it, and the notes at exit (multiplexing ratios). Never runs in a signal handler. */
 #include "runtime/core/fds.h"
-#include "runtime/sample/perf-event.h"
+#include "runtime/sample/perf-event-internal.h"
 
 #include <errno.h>
 #include <stdio.h>

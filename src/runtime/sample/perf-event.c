@@ -18,7 +18,7 @@
  * Signal-time code (thread start and stop, the handler's claims); the configuration, the
  * process-start check and the exit notes are in perf-event-init.c. */
 #include "runtime/core/fds.h"
-#include "runtime/sample/perf-event.h"
+#include "runtime/sample/perf-event-internal.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

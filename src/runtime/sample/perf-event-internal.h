@@ -1,8 +1,8 @@
 /* The perf-event source's state, shared by its signal-time half (perf-event.c: thread
  * start and stop, the handler's claims) and its init-time half (perf-event-init.c:
  * configuration, the process-start check, the exit notes). Private to sample/. */
-#ifndef CP_RUNTIME_SAMPLE_PERF_EVENT_H
-#define CP_RUNTIME_SAMPLE_PERF_EVENT_H
+#ifndef CP_RUNTIME_SAMPLE_PERF_EVENT_INTERNAL_H
+#define CP_RUNTIME_SAMPLE_PERF_EVENT_INTERNAL_H
 
 #include "events/events.h"
 #include "runtime/core/runtime.h"
