@@ -7,7 +7,8 @@
 #     unless it is added to the list.
 #  2. no file keeps a poison list of its own (one list).
 #  3. no file includes another module's private header (*-internal.h).
-#  4. the modules depend one way: a module includes only the public headers of the
+#  4. banned.h makes each forbidden call a compile error (a few representatives).
+#  5. the modules depend one way: a module includes only the public headers of the
 #     modules below it (the order in docs/internals/runtime.md), except core's two
 #     shared-state headers, core/runtime.h (cp_rt, the thread state) and core/fds.h (the
 #     owned-descriptor bitmap), which every module may include.
@@ -95,6 +96,21 @@ while IFS=: read -r f inc; do
 	[ "$(rank "$imod")" -lt "$(rank "$mod")" ] ||
 		bad "$f ($mod/) includes runtime/$inc: $imod/ is not below $mod/"
 done < <(grep -rHo '#include "runtime/[a-z]*/[a-z-]*\.h"' --include='*.[ch]' .)
+
+# The list bans what the design forbids in a handler: a call after it does not compile.
+CC=${CC:-cc}
+if command -v "$CC" >/dev/null; then
+	for call in 'malloc(8)' 'free(0)' 'snprintf(0, 0, "x")' 'fopen("x", "r")' \
+		'dlsym(0, "x")' 'pthread_mutex_lock(0)' 'pthread_rwlock_rdlock(0)' 'getenv("x")' \
+		'aligned_alloc(8, 8)' 'exit(1)'; do
+		printf '#include <dlfcn.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include "base/sigsafe/banned.h"\nvoid f(void) { (void)%s; }\n' \
+			"$call" >"$WORK/banned.c"
+		"$CC" -D_GNU_SOURCE -I"$CP_SOURCE_DIR/src" -fsyntax-only "$WORK/banned.c" 2>/dev/null &&
+			bad "banned.h lets $call through"
+	done
+	printf '#include <stdlib.h>\n#include "base/sigsafe/banned.h"\nvoid f(void) { }\n' >"$WORK/ok.c"
+	"$CC" -I"$CP_SOURCE_DIR/src" -fsyntax-only "$WORK/ok.c" || bad "banned.h does not compile on its own"
+fi
 
 [ "$errors" -eq 0 ] || fail "$errors rule(s) broken"
 note "ok: $n_signal signal-time files include banned.h; no private header or upward include"
