@@ -3,7 +3,10 @@
  * open-addressing hash table of node indices in anonymous memory (not in the file); the
  * keys themselves are read from the nodes. New nodes are appended and published with a
  * release store of the header's `used`. Memory grows with contexts, not with samples.
- * Single writer (the owning thread, usually in its signal handler); async-signal-safe. */
+ * Single writer (the owning thread, usually in its signal handler); async-signal-safe.
+ *
+ * Module cct/ (public: cct.h, arena.h), the runtime's lowest: uses format/, base/sigsafe
+ * and core/fds.h only (layering: docs/internals/runtime.md). */
 #ifndef CP_RUNTIME_CCT_H
 #define CP_RUNTIME_CCT_H
 

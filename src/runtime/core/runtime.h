@@ -1,4 +1,10 @@
-/* The runtime's process-wide and per-thread state (internal to libcallpath-rt.so). */
+/* The runtime's process-wide and per-thread state (internal to libcallpath-rt.so).
+ *
+ * Module core/ (public: runtime.h, sync.h, fds.h; sync-internal.h private) drives the
+ * others: configuration, start and end, threads, the signal handler. Its code is above
+ * cct/, unwind/, sample/ and probe/; this header and fds.h are the shared state every
+ * module may include (layering: docs/internals/runtime.md, checked by the e2e test
+ * runtime-layering). */
 #ifndef CP_RUNTIME_RUNTIME_H
 #define CP_RUNTIME_RUNTIME_H
 

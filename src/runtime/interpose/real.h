@@ -2,7 +2,9 @@
  * table. cp_real_init (the constructor) resolves them once; a wrapper reads its entry with
  * CP_REAL(fn): one load and a predicted branch, no call and no lookup. Only a wrapper that
  * runs before our constructor (another library's constructor calling it) takes the slow
- * path, which resolves that one entry. */
+ * path, which resolves that one entry.
+ *
+ * Module interpose/ (the exported wrappers): the runtime's top, may use every module. */
 #ifndef CP_RUNTIME_REAL_H
 #define CP_RUNTIME_REAL_H
 

@@ -16,7 +16,11 @@
  * one hash lookup; a miss walks the stack with the runtime's unwinder once. The probed
  * function is a PC node at its entry address under the node of its call; "calls" counts
  * entries there and "probe-time" holds the activation's exclusive wall time (TSC), so
- * subtree sums are each probed function's inclusive time. docs/cmd-probe.md. */
+ * subtree sums are each probed function's inclusive time. docs/cmd-probe.md.
+ *
+ * Module probe/ (public: probe.h; probe-internal.h, probe-hot.h private): above unwind/
+ * and cct/, below core/, which configures and drives it; uses patch/ and the shared state
+ * (core/runtime.h). */
 #ifndef CP_RUNTIME_PROBE_H
 #define CP_RUNTIME_PROBE_H
 

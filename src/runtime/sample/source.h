@@ -6,7 +6,12 @@
  * A source delivers the runtime's sampling signal (cp_rt.signo) to the sampled thread and
  * recognises its own deliveries from the siginfo. thread_start/thread_stop run in the
  * thread itself, possibly inside the signal handler (threads first seen by a sample), so
- * they use raw system calls only. */
+ * they use raw system calls only.
+ *
+ * Module sample/ (public: source.h, timer.h; *-internal.h private): above unwind/ and
+ * below core/, which configures and drives it; uses events/ and the shared state
+ * (core/runtime.h, core/fds.h). Signal-time files include base/sigsafe/banned.h; each
+ * source's init-time code is in NAME-init.c. */
 #ifndef CP_RUNTIME_SOURCE_H
 #define CP_RUNTIME_SOURCE_H
 

@@ -4,7 +4,11 @@
  * of the stack is checked against the thread's stack bounds (cp_unwind_thread_init) or
  * the signal stack; a read outside ends the unwind as partial, never faults.
  * CFI (.eh_frame via .eh_frame_hdr) first, with per-address recipes cached; frame pointer
- * and validated stack scanning only as fallbacks. */
+ * and validated stack scanning only as fallbacks.
+ *
+ * Module unwind/ (public: unwind.h, modules.h, cfi.h; *-internal.h private): below
+ * sample/, probe/ and core/, uses cct/ and base/sigsafe only. It knows nothing of the
+ * probes: their trampoline is registered with cp_unwind_set_return_hook. */
 #ifndef CP_RUNTIME_UNWIND_H
 #define CP_RUNTIME_UNWIND_H
 
