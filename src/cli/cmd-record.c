@@ -10,7 +10,6 @@
 #include "events/events.h"
 #include "record/record.h"
 #include "report/report.h"
-#include "runtime/sample/catalog.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -54,8 +53,8 @@ static void record_usage(FILE *out)
 		     "      --show-runtime          keep callpath's own frames (its wrappers) in\n"
 		     "                              the paths, for debugging callpath\n"
 		     "  -h, --help                  this help\n\nevents:\n");
-	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
-		fprintf(out, "  %-10s %s\n", cp_event_catalog[i].name, cp_event_catalog[i].help);
+	for (size_t i = 0; i < cp_ev_runtime_len; i++)
+		fprintf(out, "  %-10s %s\n", cp_ev_table[i].name, cp_ev_table[i].help);
 	fprintf(out, "  %-10s %s\n", "(perf)",
 		"perf_event events: cycles, instructions, cache-misses, branch-misses,\n"
 		"             cpu-clock, task-clock, page-faults, context-switches, rNNNN, PMU\n"
@@ -96,53 +95,41 @@ static int record_check_perf_event(const char *cmd, const char *spec, struct cp_
 
 static void record_unknown_event(const char *cmd, const char *spec, size_t len)
 {
-	const char *extra[CP_EVENT_CATALOG_LEN + 1];
 	char close[512], name[128];
-	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
-		extra[i] = cp_event_catalog[i].name;
-	extra[CP_EVENT_CATALOG_LEN] = NULL;
 	snprintf(name, sizeof name, "%.*s", (int)len, spec);
-	if (cp_ev_suggest(name, extra, close, sizeof close))
+	if (cp_ev_suggest(name, NULL, close, sizeof close)) /* the catalog's names included */
 		cli_error(cmd, "unknown event '%s' (did you mean: %s?); known events:", name,
 			  close);
 	else
 		cli_error(cmd, "unknown event '%s'; known events:", name);
-	for (size_t i = 0; i < CP_EVENT_CATALOG_LEN; i++)
-		fprintf(stderr, "  %-10s %s\n", cp_event_catalog[i].name, cp_event_catalog[i].help);
+	for (size_t i = 0; i < cp_ev_runtime_len; i++)
+		fprintf(stderr, "  %-10s %s\n", cp_ev_table[i].name, cp_ev_table[i].help);
 	fprintf(stderr, "  and perf events: 'callpath record --list-events' lists those "
 			"of this machine\n");
 }
 
-/* Checks EVENT[@PERIOD] against the catalog and the perf events before anything runs. */
+/* Checks EVENT[@PERIOD] against the event catalog (events/events.h) before anything runs:
+ * the runtime's own events are passed on as typed, perf events resolved and encoded. */
 static int record_check_event(const char *cmd, const char *spec, struct cp_record_opts *o)
 {
 	const char *at = strchr(spec, '@');
 	size_t len = at ? (size_t)(at - spec) : strlen(spec);
-	const struct cp_event_info *info = cp_event_lookup(spec, len);
-	uint64_t period;
+	const struct cp_ev_desc *d = cp_ev_find(spec, len);
 	int known = 0;
-	if (!info && !record_check_perf_event(cmd, spec, o, &known))
+	if (d && cp_ev_kind_is_runtime(d->kind)) {
+		struct cp_ev ev;
+		char err[512];
+		if (cp_ev_parse(spec, strlen(spec), &ev, err, sizeof err)) {
+			cli_error(cmd, "%s", err);
+			return -1;
+		}
 		return 0;
-	if (!info && known)
-		return -1;
-	if (!info) {
+	}
+	if (!record_check_perf_event(cmd, spec, o, &known))
+		return 0;
+	if (!known)
 		record_unknown_event(cmd, spec, len);
-		return -1;
-	}
-	if (at && info->default_period == 0) {
-		cli_error(cmd, "'%s' takes no period: it counts every call (remove '@%s')",
-			  info->name, at + 1);
-		return -1;
-	}
-	if (at && (cp_event_parse_period(at + 1, &period) || period < info->min_period)) {
-		cli_error(cmd,
-			  "bad period '%s' for %s: give a number of %s with an optional "
-			  "ns/us/ms/s suffix, at least %llu ns (e.g. %s@500us)",
-			  at + 1, info->name, info->unit, (unsigned long long)info->min_period,
-			  info->name);
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 int cli_record_event(const char *cmd, struct cp_record_opts *o, const char *spec)
@@ -179,10 +166,10 @@ int cli_record_events_check(const char *cmd, struct cp_record_opts *o, int quiet
 static void record_list_events(const char *pattern)
 {
 	printf("Events of callpath record -e (marked: what this machine cannot count)\n");
-	for (size_t i = 0, shown = 0; i < CP_EVENT_CATALOG_LEN; i++)
-		if (!pattern || strstr(cp_event_catalog[i].name, pattern))
+	for (size_t i = 0, shown = 0; i < cp_ev_runtime_len; i++)
+		if (!pattern || strstr(cp_ev_table[i].name, pattern))
 			printf("%s  %-24s %s\n", shown++ ? "" : "\nTime and triggers:\n",
-			       cp_event_catalog[i].name, cp_event_catalog[i].help);
+			       cp_ev_table[i].name, cp_ev_table[i].help);
 	cp_ev_list(stdout, pattern);
 }
 
@@ -272,7 +259,8 @@ static void record_wait_ranks(const char *cmd, const char *dir, int quiet)
 }
 
 /* The runtime library is the build with the wrappers of the trigger families asked for
- * and no others (catalog.h): a wrapper that is not interposed costs the program nothing. */
+ * and no others (cp_runtime_lib_name, events/events.h): a wrapper that is not interposed
+ * costs the program nothing. */
 int cli_record_runtime(const char *cmd, struct cp_record_opts *o, char *buf, size_t size)
 {
 	char name[64];
