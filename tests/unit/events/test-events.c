@@ -215,12 +215,36 @@ static void test_timer_periods(void **state)
 				 "realtime@500us)");
 }
 
+/* The runtime builds per set of trigger families are named from the catalog's trigger rows,
+ * in their order (the runtime's CP_SYNC_* bits). */
+static void test_trigger_families(void **state)
+{
+	char name[64];
+	assert_int_equal(cp_trigger_family_bit("alloc"), 1);
+	assert_int_equal(cp_trigger_family_bit("io"), 2);
+	assert_int_equal(cp_trigger_family_bit("wait@5"), 4);
+	assert_int_equal(cp_trigger_family_bit("cputime"), 0);
+	assert_int_equal(cp_trigger_family_bit("cycles"), 0);
+	assert_int_equal(cp_trigger_family_bit("allocx"), 0);
+	assert_int_equal(cp_runtime_lib_name(0, name, sizeof name), 0);
+	assert_string_equal(name, "libcallpath-rt.so");
+	assert_int_equal(cp_runtime_lib_name(5, name, sizeof name), 0);
+	assert_string_equal(name, "libcallpath-rt-alloc-wait.so");
+	assert_int_equal(cp_runtime_lib_name(7, name, sizeof name), 0);
+	assert_string_equal(name, "libcallpath-rt-alloc-io-wait.so");
+	assert_int_equal(cp_runtime_lib_name(7, name, 20), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),	   cmocka_unit_test(test_periods),
-	    cmocka_unit_test(test_encoding),	   cmocka_unit_test(test_attr),
-	    cmocka_unit_test(test_runtime_events), cmocka_unit_test(test_timer_periods),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_periods),
+	    cmocka_unit_test(test_encoding),
+	    cmocka_unit_test(test_attr),
+	    cmocka_unit_test(test_runtime_events),
+	    cmocka_unit_test(test_timer_periods),
+	    cmocka_unit_test(test_trigger_families),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
