@@ -191,36 +191,34 @@ uintptr_t cp_probe_leave(uintptr_t sp)
 	return ra;
 }
 
-/* Exceptions and backtraces walk the stack with the real return addresses. Frames an
- * exception passes through are ended at the next probe event that finds them gone. */
-void cp_probe_restore_returns(void)
+/* Exceptions and backtraces walk the stack with the real return addresses: restore writes
+ * them back into the slots that still hold the trampoline, rearm puts the trampoline back
+ * where the real one still is. Frames an exception passes through are ended at the next
+ * probe event that finds them gone. */
+static void returns_set(int restore)
 {
 	struct cp_thread *t = cp_self;
 	struct cp_probe_thread *pt = t ? t->probe : NULL;
+	uintptr_t tramp = (uintptr_t)cp_probe_return;
 	if (!pt)
 		return;
 	for (uint32_t i = 0; i < pt->depth; i++) {
 		struct cp_probe_frame *f = &pt->stack[i];
-		if (!f->restored && *f->slot == (uintptr_t)cp_probe_return) {
-			*f->slot = f->real_ra;
-			f->restored = 1;
+		if (f->restored != restore && *f->slot == (restore ? tramp : f->real_ra)) {
+			*f->slot = restore ? f->real_ra : tramp;
+			f->restored = (uint8_t)restore;
 		}
 	}
 }
 
+void cp_probe_restore_returns(void)
+{
+	returns_set(1);
+}
+
 void cp_probe_rearm_returns(void)
 {
-	struct cp_thread *t = cp_self;
-	struct cp_probe_thread *pt = t ? t->probe : NULL;
-	if (!pt)
-		return;
-	for (uint32_t i = 0; i < pt->depth; i++) {
-		struct cp_probe_frame *f = &pt->stack[i];
-		if (f->restored && *f->slot == f->real_ra) {
-			*f->slot = (uintptr_t)cp_probe_return;
-			f->restored = 0;
-		}
-	}
+	returns_set(0);
 }
 
 static struct cp_probe_thread *fork_keep;
