@@ -18,10 +18,9 @@ RT=$CP_SOURCE_DIR/src/runtime
 cd "$RT" || fail "no $RT"
 
 # Init-time files: configuration, process start and end, module registration, patching,
-# the process file, the wrappers of libgcc's unwinder (dlsym), the public API's entry
-# points. Each says so in its header comment.
+# the process file, the wrappers of libgcc's unwinder (dlsym); core/thread-end.c runs at
+# thread end and exit (its crash-path part uses stores and system calls only).
 INIT_TIME="
-core/api.c
 core/config.c
 core/init.c
 core/sync-init.c

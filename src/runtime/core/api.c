@@ -1,7 +1,10 @@
 /* The public callpath_* API exported by libcallpath-rt.so. A program may call these
  * whether or not it runs under callpath (they do nothing when the runtime is inactive).
- * callpath_stop() pauses sampling in the whole process; callpath_start() resumes it. */
+ * callpath_stop() pauses sampling in the whole process; callpath_start() resumes it.
+ * Async-signal-safe (a program may call them from its own handlers): atomic stores only. */
 #include "runtime/core/runtime.h"
+
+#include "base/sigsafe/banned.h"
 
 CP_EXPORT void callpath_start(void)
 {
