@@ -87,6 +87,7 @@ void cp_rt_init(void)
 	static int done;
 	if (done++)
 		return;
+	cp_rt.cpu_start_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	cp_real_init();
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_fork_hooks_install();
@@ -210,17 +211,24 @@ void cp_rt_fini(int crashed_sig)
 		cp_perf_notes();
 		cp_probe_notes();
 	}
-	if (locked)
-		pthread_mutex_unlock(&cp_rt.threads_lock);
 	if (!was_enabled && cp_rt.failure)
 		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_DISABLED, __ATOMIC_RELEASE);
 	cp_proc_finish(crashed_sig);
+	/* One file per image that ended normally; a crashing one leaves its files as they are
+	 * (packing takes locks and time a dying process may not have). */
+	if (!crashed_sig) {
+		cp_thread_pack_all();
+		cp_proc_trim();
+	}
+	if (locked)
+		pthread_mutex_unlock(&cp_rt.threads_lock);
 }
 
 void cp_rt_after_fork_child(void)
 {
 	if (!cp_rt.active)
 		return;
+	cp_rt.cpu_start_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	/* The inherited mappings are the parent's files: forget them unwritten. */
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_probe_before_fork_forget();
@@ -265,6 +273,7 @@ void cp_rt_exec_failed(void)
 	cp_rt_note("exec failed: profiling resumed");
 	cp_adopt_start();
 	cp_sync_start();
+	cp_thread_unpack_self();
 	struct cp_thread *self = cp_self;
 	if (self) {
 		self->stopped = 0;
