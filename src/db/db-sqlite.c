@@ -288,6 +288,10 @@ static void write_meta(struct writer *w, const struct cp_db *db)
 	metaf(w, st, "nprocs", "%zu", r->nprocs);
 	metaf(w, st, "nforked", "%zu", r->nforked);
 	metaf(w, st, "nexeced", "%zu", r->nexeced);
+	metaf(w, st, "process_cpu_ns", "%llu", (unsigned long long)r->process_cpu_ns);
+	metaf(w, st, "startup_ns", "%llu", (unsigned long long)r->startup_ns);
+	metaf(w, st, "runtime_ns", "%llu", (unsigned long long)r->runtime_ns);
+	metaf(w, st, "images_cpu_unknown", "%zu", r->images_cpu_unknown);
 	metaf(w, st, "nprofiles", "%zu", db->nprofiles);
 	for (size_t i = 0; i < r->nnotes; i++)
 		meta(w, st, "note", r->notes[i]);
@@ -769,6 +773,14 @@ static void read_meta(struct reader *r)
 			db->run.nforked = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "nexeced"))
 			db->run.nexeced = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "process_cpu_ns"))
+			db->run.process_cpu_ns = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "startup_ns"))
+			db->run.startup_ns = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "runtime_ns"))
+			db->run.runtime_ns = strtoull(v, NULL, 10);
+		else if (!strcmp(k, "images_cpu_unknown"))
+			db->run.images_cpu_unknown = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "note"))
 			cp_db_note_add(db, v);
 		else if (!strcmp(k, "warning"))

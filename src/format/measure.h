@@ -111,10 +111,17 @@ struct cp_mf_process {
 	 * image, and when the image ended (exit, exec; 0 while running or if killed). The
 	 * difference to the previous image's cpu_end_ns (0 for a fork child or the first
 	 * image) is start-up that no sample could see (exec, the dynamic loader, earlier
-	 * constructors). Version 2; 0 in version 1 files. */
+	 * constructors). Version 2 (these three); 0 in version 1 files. */
 	uint64_t cpu_start_ns;
 	uint64_t cpu_end_ns;
-	uint64_t reserved[6];
+	/* That difference, when known (an image started by exec, or the first one), charged
+	 * to the dynamic loader's entry point in thread 0's tree for CPU-time metrics. */
+	uint64_t startup_ns;
+	/* CPU the runtime itself used before sampling was armed (its constructor: files,
+	 * load modules) and after it stopped (exit: notes, packing threads); part of
+	 * cpu_end_ns - cpu_start_ns, never sampled. */
+	uint64_t runtime_ns;
+	uint64_t reserved[4];
 };
 
 /* Variable-length records of the process file: an 8-byte head, then `size - 8` bytes of

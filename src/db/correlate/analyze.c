@@ -178,6 +178,13 @@ static int pass_scan(struct analysis *a)
 			db->run.nforked++;
 		if (h->gen > 0)
 			db->run.nexeced++;
+		if (h->cpu_end_ns >= h->cpu_start_ns && h->cpu_end_ns) {
+			db->run.process_cpu_ns += h->cpu_end_ns - h->cpu_start_ns + h->startup_ns;
+			db->run.startup_ns += h->startup_ns;
+			db->run.runtime_ns += h->runtime_ns;
+		} else {
+			db->run.images_cpu_unknown++;
+		}
 		for (size_t n = 0; n < p.nnotes; n++) {
 			if (a->list.nimages > 1) {
 				char buf[1200];

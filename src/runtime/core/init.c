@@ -104,7 +104,8 @@ void cp_rt_init(void)
 		return;
 	}
 	cp_signal_fatal_install();
-	cp_thread_begin(0);
+	cp_startup_charge(cp_thread_begin(0));
+	cp_rt.cpu_armed_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID); /* sampling from here */
 	cp_sync_start();
 	/* Before any thread of the program exists: the entry jumps are written without
 	 * racing other threads (docs/internals/patch.md). */
@@ -204,6 +205,7 @@ void cp_rt_fini(int crashed_sig)
 	int locked = crashed_sig ? !pthread_mutex_trylock(&cp_rt.threads_lock)
 				 : !pthread_mutex_lock(&cp_rt.threads_lock);
 	cp_sync_fini(crashed_sig); /* leaks into the threads' files, before they finish */
+	cp_rt.cpu_fini_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID); /* sampling ends here */
 	cp_thread_finish_all();
 	if (!crashed_sig) {
 		notes_at_exit();
@@ -218,6 +220,7 @@ void cp_rt_fini(int crashed_sig)
 	 * (packing takes locks and time a dying process may not have). */
 	if (!crashed_sig) {
 		cp_thread_pack_all();
+		cp_proc_cpu_end();
 		cp_proc_trim();
 	}
 	if (locked)
@@ -247,6 +250,7 @@ void cp_rt_after_fork_child(void)
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		cp_rt.phdr->metrics[i].mechanism = cp_rt.metrics[i].mechanism;
 	cp_thread_begin(0);
+	cp_rt.cpu_armed_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	cp_probe_after_fork();
 	cp_sync_after_fork_child();
 	cp_adopt_start();

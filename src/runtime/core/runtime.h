@@ -85,6 +85,8 @@ struct cp_runtime {
 	pthread_mutex_t proc_lock;
 	uint32_t next_tidx;
 	uint64_t cpu_start_ns; /* process CPU clock when this image's measurement began */
+	uint64_t cpu_armed_ns; /*   when its start was done (sampling armed) */
+	uint64_t cpu_fini_ns;  /*   when its end began (cp_rt_fini) */
 	uint64_t dropped_nothread; /* samples on threads that have no state */
 	uint32_t threads_unmeasured; /* threads whose state or file could not be created */
 	uint32_t sources_unarmed;    /* (thread, metric) pairs whose source failed to start */
@@ -156,6 +158,12 @@ int cp_proc_pack(const struct cp_mf_thread *th) CP_HIDDEN;
 void cp_proc_unpack(uint32_t tidx) CP_HIDDEN;
 /* Image end: the process file shrinks to its contents (it grows again if written). */
 void cp_proc_trim(void) CP_HIDDEN;
+/* The header's cpu_end_ns and runtime_ns, now (at image end; AS-safe). */
+void cp_proc_cpu_end(void) CP_HIDDEN;
+
+/* core/startup.c: the CPU the image used before the runtime started, into the header
+ * and, for CPU-time metrics, onto the dynamic loader's entry in t's tree. */
+void cp_startup_charge(struct cp_thread *t) CP_HIDDEN;
 
 /* core/thread.c */
 struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN; /* AS-safe */

@@ -197,6 +197,18 @@ void cp_proc_write_cmdline(void)
 	cp_proc_record(CP_MF_REC_ENV, env, (uint32_t)len + 1);
 }
 
+void cp_proc_cpu_end(void)
+{
+	struct cp_mf_process *p = cp_rt.phdr;
+	if (!p)
+		return;
+	p->cpu_end_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t armed = cp_rt.cpu_armed_ns ? cp_rt.cpu_armed_ns : cp_rt.cpu_start_ns;
+	uint64_t fini = cp_rt.cpu_fini_ns ? cp_rt.cpu_fini_ns : p->cpu_end_ns;
+	if (armed >= cp_rt.cpu_start_ns && p->cpu_end_ns >= fini)
+		p->runtime_ns = (armed - cp_rt.cpu_start_ns) + (p->cpu_end_ns - fini);
+}
+
 /* Exit (normal or crash): final header fields. Crash path: AS-safe stores only. */
 void cp_proc_finish(int crashed_sig)
 {
@@ -206,7 +218,7 @@ void cp_proc_finish(int crashed_sig)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->end_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	p->cpu_end_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	cp_proc_cpu_end();
 	p->nthreads = __atomic_load_n(&cp_rt.next_tidx, __ATOMIC_ACQUIRE);
 	uint32_t flags = CP_MF_FINISHED;
 	if (crashed_sig) {
