@@ -33,8 +33,8 @@ static uint64_t previous_image_end(void)
 	ssize_t n = pread(fd, &prev, sizeof prev, 0);
 	close(fd);
 	/* Only the image that exec'd us (not an earlier process that had our pid). */
-	if (n != (ssize_t)sizeof prev || prev.pid != cp_rt.pid || !(prev.h.flags & CP_MF_EXEC_ENDED) ||
-	    prev.cpu_end_ns > cp_rt.cpu_start_ns)
+	if (n != (ssize_t)sizeof prev || prev.pid != cp_rt.pid ||
+	    !(prev.h.flags & CP_MF_EXEC_ENDED) || prev.cpu_end_ns > cp_rt.cpu_start_ns)
 		return 0;
 	return prev.cpu_end_ns;
 }
