@@ -200,7 +200,7 @@ struct cp_db_run {
 	 * (charged to the dynamic loader's entry). images_cpu_unknown: images without a reading
 	 * (killed, crashed, measured by an older runtime). */
 	uint64_t process_cpu_ns, startup_ns, runtime_ns;
-	size_t images_cpu_unknown;
+	uint64_t images_cpu_unknown;
 	const char **notes;   /* the runtime's NOTE records, de-duplicated */
 	size_t nnotes;
 	const char **warnings; /* problems found by analyze (missing module, no structure...) */

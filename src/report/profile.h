@@ -39,7 +39,7 @@ struct cp_summary {
 	double duration_s;
 	/* The run's process CPU time and start-up share (db->run), 0 if unknown. */
 	uint64_t process_cpu_ns, startup_ns, runtime_ns;
-	size_t images_cpu_unknown;
+	uint64_t images_cpu_unknown;
 	const char *const *notes;
 	size_t nnotes;
 	const char *const *warnings;

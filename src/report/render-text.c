@@ -202,7 +202,8 @@ static void summary_coverage(const struct cp_summary *s, FILE *out)
 		cpu, sampled, 100 * sampled / cpu, start, 100 * start / cpu, rt, 100 * rt / cpu,
 		rest < 0 ? "sampling error" : "not sampled", rest < 0 ? rest : rest);
 	if (s->images_cpu_unknown)
-		fprintf(out, "; %zu image(s) killed, not counted", s->images_cpu_unknown);
+		fprintf(out, "; %llu image(s) killed, not counted",
+			(unsigned long long)s->images_cpu_unknown);
 	fputc('\n', out);
 }
 
