@@ -765,8 +765,8 @@ static void read_meta(struct reader *r)
 		for (size_t i = 0; i < sizeof run_keys / sizeof run_keys[0]; i++)
 			if (!strcmp(k, run_keys[i]))
 				*fields[i] = cp_db_intern(db, v);
-		uint64_t *cpu[] = {&db->run.process_cpu_ns, &db->run.startup_ns, &db->run.runtime_ns,
-				   &db->run.images_cpu_unknown};
+		uint64_t *cpu[] = {&db->run.process_cpu_ns, &db->run.startup_ns,
+				   &db->run.runtime_ns, &db->run.images_cpu_unknown};
 		for (size_t i = 0; i < sizeof run_cpu_keys / sizeof run_cpu_keys[0]; i++)
 			if (!strcmp(k, run_cpu_keys[i]))
 				*cpu[i] = strtoull(v, NULL, 10);

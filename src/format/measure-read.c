@@ -174,14 +174,17 @@ static int rec_pack(struct proc_parse *pp, uint32_t type, const char *pay, size_
 			     .order = pp->npacks};
 	if (r.is_thread) {
 		if (len < sizeof(struct cp_mf_thread))
-			return cp_error(CP_EFORMAT, "file %s: thread record at offset %llu is too short (%zu bytes)",
-					name, (unsigned long long)off, len);
+			return cp_error(
+			    CP_EFORMAT,
+			    "file %s: thread record at offset %llu is too short (%zu bytes)", name,
+			    (unsigned long long)off, len);
 		memcpy(&r.tidx, pay + offsetof(struct cp_mf_thread, tidx), sizeof r.tidx);
 	} else {
 		struct cp_mf_unpack u;
 		if (len < sizeof u)
-			return cp_error(CP_EFORMAT, "file %s: unpack record at offset %llu is too short",
-					name, (unsigned long long)off);
+			return cp_error(CP_EFORMAT,
+					"file %s: unpack record at offset %llu is too short", name,
+					(unsigned long long)off);
 		memcpy(&u, pay, sizeof u);
 		r.tidx = u.tidx;
 	}
@@ -269,7 +272,9 @@ static int packed_parse(struct cp_mf_proc *p, const char *buf, const struct pack
 	if (rc)
 		return rc;
 	if (t->hdr.h.used != r->len || t->hdr.pid != p->hdr.pid || t->hdr.gen != p->hdr.gen)
-		rc = cp_error(CP_EFORMAT, "file %s: used %llu, pid %d or gen %u inside do not match the record (%llu bytes) or process file",
+		rc = cp_error(CP_EFORMAT,
+			      "file %s: used %llu, pid %d or gen %u inside do not match the record "
+			      "(%llu bytes) or process file",
 			      what, (unsigned long long)t->hdr.h.used, t->hdr.pid, t->hdr.gen,
 			      (unsigned long long)r->len);
 	return rc;

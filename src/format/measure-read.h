@@ -107,7 +107,7 @@ struct cp_mf_list_image {
 	char *proc_name;     /* file names relative to the directory */
 	char **thr_names;    /* thread files, by tidx (packed threads are in the process file) */
 	unsigned *thr_tidx;
-	size_t nthreads;     /* thread files listed; cp_mf_list_nthreads counts the threads */
+	size_t nthreads; /* thread files listed; cp_mf_list_nthreads counts the threads */
 };
 
 struct cp_mf_list {

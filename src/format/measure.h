@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #define CP_MF_MAGIC "CPATHMF"         /* 7 chars + NUL = 8 bytes */
-#define CP_MF_VERSION 2 /* 2: THREAD and UNPACK records, cpu_start/end_ns */
+#define CP_MF_VERSION 2		      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
 #define CP_MF_THREAD_SUFFIX ".thr"
@@ -127,15 +127,15 @@ struct cp_mf_process {
 /* Variable-length records of the process file: an 8-byte head, then `size - 8` bytes of
  * payload, padded so that the next record is 8-aligned (size includes the head, not the pad). */
 enum cp_mf_record_type {
-	CP_MF_REC_CMDLINE = 1,   /* argv strings, each NUL-terminated */
-	CP_MF_REC_EXE = 2,       /* absolute path of the executable, NUL-terminated */
-	CP_MF_REC_MODULE = 3,    /* struct cp_mf_module + path (NUL-terminated) */
-	CP_MF_REC_UNLOAD = 4,    /* struct cp_mf_unload */
-	CP_MF_REC_NOTE = 5,      /* a message from the runtime for the user, NUL-terminated */
-	CP_MF_REC_ENV = 6,       /* KEY=VALUE strings relevant to the run, each NUL-terminated */
-	CP_MF_REC_THREAD = 7,    /* a packed thread: bytes [0, used) of its thread file, with
-				  * used == payload size and FINISHED set (version 2) */
-	CP_MF_REC_UNPACK = 8,    /* struct cp_mf_unpack: the thread's file is its data again */
+	CP_MF_REC_CMDLINE = 1, /* argv strings, each NUL-terminated */
+	CP_MF_REC_EXE = 2,     /* absolute path of the executable, NUL-terminated */
+	CP_MF_REC_MODULE = 3,  /* struct cp_mf_module + path (NUL-terminated) */
+	CP_MF_REC_UNLOAD = 4,  /* struct cp_mf_unload */
+	CP_MF_REC_NOTE = 5,    /* a message from the runtime for the user, NUL-terminated */
+	CP_MF_REC_ENV = 6,     /* KEY=VALUE strings relevant to the run, each NUL-terminated */
+	CP_MF_REC_THREAD = 7,  /* a packed thread: bytes [0, used) of its thread file, with
+				* used == payload size and FINISHED set (version 2) */
+	CP_MF_REC_UNPACK = 8,  /* struct cp_mf_unpack: the thread's file is its data again */
 };
 
 struct cp_mf_unpack {

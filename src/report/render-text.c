@@ -195,12 +195,13 @@ static void summary_coverage(const struct cp_summary *s, FILE *out)
 	double rt = (double)s->runtime_ns / 1e9;
 	double sampled = (double)s->metrics[m].samples * (double)s->metrics[m].period / 1e9;
 	double rest = cpu - start - rt - sampled;
-	fprintf(out,
-		"process CPU: %.3f s = sampled %.3f s (%.0f%%) + start-up before the runtime %.3f s "
-		"(%.0f%%, charged to the dynamic loader) + the runtime's own start and end %.3f s "
-		"(%.0f%%, not charged) + %s %.3f s",
-		cpu, sampled, 100 * sampled / cpu, start, 100 * start / cpu, rt, 100 * rt / cpu,
-		rest < 0 ? "sampling error" : "not sampled", rest < 0 ? rest : rest);
+	fprintf(
+	    out,
+	    "process CPU: %.3f s = sampled %.3f s (%.0f%%) + start-up before the runtime %.3f s "
+	    "(%.0f%%, charged to the dynamic loader) + the runtime's own start and end %.3f s "
+	    "(%.0f%%, not charged) + %s %.3f s",
+	    cpu, sampled, 100 * sampled / cpu, start, 100 * start / cpu, rt, 100 * rt / cpu,
+	    rest < 0 ? "sampling error" : "not sampled", rest < 0 ? rest : rest);
 	if (s->images_cpu_unknown)
 		fprintf(out, "; %llu image(s) killed, not counted",
 			(unsigned long long)s->images_cpu_unknown);

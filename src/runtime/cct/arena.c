@@ -174,9 +174,8 @@ int cp_arena_relink(struct cp_arena *a)
 			goto fail;
 		off += (size_t)n;
 	}
-	if (fstat(fd, &st) ||
-	    mmap(a->base, a->mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-		MAP_FAILED)
+	if (fstat(fd, &st) || mmap(a->base, a->mapped, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
 		goto fail;
 	if (arena_fd_is_ours(a))
 		cp_fd_close(a->fd);

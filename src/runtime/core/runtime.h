@@ -61,7 +61,7 @@ struct cp_thread {
 	int lazy;                 /* first seen in a signal handler */
 	int adopted;              /* found by the task scan; set up by another thread */
 	int app_blocked;          /* the program asked our signal to be blocked */
-	int packed;               /* the file is packed into the process file and unlinked */
+	int packed;		  /* the file is packed into the process file and unlinked */
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
 };
 
@@ -84,9 +84,9 @@ struct cp_runtime {
 	struct cp_mf_process *phdr;
 	pthread_mutex_t proc_lock;
 	uint32_t next_tidx;
-	uint64_t cpu_start_ns; /* process CPU clock when this image's measurement began */
-	uint64_t cpu_armed_ns; /*   when its start was done (sampling armed) */
-	uint64_t cpu_fini_ns;  /*   when its end began (cp_rt_fini) */
+	uint64_t cpu_start_ns;	   /* process CPU clock when this image's measurement began */
+	uint64_t cpu_armed_ns;	   /*   when its start was done (sampling armed) */
+	uint64_t cpu_fini_ns;	   /*   when its end began (cp_rt_fini) */
 	uint64_t dropped_nothread; /* samples on threads that have no state */
 	uint32_t threads_unmeasured; /* threads whose state or file could not be created */
 	uint32_t sources_unarmed;    /* (thread, metric) pairs whose source failed to start */
