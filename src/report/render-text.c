@@ -193,15 +193,15 @@ static void summary_coverage(const struct cp_summary *s, FILE *out)
 		return;
 	double cpu = (double)s->process_cpu_ns / 1e9, start = (double)s->startup_ns / 1e9;
 	double rt = (double)s->runtime_ns / 1e9;
+	/* The start-up charge is in the samples (as whole periods at the loader's entry). */
 	double sampled = (double)s->metrics[m].samples * (double)s->metrics[m].period / 1e9;
+	sampled = sampled > start ? sampled - start : 0;
 	double rest = cpu - start - rt - sampled;
-	fprintf(
-	    out,
-	    "process CPU: %.3f s = sampled %.3f s (%.0f%%) + start-up before the runtime %.3f s "
-	    "(%.0f%%, charged to the dynamic loader) + the runtime's own start and end %.3f s "
-	    "(%.0f%%, not charged) + %s %.3f s",
-	    cpu, sampled, 100 * sampled / cpu, start, 100 * start / cpu, rt, 100 * rt / cpu,
-	    rest < 0 ? "sampling error" : "not sampled", rest < 0 ? rest : rest);
+	fprintf(out,
+		"process CPU: %.3f s: sampled %.0f%%, start-up before the runtime %.0f%% (charged "
+		"to the loader), the runtime's own start and end %.0f%% (not charged), %s %.0f%%",
+		cpu, 100 * sampled / cpu, 100 * start / cpu, 100 * rt / cpu,
+		rest < 0 ? "sampling error" : "not sampled", 100 * rest / cpu);
 	if (s->images_cpu_unknown)
 		fprintf(out, "; %llu image(s) killed, not counted",
 			(unsigned long long)s->images_cpu_unknown);
