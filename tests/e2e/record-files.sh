@@ -75,7 +75,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 grep -q "threads done" "$WORK/k.out" || fail "short threads did not finish"
-sleep 0.3
+sleep 1
 child=$(pgrep -P $cpid | head -1)
 [ -n "$child" ] || fail "could not find the program to kill"
 kill -KILL "$child"
@@ -84,7 +84,7 @@ wait $cpid
 $CHECK "$WORK/k" >"$WORK/k.json" || fail "files of a killed run are not readable"
 json_assert "$WORK/k.json" 'not d["procs"][0]["flags"] & 1 and d["procs"][0]["packed"] == 200' \
 	"killed run: not FINISHED, 200 threads packed"
-json_assert "$WORK/k.json" 'len(d["threads"]) == 201 and not d["threads"][0]["packed"] and d["threads"][0]["samples"][0] > 100' \
+json_assert "$WORK/k.json" 'len(d["threads"]) == 201 and not d["threads"][0]["packed"] and d["threads"][0]["samples"][0] > 20' \
 	"killed run: the live thread's file with its samples"
 json_assert "$WORK/k.json" 'all(t["totals"][0] == t["samples"][0] * 1000000 for t in d["threads"][1:])' \
 	"killed run: packed values consistent with counters"

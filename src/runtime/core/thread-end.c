@@ -30,7 +30,7 @@ static int thread_pack(struct cp_thread *t)
 {
 	if (t->packed)
 		return 0;
-	if (!t->cct.hdr || cp_proc_pack(t->cct.hdr))
+	if (cp_rt.no_pack || !t->cct.hdr || cp_proc_pack(t->cct.hdr))
 		return -1;
 	unlink(t->cct.arena.path);
 	t->packed = 1;
