@@ -67,15 +67,9 @@ note "before exec $b ns, after $a ns, packed $packed"
 # Killed after the failed exec: the re-created file holds everything.
 (cd "$WORK" && exec "$CALLPATH" record -q -o "$WORK/k" -- "$WORK/ef" hold) >"$WORK/k.out" 2>&1 &
 cpid=$!
-for i in $(seq 100); do
-	grep -q "exec failed" "$WORK/k.out" && break
-	sleep 0.1
-done
+wait_for_output "$WORK/k.out" "exec failed" || fail "exec did not fail (killed run)"
 sleep 1
-child=$(pgrep -P $cpid | head -1)
-[ -n "$child" ] || fail "could not find the program to kill"
-kill -KILL "$child"
-wait $cpid
+kill_recorded_program $cpid
 read -r b a packed < <(after_share "$WORK/k") || fail "killed measurement unreadable"
 note "killed: before exec $b ns, after $a ns, packed $packed"
 [ "$packed" = False ] || fail "killed run: the thread should be read from its file"

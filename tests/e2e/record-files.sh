@@ -70,16 +70,9 @@ PY
 # thread's file are all readable, the process file not FINISHED.
 (cd "$WORK" && exec "$CALLPATH" record -q -o "$WORK/k" -- "$prog" 200 hold) >"$WORK/k.out" 2>&1 &
 cpid=$!
-for i in $(seq 100); do
-	grep -q "threads done" "$WORK/k.out" && break
-	sleep 0.1
-done
-grep -q "threads done" "$WORK/k.out" || fail "short threads did not finish"
+wait_for_output "$WORK/k.out" "threads done" || fail "short threads did not finish"
 sleep 1
-child=$(pgrep -P $cpid | head -1)
-[ -n "$child" ] || fail "could not find the program to kill"
-kill -KILL "$child"
-wait $cpid
+kill_recorded_program $cpid
 [ $? = 137 ] || fail "exit status after SIGKILL, want 137"
 $CHECK "$WORK/k" >"$WORK/k.json" || fail "files of a killed run are not readable"
 json_assert "$WORK/k.json" 'not d["procs"][0]["flags"] & 1 and d["procs"][0]["packed"] == 200' \
