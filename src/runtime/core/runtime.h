@@ -73,7 +73,7 @@ struct cp_runtime {
 	int no_perf;            /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
 	int show_runtime;	/* CALLPATH_SHOW_RUNTIME=1: keep our frames in paths */
 	uintptr_t self_lo, self_len; /* the runtime's own text (core/init.c) */
-	int no_pack;            /* CALLPATH_PACK=0: thread files stay (trimmed), not packed */
+	int no_pack;		     /* CALLPATH_PACK=0: thread files stay (trimmed), not packed */
 	int32_t pid;
 	int32_t ppid; /* parent: the forking process for a fork child (even if it exited) */
 	uint32_t gen;
