@@ -288,6 +288,10 @@ static void write_meta(struct writer *w, const struct cp_db *db)
 	metaf(w, st, "nprocs", "%zu", r->nprocs);
 	metaf(w, st, "nforked", "%zu", r->nforked);
 	metaf(w, st, "nexeced", "%zu", r->nexeced);
+	metaf(w, st, "process_cpu_ns", "%llu", (unsigned long long)r->process_cpu_ns);
+	metaf(w, st, "startup_ns", "%llu", (unsigned long long)r->startup_ns);
+	metaf(w, st, "runtime_ns", "%llu", (unsigned long long)r->runtime_ns);
+	metaf(w, st, "images_cpu_unknown", "%llu", (unsigned long long)r->images_cpu_unknown);
 	metaf(w, st, "nprofiles", "%zu", db->nprofiles);
 	for (size_t i = 0; i < r->nnotes; i++)
 		meta(w, st, "note", r->notes[i]);
@@ -745,6 +749,8 @@ static int64_t pragma_int(struct reader *r, const char *pragma)
 }
 
 static const char *const run_keys[] = {"measurement_dir", "command", "host", "callpath_version"};
+static const char *const run_cpu_keys[] = {"process_cpu_ns", "startup_ns", "runtime_ns",
+					   "images_cpu_unknown"};
 
 static void read_meta(struct reader *r)
 {
@@ -759,6 +765,11 @@ static void read_meta(struct reader *r)
 		for (size_t i = 0; i < sizeof run_keys / sizeof run_keys[0]; i++)
 			if (!strcmp(k, run_keys[i]))
 				*fields[i] = cp_db_intern(db, v);
+		uint64_t *cpu[] = {&db->run.process_cpu_ns, &db->run.startup_ns,
+				   &db->run.runtime_ns, &db->run.images_cpu_unknown};
+		for (size_t i = 0; i < sizeof run_cpu_keys / sizeof run_cpu_keys[0]; i++)
+			if (!strcmp(k, run_cpu_keys[i]))
+				*cpu[i] = strtoull(v, NULL, 10);
 		if (!strcmp(k, "start_ns"))
 			db->run.start_ns = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "duration_s"))

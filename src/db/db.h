@@ -195,6 +195,12 @@ struct cp_db_run {
 	double duration_s;
 	size_t nprocs;        /* process images */
 	size_t nforked, nexeced;
+	/* Process CPU time (user + system) of the images that ended normally, from the
+	 * runtime's process CPU clock readings; of it, start-up before the runtime's constructor
+	 * (charged to the dynamic loader's entry). images_cpu_unknown: images without a reading
+	 * (killed, crashed, measured by an older runtime). */
+	uint64_t process_cpu_ns, startup_ns, runtime_ns;
+	uint64_t images_cpu_unknown;
 	const char **notes;   /* the runtime's NOTE records, de-duplicated */
 	size_t nnotes;
 	const char **warnings; /* problems found by analyze (missing module, no structure...) */

@@ -126,15 +126,45 @@ static int entry_load(struct cp_mf_dir *d, const struct dir_entry *e)
 	if (!im)
 		return cp_error(CP_EFORMAT, "file %s/%s: no process file %d.%u.proc beside it",
 				d->path, e->name, e->pid, e->gen);
+	if (cp_mf_proc_packed(&im->proc, e->tidx))
+		return 0; /* a leftover of packing: the process file holds this thread */
 	im->threads = xrealloc(im->threads, (im->nthreads + 1) * sizeof(*im->threads));
 	struct cp_mf_thr *t = &im->threads[im->nthreads];
 	int rc = file_load(d->path, e->name, 0, t, &im->proc);
 	if (rc) {
 		cp_mf_thr_release(t);
+		/* Packed and unlinked by the running program since the listing: retried. */
+		if (rc == CP_ENOENT)
+			rc = cp_error(CP_EFORMAT, "file %s/%s vanished while reading", d->path,
+				      e->name);
 		return rc;
 	}
 	im->nthreads++;
 	return 0;
+}
+
+static int thr_tidx_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct cp_mf_thr *)a)->hdr.tidx;
+	uint32_t y = ((const struct cp_mf_thr *)b)->hdr.tidx;
+	return x < y ? -1 : x > y;
+}
+
+/* The process file's packed threads join the thread files, in tidx order. */
+static void image_take_packed(struct cp_mf_image *im)
+{
+	struct cp_mf_proc *p = &im->proc;
+	if (p->npacked) {
+		im->threads =
+		    xrealloc(im->threads, (im->nthreads + p->npacked) * sizeof(*im->threads));
+		memcpy(im->threads + im->nthreads, p->packed, p->npacked * sizeof(*p->packed));
+		im->nthreads += p->npacked;
+		free(p->packed);
+		p->packed = NULL;
+		p->npacked = 0;
+	}
+	if (im->nthreads > 1)
+		qsort(im->threads, im->nthreads, sizeof(*im->threads), thr_tidx_cmp);
 }
 
 /* Start order, so that the first image is the program `callpath record` started. */
@@ -179,6 +209,8 @@ static int dir_load(struct cp_mf_dir *d, const struct dir_entry *ents, size_t n,
 	d->images = xcalloc(nproc, sizeof(*d->images));
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = entry_load(d, &ents[i]);
+	for (size_t i = 0; i < d->nimages && !rc; i++)
+		image_take_packed(&d->images[i]);
 	if (!rc)
 		qsort(d->images, d->nimages, sizeof(*d->images), image_cmp);
 	return rc;
@@ -201,31 +233,38 @@ static int dir_list_images(const char *path, struct dir_entry **ents, size_t *n,
 	return 0;
 }
 
+static void entries_free(struct dir_entry *ents, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+}
+
 int cp_mf_dir_open(struct cp_mf_dir *d, const char *path)
 {
-	struct dir_entry *ents = NULL;
-	size_t n = 0, nproc = 0;
 	memset(d, 0, sizeof *d);
 	d->path = xstrdup(path);
-	int rc = dir_list_images(path, &ents, &n, &nproc);
-	if (rc)
-		goto out;
-	/* A running program may grow a file, or load a module a thread file already names,
-	 * between our reads of two files: such an inconsistency is retried, real damage stays. */
+	/* A running program may grow a file, load a module a thread file already names, or
+	 * pack and unlink a thread file between our reads of two files: such an inconsistency
+	 * is retried with a new listing, real damage stays. */
+	int rc;
 	for (int attempt = 0;; attempt++) {
+		struct dir_entry *ents = NULL;
+		size_t n = 0, nproc = 0;
+		rc = dir_list_images(path, &ents, &n, &nproc);
+		if (rc)
+			break;
 		uint64_t sig = dir_signature(path, ents, n);
 		rc = dir_load(d, ents, n, nproc);
-		if (rc != CP_EFORMAT || attempt == 4 || dir_signature(path, ents, n) == sig)
+		int again = rc == CP_EFORMAT && attempt < 4 && dir_signature(path, ents, n) != sig;
+		entries_free(ents, n);
+		if (!again)
 			break;
 		char *keep = d->path;
 		d->path = NULL;
 		cp_mf_dir_release(d);
 		d->path = keep;
 	}
-out:
-	for (size_t i = 0; i < n; i++)
-		free(ents[i].name);
-	free(ents);
 	if (rc)
 		cp_mf_dir_release(d);
 	return rc;
@@ -306,6 +345,8 @@ int cp_mf_list_open(struct cp_mf_list *l, const char *path)
 		}
 		struct cp_mf_list_image *im = &l->images[k];
 		im->thr_names = xrealloc(im->thr_names, (im->nthreads + 1) * sizeof(char *));
+		im->thr_tidx = xrealloc(im->thr_tidx, (im->nthreads + 1) * sizeof(unsigned));
+		im->thr_tidx[im->nthreads] = e->tidx;
 		im->thr_names[im->nthreads++] = ents[i].name;
 		ents[i].name = NULL;
 	}
@@ -313,9 +354,7 @@ int cp_mf_list_open(struct cp_mf_list *l, const char *path)
 		l->images[i].start_ns = proc_start_ns(path, l->images[i].proc_name);
 	qsort(l->images, l->nimages, sizeof(*l->images), list_image_cmp);
 out:
-	for (size_t i = 0; i < n; i++)
-		free(ents[i].name);
-	free(ents);
+	entries_free(ents, n);
 	if (rc)
 		cp_mf_list_release(l);
 	return rc;
@@ -329,6 +368,7 @@ void cp_mf_list_release(struct cp_mf_list *l)
 		for (size_t j = 0; j < im->nthreads; j++)
 			free(im->thr_names[j]);
 		free(im->thr_names);
+		free(im->thr_tidx);
 	}
 	free(l->images);
 	free(l->path);
@@ -353,12 +393,75 @@ int cp_mf_list_proc(const struct cp_mf_list *l, size_t i, struct cp_mf_proc *p)
 	return rc;
 }
 
+/* Thread j of image i in tidx order: packed thread *pk, or thread file *file. */
+static void list_locate(const struct cp_mf_list_image *im, const struct cp_mf_proc *proc, size_t j,
+			size_t *pk, size_t *file)
+{
+	size_t a = 0, b = 0;
+	*pk = *file = SIZE_MAX;
+	for (;;) {
+		while (b < im->nthreads && cp_mf_proc_packed(proc, im->thr_tidx[b]))
+			b++;
+		int take_packed = a < proc->npacked &&
+				  (b == im->nthreads || proc->packed[a].hdr.tidx < im->thr_tidx[b]);
+		if (!take_packed && b == im->nthreads)
+			return;
+		if (j-- == 0) {
+			*(take_packed ? pk : file) = take_packed ? a : b;
+			return;
+		}
+		if (take_packed)
+			a++;
+		else
+			b++;
+	}
+}
+
+size_t cp_mf_list_nthreads(const struct cp_mf_list *l, size_t i, const struct cp_mf_proc *proc)
+{
+	const struct cp_mf_list_image *im = &l->images[i];
+	size_t n = proc->npacked;
+	for (size_t b = 0; b < im->nthreads; b++)
+		n += !cp_mf_proc_packed(proc, im->thr_tidx[b]);
+	return n;
+}
+
+/* Thread file tidx vanished: the program packed it into its process file since. */
+static int list_thread_repacked(const struct cp_mf_list *l, size_t i, size_t file,
+				struct cp_mf_thr *t)
+{
+	struct cp_mf_proc again;
+	int rc = cp_mf_list_proc(l, i, &again);
+	if (rc)
+		return rc;
+	const struct cp_mf_thr *pt = cp_mf_proc_packed(&again, l->images[i].thr_tidx[file]);
+	if (pt)
+		cp_mf_thr_copy(t, pt);
+	else
+		rc = cp_error(CP_EFORMAT, "file %s/%s vanished while reading", l->path,
+			      l->images[i].thr_names[file]);
+	cp_mf_proc_release(&again);
+	return rc;
+}
+
 int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const struct cp_mf_proc *proc,
 		      struct cp_mf_thr *t)
 {
+	const struct cp_mf_list_image *im = &l->images[i];
+	size_t pk, file;
 	memset(t, 0, sizeof *t);
-	int rc = file_load(l->path, l->images[i].thr_names[j], 0, t, proc);
-	if (rc)
+	list_locate(im, proc, j, &pk, &file);
+	if (pk != SIZE_MAX) {
+		cp_mf_thr_copy(t, &proc->packed[pk]);
+		return 0;
+	}
+	if (file == SIZE_MAX)
+		return cp_error(CP_EINVAL, "%s: image %zu has no thread %zu", l->path, i, j);
+	int rc = file_load(l->path, im->thr_names[file], 0, t, proc);
+	if (rc) {
 		cp_mf_thr_release(t);
+		if (rc == CP_ENOENT)
+			rc = list_thread_repacked(l, i, file, t);
+	}
 	return rc;
 }

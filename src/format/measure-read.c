@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,9 +150,53 @@ static int rec_unload(struct cp_mf_proc *p, const char *pay, size_t len, const c
 	return 0;
 }
 
-static int rec_one(struct cp_mf_proc *p, uint32_t type, const char *pay, size_t len,
-		   const char *name, uint64_t off, size_t *mod_alloc, size_t *note_alloc)
+/* THREAD and UNPACK records, in file order: the last one naming a tidx decides. */
+struct pack_rec {
+	uint32_t tidx;
+	uint32_t is_thread;
+	uint64_t off; /* of the payload */
+	uint64_t len;
+	size_t order;
+};
+
+struct proc_parse {
+	size_t mod_alloc, note_alloc;
+	struct pack_rec *packs;
+	size_t npacks, packs_alloc;
+};
+
+static int rec_pack(struct proc_parse *pp, uint32_t type, const char *pay, size_t len,
+		    const char *name, uint64_t off)
 {
+	struct pack_rec r = {.is_thread = type == CP_MF_REC_THREAD,
+			     .off = off + sizeof(struct cp_mf_record),
+			     .len = len,
+			     .order = pp->npacks};
+	if (r.is_thread) {
+		if (len < sizeof(struct cp_mf_thread))
+			return cp_error(
+			    CP_EFORMAT,
+			    "file %s: thread record at offset %llu is too short (%zu bytes)", name,
+			    (unsigned long long)off, len);
+		memcpy(&r.tidx, pay + offsetof(struct cp_mf_thread, tidx), sizeof r.tidx);
+	} else {
+		struct cp_mf_unpack u;
+		if (len < sizeof u)
+			return cp_error(CP_EFORMAT,
+					"file %s: unpack record at offset %llu is too short", name,
+					(unsigned long long)off);
+		memcpy(&u, pay, sizeof u);
+		r.tidx = u.tidx;
+	}
+	XGROW(pp->packs, pp->npacks + 1, pp->packs_alloc);
+	pp->packs[pp->npacks++] = r;
+	return 0;
+}
+
+static int rec_one(struct cp_mf_proc *p, uint32_t type, const char *pay, size_t len,
+		   const char *name, uint64_t off, struct proc_parse *pp)
+{
+	size_t *mod_alloc = &pp->mod_alloc, *note_alloc = &pp->note_alloc;
 	switch (type) {
 	case CP_MF_REC_CMDLINE:
 		strings_free(p->argv, p->argc);
@@ -178,14 +223,17 @@ static int rec_one(struct cp_mf_proc *p, uint32_t type, const char *pay, size_t 
 		free(v);
 		return 0;
 	}
+	case CP_MF_REC_THREAD:
+	case CP_MF_REC_UNPACK:
+		return rec_pack(pp, type, pay, len, name, off);
 	default: /* a record type of a later minor version: skip it */
 		return 0;
 	}
 }
 
-static int proc_records(struct cp_mf_proc *p, const char *buf, uint64_t used, const char *name)
+static int proc_records(struct cp_mf_proc *p, const char *buf, uint64_t used, const char *name,
+			struct proc_parse *pp)
 {
-	size_t mod_alloc = 0, note_alloc = 0;
 	uint64_t off = p->hdr.h.header_size;
 	while (off < used) {
 		struct cp_mf_record r;
@@ -196,11 +244,62 @@ static int proc_records(struct cp_mf_proc *p, const char *buf, uint64_t used, co
 		if (r.size < sizeof r || r.size > used - off)
 			return cp_error(CP_EFORMAT, "file %s: record at offset %llu has size %u, beyond the %llu bytes used",
 					name, (unsigned long long)off, r.size, (unsigned long long)used);
-		int rc = rec_one(p, r.type, buf + off + sizeof r, r.size - sizeof r, name, off,
-				 &mod_alloc, &note_alloc);
+		int rc = rec_one(p, r.type, buf + off + sizeof r, r.size - sizeof r, name, off, pp);
 		if (rc)
 			return rc;
 		off += ((uint64_t)r.size + 7) & ~7ull;
+	}
+	return 0;
+}
+
+static int pack_cmp(const void *a, const void *b)
+{
+	const struct pack_rec *x = a, *y = b;
+	if (x->tidx != y->tidx)
+		return x->tidx < y->tidx ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* One packed thread, checked as a thread file of this process image whose size is the
+ * record's payload. */
+static int packed_parse(struct cp_mf_proc *p, const char *buf, const struct pack_rec *r,
+			const char *name, struct cp_mf_thr *t)
+{
+	char what[PATH_MAX + 64];
+	snprintf(what, sizeof what, "%s (thread record at offset %llu)", name,
+		 (unsigned long long)(r->off - sizeof(struct cp_mf_record)));
+	int rc = cp_mf_thr_parse(t, buf + r->off, r->len, what, p);
+	if (rc)
+		return rc;
+	if (t->hdr.h.used != r->len || t->hdr.pid != p->hdr.pid || t->hdr.gen != p->hdr.gen)
+		rc = cp_error(CP_EFORMAT,
+			      "file %s: used %llu, pid %d or gen %u inside do not match the record "
+			      "(%llu bytes) or process file",
+			      what, (unsigned long long)t->hdr.h.used, t->hdr.pid, t->hdr.gen,
+			      (unsigned long long)r->len);
+	return rc;
+}
+
+/* After all records (a packed tree may name any module of the file): the threads whose
+ * last THREAD/UNPACK record is a THREAD record, parsed, by tidx. */
+static int proc_packed(struct cp_mf_proc *p, const char *buf, const char *name,
+		       struct proc_parse *pp)
+{
+	if (!pp->npacks)
+		return 0;
+	qsort(pp->packs, pp->npacks, sizeof *pp->packs, pack_cmp);
+	p->packed = xcalloc(pp->npacks, sizeof(*p->packed));
+	for (size_t i = 0; i < pp->npacks; i++) {
+		const struct pack_rec *r = &pp->packs[i];
+		if ((i + 1 < pp->npacks && pp->packs[i + 1].tidx == r->tidx) || !r->is_thread)
+			continue;
+		struct cp_mf_thr *t = &p->packed[p->npacked];
+		int rc = packed_parse(p, buf, r, name, t);
+		if (rc) {
+			cp_mf_thr_release(t);
+			return rc;
+		}
+		p->npacked++;
 	}
 	return 0;
 }
@@ -225,7 +324,12 @@ int cp_mf_proc_parse(struct cp_mf_proc *p, const void *buf, size_t size, const c
 		m->unit[sizeof m->unit - 1] = 0;
 	}
 	p->hdr.hostname[sizeof p->hdr.hostname - 1] = 0;
-	rc = proc_records(p, buf, used, name);
+	struct proc_parse pp;
+	memset(&pp, 0, sizeof pp);
+	rc = proc_records(p, buf, used, name, &pp);
+	if (!rc)
+		rc = proc_packed(p, buf, name, &pp);
+	free(pp.packs);
 out:
 	if (rc) {
 		char *keep = p->file;
@@ -247,6 +351,9 @@ void cp_mf_proc_release(struct cp_mf_proc *p)
 	free(p->module_index);
 	strings_free(p->notes, p->nnotes);
 	strings_free(p->env, p->nenv);
+	for (size_t i = 0; i < p->npacked; i++)
+		cp_mf_thr_release(&p->packed[i]);
+	free(p->packed);
 	memset(p, 0, sizeof *p);
 }
 
@@ -255,6 +362,22 @@ long cp_mf_proc_module(const struct cp_mf_proc *p, uint32_t id)
 	if (id >= p->module_index_len || p->module_index[id] == UINT32_MAX)
 		return -1;
 	return p->module_index[id];
+}
+
+const struct cp_mf_thr *cp_mf_proc_packed(const struct cp_mf_proc *p, uint32_t tidx)
+{
+	size_t lo = 0, hi = p->npacked;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t m = p->packed[mid].hdr.tidx;
+		if (m == tidx)
+			return &p->packed[mid];
+		if (m < tidx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* ---- thread file ---- */
@@ -349,6 +472,18 @@ out:
 		t->file = keep;
 	}
 	return rc;
+}
+
+void cp_mf_thr_copy(struct cp_mf_thr *dst, const struct cp_mf_thr *src)
+{
+	*dst = *src;
+	dst->file = xstrdup(src->file);
+	size_t nn = src->nnodes ? src->nnodes : 1;
+	dst->nodes = xmalloc(nn * sizeof(*dst->nodes));
+	memcpy(dst->nodes, src->nodes, src->nnodes * sizeof(*dst->nodes));
+	size_t nv = src->nnodes * src->hdr.nmetrics + 1;
+	dst->values = xmalloc(nv * sizeof(*dst->values));
+	memcpy(dst->values, src->values, nv * sizeof(*dst->values));
 }
 
 void cp_mf_thr_release(struct cp_mf_thr *t)

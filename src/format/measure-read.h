@@ -24,6 +24,8 @@ struct cp_mf_module_info {
 	int unloaded; /* an UNLOAD record names it */
 };
 
+struct cp_mf_thr;
+
 struct cp_mf_proc {
 	char *file;                  /* path of the .proc file (for messages) */
 	struct cp_mf_process hdr;    /* fixed part (copied; `used`/`flags` as read) */
@@ -38,6 +40,11 @@ struct cp_mf_proc {
 	size_t nnotes;
 	char **env;
 	size_t nenv;
+	/* Packed threads (THREAD records that are the last record naming their tidx), sorted
+	 * by tidx, each checked like a thread file. A thread file of one of these tidx is a
+	 * leftover of packing and must be ignored (measure.h, "Packing"). */
+	struct cp_mf_thr *packed;
+	size_t npacked;
 };
 
 struct cp_mf_rnode {
@@ -61,14 +68,19 @@ int cp_mf_proc_parse(struct cp_mf_proc *p, const void *buf, size_t size, const c
 void cp_mf_proc_release(struct cp_mf_proc *p);
 /* Index of the module with this id, or -1. */
 long cp_mf_proc_module(const struct cp_mf_proc *p, uint32_t id);
+/* The packed thread tidx of p, or NULL (then its thread file, if any, holds its data). */
+const struct cp_mf_thr *cp_mf_proc_packed(const struct cp_mf_proc *p, uint32_t tidx);
 
 /* Parses a thread file from memory; proc (may be NULL) checks module ids and the metric
  * count against the process file. */
 int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const char *name,
 		    const struct cp_mf_proc *proc);
 void cp_mf_thr_release(struct cp_mf_thr *t);
+/* A deep copy of src (release it with cp_mf_thr_release). */
+void cp_mf_thr_copy(struct cp_mf_thr *dst, const struct cp_mf_thr *src);
 
-/* A measurement directory: every process image and its threads. */
+/* A measurement directory: every process image and its threads (thread files and packed
+ * threads, by tidx; proc.packed is empty here, its threads moved to threads[]). */
 struct cp_mf_image {
 	struct cp_mf_proc proc;
 	struct cp_mf_thr *threads;
@@ -93,8 +105,9 @@ struct cp_mf_list_image {
 	unsigned gen;
 	uint64_t start_ns;   /* from the process file's header (0 if unreadable) */
 	char *proc_name;     /* file names relative to the directory */
-	char **thr_names;    /* by tidx */
-	size_t nthreads;
+	char **thr_names;    /* thread files, by tidx (packed threads are in the process file) */
+	unsigned *thr_tidx;
+	size_t nthreads; /* thread files listed; cp_mf_list_nthreads counts the threads */
 };
 
 struct cp_mf_list {
@@ -109,7 +122,12 @@ int cp_mf_list_open(struct cp_mf_list *l, const char *path);
 void cp_mf_list_release(struct cp_mf_list *l);
 /* Reads the process file of image i. */
 int cp_mf_list_proc(const struct cp_mf_list *l, size_t i, struct cp_mf_proc *p);
-/* Reads thread file j of image i, checked against its process file proc. */
+/* Threads of image i, whose process file the caller read into proc: its packed threads
+ * and the thread files whose tidx is not packed. */
+size_t cp_mf_list_nthreads(const struct cp_mf_list *l, size_t i, const struct cp_mf_proc *proc);
+/* Reads thread j (0 <= j < cp_mf_list_nthreads, in tidx order) of image i, checked against
+ * its process file proc. A thread file packed (and unlinked) by the still running program
+ * since proc was read is found in the process file read again. */
 int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const struct cp_mf_proc *proc,
 		      struct cp_mf_thr *t);
 

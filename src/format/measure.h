@@ -5,9 +5,19 @@
  * A measurement directory holds, per process image (a process, a fork child, each image
  * after exec):
  *     <pid>.<gen>.proc            the process file: metrics, load modules, notes
- *     <pid>.<gen>.<tidx>.thr      one thread file per thread (tidx 0 = first thread seen)
+ *     <pid>.<gen>.<tidx>.thr      one thread file per live thread (tidx 0 = first thread seen)
  * <gen> is the smallest integer making the process file name new (O_CREAT|O_EXCL), so an
  * exec'd image (same pid) or a recycled pid never overwrites an earlier one.
+ *
+ * Packing (version 2): when a thread ends, and for every thread when its image ends
+ * normally (exit or exec), the runtime appends the thread file's complete contents to the
+ * process file as a THREAD record, then unlinks the thread file. A run of many processes or
+ * short threads therefore leaves one file per process image. Which copy of thread tidx is
+ * valid: the last THREAD or UNPACK record naming tidx in the process file decides. THREAD:
+ * that record is the thread's data, a file <pid>.<gen>.<tidx>.thr still present is a
+ * leftover of packing (the process was killed between append and unlink) and is ignored.
+ * UNPACK (written when an exec failed and the thread goes on in its re-created file), or no
+ * record: the thread file is the data.
  *
  * Every file is the runtime's arena: a file-backed MAP_SHARED mapping, grown with
  * ftruncate ahead of use. The writer fills a record completely, then publishes it by
@@ -23,7 +33,7 @@
 #include <stdint.h>
 
 #define CP_MF_MAGIC "CPATHMF"         /* 7 chars + NUL = 8 bytes */
-#define CP_MF_VERSION 1
+#define CP_MF_VERSION 2		      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
 #define CP_MF_THREAD_SUFFIX ".thr"
@@ -96,18 +106,41 @@ struct cp_mf_process {
 	uint64_t tsc_hz;     /* TSC frequency if known (probes), else 0 */
 	char hostname[64];
 	struct cp_mf_metric metrics[CP_MF_MAX_METRICS];
-	uint64_t reserved[8];
+	/* Process CPU time (CLOCK_PROCESS_CPUTIME_ID: all threads, user + system; it goes on
+	 * across exec and starts at 0 in a fork child) when the runtime began measuring this
+	 * image, and when the image ended (exit, exec; 0 while running or if killed). The
+	 * difference to the previous image's cpu_end_ns (0 for a fork child or the first
+	 * image) is start-up that no sample could see (exec, the dynamic loader, earlier
+	 * constructors). Version 2 (these three); 0 in version 1 files. */
+	uint64_t cpu_start_ns;
+	uint64_t cpu_end_ns;
+	/* That difference, when known (an image started by exec, or the first one), charged
+	 * to the dynamic loader's entry point in thread 0's tree for CPU-time metrics. */
+	uint64_t startup_ns;
+	/* CPU the runtime itself used before sampling was armed (its constructor: files,
+	 * load modules) and after it stopped (exit: notes, packing threads); part of
+	 * cpu_end_ns - cpu_start_ns, never sampled. */
+	uint64_t runtime_ns;
+	uint64_t reserved[4];
 };
 
 /* Variable-length records of the process file: an 8-byte head, then `size - 8` bytes of
  * payload, padded so that the next record is 8-aligned (size includes the head, not the pad). */
 enum cp_mf_record_type {
-	CP_MF_REC_CMDLINE = 1,   /* argv strings, each NUL-terminated */
-	CP_MF_REC_EXE = 2,       /* absolute path of the executable, NUL-terminated */
-	CP_MF_REC_MODULE = 3,    /* struct cp_mf_module + path (NUL-terminated) */
-	CP_MF_REC_UNLOAD = 4,    /* struct cp_mf_unload */
-	CP_MF_REC_NOTE = 5,      /* a message from the runtime for the user, NUL-terminated */
-	CP_MF_REC_ENV = 6,       /* KEY=VALUE strings relevant to the run, each NUL-terminated */
+	CP_MF_REC_CMDLINE = 1, /* argv strings, each NUL-terminated */
+	CP_MF_REC_EXE = 2,     /* absolute path of the executable, NUL-terminated */
+	CP_MF_REC_MODULE = 3,  /* struct cp_mf_module + path (NUL-terminated) */
+	CP_MF_REC_UNLOAD = 4,  /* struct cp_mf_unload */
+	CP_MF_REC_NOTE = 5,    /* a message from the runtime for the user, NUL-terminated */
+	CP_MF_REC_ENV = 6,     /* KEY=VALUE strings relevant to the run, each NUL-terminated */
+	CP_MF_REC_THREAD = 7,  /* a packed thread: bytes [0, used) of its thread file, with
+				* used == payload size and FINISHED set (version 2) */
+	CP_MF_REC_UNPACK = 8,  /* struct cp_mf_unpack: the thread's file is its data again */
+};
+
+struct cp_mf_unpack {
+	uint32_t tidx;
+	uint32_t pad;
 };
 
 struct cp_mf_record {

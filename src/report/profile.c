@@ -174,6 +174,10 @@ static void summary_build(struct cp_profile *p, const char *name)
 	s->nforked = db->run.nforked;
 	s->nexeced = db->run.nexeced;
 	s->duration_s = db->run.duration_s;
+	s->process_cpu_ns = db->run.process_cpu_ns;
+	s->startup_ns = db->run.startup_ns;
+	s->runtime_ns = db->run.runtime_ns;
+	s->images_cpu_unknown = db->run.images_cpu_unknown;
 	s->notes = db->run.notes;
 	s->nnotes = db->run.nnotes;
 	s->warnings = db->run.warnings;

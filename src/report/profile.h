@@ -37,6 +37,9 @@ struct cp_summary {
 	size_t threads_without_cpu; /* selected threads that did not record their CPU time */
 	uint64_t unwind_complete, unwind_partial, unwind_failed, dropped, frames;
 	double duration_s;
+	/* The run's process CPU time and start-up share (db->run), 0 if unknown. */
+	uint64_t process_cpu_ns, startup_ns, runtime_ns;
+	uint64_t images_cpu_unknown;
 	const char *const *notes;
 	size_t nnotes;
 	const char *const *warnings;

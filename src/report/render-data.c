@@ -180,6 +180,9 @@ static void json_summary(const struct cp_summary *s, FILE *out)
 		"\"threads\":%zu,\"threads_total\":%zu,\"duration_s\":%.6f,\"cpu_s\":%.6f,",
 		s->nprocs, s->nforked, s->nexeced, s->nthreads, s->nthreads_total, s->duration_s,
 		(double)s->cpu_ns / 1e9);
+	fprintf(out, "\"process_cpu_s\":%.6f,\"startup_s\":%.6f,\"runtime_s\":%.6f,",
+		(double)s->process_cpu_ns / 1e9, (double)s->startup_ns / 1e9,
+		(double)s->runtime_ns / 1e9);
 	fprintf(out,
 		"\"unwind\":{\"complete\":%llu,\"partial\":%llu,\"failed\":%llu,"
 		"\"complete_pct\":%.4f,\"frames\":%llu},\"dropped\":%llu,\"notes\":",

@@ -182,6 +182,32 @@ static void summary_unwind(const struct cp_summary *s, FILE *out)
 	fputc('\n', out);
 }
 
+/* How much of the processes' CPU time the cputime samples saw: what was not sampled is
+ * the runtime's own work (files, modules) and, when unknown, killed images. */
+static void summary_coverage(const struct cp_summary *s, FILE *out)
+{
+	size_t m = 0;
+	while (m < s->nraw && s->metrics[m].source != CP_MF_SRC_CPUTIME)
+		m++;
+	if (m == s->nraw || !s->process_cpu_ns || s->nthreads != s->nthreads_total)
+		return;
+	double cpu = (double)s->process_cpu_ns / 1e9, start = (double)s->startup_ns / 1e9;
+	double rt = (double)s->runtime_ns / 1e9;
+	/* The start-up charge is in the samples (as whole periods at the loader's entry). */
+	double sampled = (double)s->metrics[m].samples * (double)s->metrics[m].period / 1e9;
+	sampled = sampled > start ? sampled - start : 0;
+	double rest = cpu - start - rt - sampled;
+	fprintf(out,
+		"process CPU: %.3f s: sampled %.0f%%, start-up before the runtime %.0f%% (charged "
+		"to the loader), the runtime's own start and end %.0f%% (not charged), %s %.0f%%",
+		cpu, 100 * sampled / cpu, 100 * start / cpu, 100 * rt / cpu,
+		rest < 0 ? "sampling error" : "not sampled", 100 * rest / cpu);
+	if (s->images_cpu_unknown)
+		fprintf(out, "; %llu image(s) killed, not counted",
+			(unsigned long long)s->images_cpu_unknown);
+	fputc('\n', out);
+}
+
 void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 {
 	fprintf(out, "measurement: %s\n", s->dir);
@@ -202,6 +228,7 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 	summary_probes(s, out);
 	for (size_t m = 0; m < s->nmetrics; m++)
 		summary_metric(s, m, out);
+	summary_coverage(s, out);
 	summary_unwind(s, out);
 	summary_notes(s, out);
 	for (size_t i = 0; i < s->nwarnings; i++)

@@ -49,3 +49,22 @@ PY
 require_tool() {
 	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
 }
+
+# Kills, with SIGKILL, the program that `callpath record` (running as pid $1 in the
+# background) runs, and waits for callpath: its exit status is the function's.
+kill_recorded_program() {
+	local child
+	child=$(pgrep -P "$1" | head -1)
+	[ -n "$child" ] || fail "could not find the program to kill"
+	kill -KILL "$child"
+	wait "$1"
+}
+
+# Waits up to 10 s for a line matching PATTERN in FILE (a background program's output).
+wait_for_output() {
+	for _ in $(seq 100); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

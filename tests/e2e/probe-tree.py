@@ -9,7 +9,13 @@ function (its PC node); symbols come from nm. Used by tests/e2e/probe-*.sh so th
 do not depend on the report's rendering. With --expect, checks instead that the calls of
 the contexts whose path ends with the given functions (summed over threads) equal COUNT,
 and exits 1 when one does not."""
-import bisect, glob, os, struct, subprocess, sys
+import bisect, glob, importlib.util, os, struct, subprocess, sys
+
+# Threads (thread files and threads packed into the process file) as record-check.py reads them.
+_spec = importlib.util.spec_from_file_location(
+    "record_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "record-check.py"))
+rc = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rc)
 
 def symbols(path, cache={}):
     if path not in cache:
@@ -60,13 +66,14 @@ def read_proc(path):
 
 def lines(d):
     out = []
+    threads = rc.read_dir(d)[1]
     for proc in sorted(glob.glob(os.path.join(d, "*.proc"))):
         metrics, modules = read_proc(proc)
         ci = metrics.index("calls")
         ti = metrics.index(os.environ.get("PROBE_TREE_METRIC", "probe-time"))
-        stem = proc[:-len(".proc")]
-        for thr in sorted(glob.glob(stem + ".*.thr")):
-            data = open(thr, "rb").read()
+        pid, gen = struct.unpack_from("<iiI", open(proc, "rb").read(80), 64)[0::2]
+        for t in [t for t in threads if (t["pid"], t["gen"]) == (pid, gen)]:
+            data = rc.thread_data(d, t)
             header_size, = struct.unpack_from("<I", data, 16)
             used, = struct.unpack_from("<Q", data, 24)
             tidx, nm, node_size = struct.unpack_from("<III", data, 76)

@@ -2,7 +2,9 @@
 """Independent reader of callpath measurement directories for the record-* e2e tests.
 
 Parses the fixed headers and records with `struct` straight from docs/format.md (not with
-callpath's own reader), validates them, and prints a JSON summary:
+callpath's own reader), validates them, and prints a JSON summary (threads packed into a
+process file by THREAD records count as threads, with "packed": true; a thread file whose
+tidx is packed is a leftover and skipped):
   record-check.py DIR  ->  {"procs": [...], "threads": [...]}
 Exit status 1 (with a message) if any file is malformed.
 """
@@ -28,7 +30,7 @@ def header(path, data, kind):
     if len(data) < 64:
         bad(path, 0, "shorter than the 64-byte header")
     magic, ver, k, hsize, flags, used = HDR.unpack_from(data, 0)
-    if magic != b"CPATHMF\0" or ver != 1 or k != kind:
+    if magic != b"CPATHMF\0" or ver not in (1, 2) or k != kind:
         bad(path, 0, f"bad magic/version/kind {magic!r} {ver} {k}")
     if used < hsize or used > len(data):
         bad(path, 40, f"used {used} outside [{hsize}, {len(data)}]")
@@ -39,12 +41,14 @@ def read_proc(path):
     data = open(path, "rb").read()
     hsize, flags, used = header(path, data, 1)
     pid, ppid, gen, nm, start, end, status, nthr, tsc, host = PROC.unpack_from(data, 64)
+    cpu_start, cpu_end, startup, runtime = struct.unpack_from("<4Q", data, 64 + PROC.size + 16 * METRIC.size)
     metrics = []
     for i in range(nm):
         name, unit, src, mech, period = METRIC.unpack_from(data, 64 + PROC.size + i * METRIC.size)
         metrics.append({"name": cstr(name), "unit": cstr(unit), "source": src,
                         "mechanism": mech, "period": period})
     recs = {"cmdline": [], "exe": None, "modules": [], "unloads": [], "unload_seq": {}, "notes": [], "env": []}
+    decide = {}  # tidx -> the last THREAD (its thread dict) or UNPACK (None) record
     off = hsize
     while off < used:
         if off + 8 > used:
@@ -67,14 +71,26 @@ def read_proc(path):
             recs["unload_seq"][str(uid)] = useq
         elif typ == 5:
             recs["notes"].append(cstr(payload))
+        elif typ == 7:
+            t = read_thread(path, payload)
+            t["data_offset"] = off + 8
+            if t["used"] != len(payload) or (t["pid"], t["gen"]) != (pid, gen):
+                bad(path, off, "packed thread's used/pid/gen do not match its record")
+            t["packed"] = True
+            decide[t["tidx"]] = t
+        elif typ == 8:
+            decide[struct.unpack_from("<I", payload, 0)[0]] = None
         off += (size + 7) & ~7
     return dict(file=os.path.basename(path), pid=pid, ppid=ppid, gen=gen, flags=flags,
                 exit_status=status, nthreads=nthr, start_ns=start, end_ns=end,
-                metrics=metrics, **recs)
+                cpu_start_ns=cpu_start, cpu_end_ns=cpu_end, startup_ns=startup,
+                runtime_ns=runtime, metrics=metrics, size=len(data),
+                packed=[t for t in decide.values() if t], **recs)
 
 
-def read_thread(path):
-    data = open(path, "rb").read()
+def read_thread(path, data=None):
+    if data is None:
+        data = open(path, "rb").read()
     hsize, flags, used = header(path, data, 2)
     pid, tid, gen, tidx, nm, node_size, start, end, cpu = THR.unpack_from(data, 64)
     o = 64 + THR.size
@@ -98,19 +114,39 @@ def read_thread(path):
     return dict(file=os.path.basename(path), pid=pid, tid=tid, gen=gen, tidx=tidx, flags=flags,
                 nmetrics=nm, start_ns=start, end_ns=end, cpu_ns=cpu, samples=samples,
                 complete=complete, partial=partial, failed=failed, dropped=dropped,
-                frames=frames, name=name, nnodes=n, totals=totals,
+                frames=frames, name=name, nnodes=n, totals=totals, used=used, packed=False,
+                data_offset=0,
                 kinds=sorted({nd[1] for nd in nodes}))
 
 
-def main():
-    d = sys.argv[1]
+def thread_data(d, t):
+    """The bytes of thread t (a thread file, or its THREAD record in its process file)."""
+    data = open(os.path.join(d, t["file"]), "rb").read()
+    return data[t["data_offset"]: t["data_offset"] + t["used"]]
+
+
+def read_dir(d):
     procs, threads = [], []
-    for f in sorted(os.listdir(d)):
-        p = os.path.join(d, f)
+    names = sorted(os.listdir(d))
+    for f in names:
         if f.endswith(".proc"):
-            procs.append(read_proc(p))
-        elif f.endswith(".thr"):
-            threads.append(read_thread(p))
+            procs.append(read_proc(os.path.join(d, f)))
+    packed = set()
+    for p in procs:
+        threads += p["packed"]
+        packed |= {(p["pid"], p["gen"], t["tidx"]) for t in p["packed"]}
+        p["packed"] = len(p["packed"])
+    for f in names:
+        if f.endswith(".thr"):
+            t = read_thread(os.path.join(d, f))
+            if (t["pid"], t["gen"], t["tidx"]) not in packed:
+                threads.append(t)
+    threads.sort(key=lambda t: (t["pid"], t["gen"], t["tidx"]))
+    return procs, threads
+
+
+def main():
+    procs, threads = read_dir(sys.argv[1])
     json.dump({"procs": procs, "threads": threads}, sys.stdout, indent=1)
 
 

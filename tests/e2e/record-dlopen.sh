@@ -22,7 +22,8 @@ order = [libs[0]["seq"], us[str(libs[0]["id"])], libs[1]["seq"], us[str(libs[1][
 assert all(a < b for a, b in zip(order, order[1:])), order
 # Read the nodes: PC samples must land in both module ids.
 t = d["threads"][0]
-data = open(os.path.join(sys.argv[2], t["file"]), "rb").read()
+data = open(os.path.join(sys.argv[2], t["file"]), "rb").read()  # a file, or a packed thread
+data = data[t["data_offset"]: t["data_offset"] + t["used"]]
 hsize, used = struct.unpack_from("<I", data, 16)[0], struct.unpack_from("<Q", data, 24)[0]
 ns = 24 + 8 * t["nmetrics"]
 hit = {}

@@ -28,16 +28,15 @@ procs = [rc.read_proc(os.path.join(d, f)) for f in os.listdir(d) if f.endswith("
 assert len(procs) == 1, procs
 exe_ids = [m["id"] for m in procs[0]["modules"] if os.path.realpath(m["path"]) == os.path.realpath(prog)]
 assert exe_ids, "executable not among the modules"
-thr = [f for f in os.listdir(d) if f.endswith(".thr")]
-infos = {f: rc.read_thread(os.path.join(d, f)) for f in thr}
-workers = [f for f, t in infos.items() if t["name"] == "rawworker"]
-assert len(workers) == 1, {f: t["name"] for f, t in infos.items()}
-w = infos[workers[0]]
+infos = rc.read_dir(d)[1]  # thread files and threads packed into the process file
+workers = [t for t in infos if t["name"] == "rawworker"]
+assert len(workers) == 1, [t["name"] for t in infos]
+w = workers[0]
 assert w["flags"] & 1, "worker file not FINISHED"
 assert w["samples"][0] >= 100, w["samples"]
 assert w["tid"] != procs[0]["pid"], "worker has the main thread's tid"
 # Self weight of the worker's nodes inside rawclone_work (offsets = link-time addresses).
-data = open(os.path.join(d, workers[0]), "rb").read()
+data = rc.thread_data(d, w)
 hsize = struct.unpack_from("<I", data, 16)[0]
 used = struct.unpack_from("<Q", data, 24)[0]
 ns, nm = 24 + 8 * w["nmetrics"], w["nmetrics"]

@@ -29,7 +29,7 @@ check_one() {
 	local name=$1 dir=$WORK/m-$1
 	shift
 	"$CALLPATH" record -q -o "$dir" -- "$@" >"$WORK/record.out" 2>"$WORK/record.err"
-	ls "$dir"/*.thr >/dev/null 2>&1 || {
+	ls "$dir"/*.proc >/dev/null 2>&1 || {
 		cat "$WORK/record.err" >&2
 		fail "record of $name wrote no measurement files"
 	}

@@ -23,6 +23,7 @@ cd "$RT" || fail "no $RT"
 INIT_TIME="
 core/config.c
 core/init.c
+core/startup.c
 core/sync-init.c
 core/thread-end.c
 probe/install.c

@@ -178,6 +178,13 @@ static int pass_scan(struct analysis *a)
 			db->run.nforked++;
 		if (h->gen > 0)
 			db->run.nexeced++;
+		if (h->cpu_end_ns >= h->cpu_start_ns && h->cpu_end_ns) {
+			db->run.process_cpu_ns += h->cpu_end_ns - h->cpu_start_ns + h->startup_ns;
+			db->run.startup_ns += h->startup_ns;
+			db->run.runtime_ns += h->runtime_ns;
+		} else {
+			db->run.images_cpu_unknown++;
+		}
 		for (size_t n = 0; n < p.nnotes; n++) {
 			if (a->list.nimages > 1) {
 				char buf[1200];
@@ -205,7 +212,7 @@ static int pass_scan(struct analysis *a)
 			warn(db, "the runtime disabled itself in process %d; see the notes",
 			     h->pid);
 		uint32_t *modmap = image_modmap(a, &p);
-		for (size_t j = 0; j < a->list.images[i].nthreads; j++) {
+		for (size_t j = 0, nt = cp_mf_list_nthreads(&a->list, i, &p); j < nt; j++) {
 			struct cp_mf_thr t;
 			rc = cp_mf_list_thread(&a->list, i, j, &p, &t);
 			if (rc)
@@ -370,7 +377,7 @@ static int pass_correlate(struct analysis *a, const uint32_t *dbmetric)
 		else if (!(p.hdr.h.flags & CP_MF_FINISHED))
 			pflags |= CP_DB_PROF_UNFINISHED;
 		int rank = image_rank(&p);
-		for (size_t j = 0; j < a->list.images[i].nthreads && !rc; j++) {
+		for (size_t j = 0, nt = cp_mf_list_nthreads(&a->list, i, &p); j < nt && !rc; j++) {
 			struct cp_mf_thr t;
 			rc = cp_mf_list_thread(&a->list, i, j, &p, &t);
 			if (rc)

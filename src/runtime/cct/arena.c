@@ -111,10 +111,12 @@ int cp_arena_ensure(struct cp_arena *a, size_t need)
 		return 0;
 	if (need > a->reserved)
 		return -ENOSPC;
-	size_t step = a->mapped < (1ul << 20) ? (64ul << 10) : a->mapped / 2;
+	/* Doubling from one page keeps the files of short processes and threads small; the
+	 * step is capped so that a large tree does not reserve much more disk than it uses. */
+	size_t step = a->mapped < CP_ARENA_PAGE ? CP_ARENA_PAGE : a->mapped;
 	if (step > (16ul << 20))
 		step = 16ul << 20;
-	size_t size = round_up(need + step, CP_ARENA_PAGE);
+	size_t size = round_up(need > a->mapped + step ? need : a->mapped + step, CP_ARENA_PAGE);
 	if (size > a->reserved)
 		size = a->reserved;
 	if (arena_check_fd(a))
@@ -149,6 +151,43 @@ void cp_arena_release(struct cp_arena *a, size_t keep)
 	a->base = NULL;
 	a->fd = -1;
 	a->mapped = 0;
+}
+
+void cp_arena_trim(struct cp_arena *a, size_t keep)
+{
+	if (keep >= a->mapped || !arena_fd_is_ours(a) || ftruncate(a->fd, (off_t)keep))
+		return;
+	/* Pages past the new end are gone: the next cp_arena_ensure grows and maps again. */
+	a->mapped = keep;
+}
+
+int cp_arena_relink(struct cp_arena *a)
+{
+	struct stat st;
+	int fd = open(a->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	fd = move_fd_high(fd);
+	for (size_t off = 0; off < a->mapped;) {
+		ssize_t n = write(fd, a->base + off, a->mapped - off);
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fstat(fd, &st) || mmap(a->base, a->mapped, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		goto fail;
+	if (arena_fd_is_ours(a))
+		cp_fd_close(a->fd);
+	a->fd = fd;
+	a->dev = st.st_dev;
+	a->ino = st.st_ino;
+	return 0;
+fail:;
+	int err = errno ? errno : EIO;
+	cp_fd_close(fd);
+	unlink(a->path);
+	return -err;
 }
 
 void cp_arena_abandon(struct cp_arena *a)

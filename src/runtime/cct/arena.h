@@ -28,6 +28,13 @@ int cp_arena_create(struct cp_arena *a, const char *path, size_t reserve, size_t
 int cp_arena_ensure(struct cp_arena *a, size_t need);
 /* Trims the file to `keep` bytes (0 = leave as is), unmaps and closes. */
 void cp_arena_release(struct cp_arena *a, size_t keep);
+/* Shortens the file to keep bytes, the mapping staying; a later cp_arena_ensure grows it
+ * again. Only when no other thread can write past keep (the caller's own arena, or under
+ * the lock that serialises its writers). */
+void cp_arena_trim(struct cp_arena *a, size_t keep);
+/* The file was unlinked (packed) but its owner goes on: creates a new file at the same path
+ * holding the mapped bytes and maps it in place. 0 or -errno. */
+int cp_arena_relink(struct cp_arena *a);
 /* Unmaps and forgets without touching the file (fork child: the mapping is the parent's). */
 void cp_arena_abandon(struct cp_arena *a);
 

@@ -122,7 +122,7 @@ int cp_cct_create(struct cp_cct *c, const char *path, const struct cp_cct_info *
 	cp_ss_memset(c, 0, sizeof *c);
 	c->nmetrics = info->nmetrics;
 	c->node_size = (uint32_t)(sizeof(struct cp_mf_node) + 8 * info->nmetrics);
-	int rc = cp_arena_create(&c->arena, path, info->reserve, 64 << 10);
+	int rc = cp_arena_create(&c->arena, path, info->reserve, 4096);
 	if (rc)
 		return rc;
 	c->hdr = (struct cp_mf_thread *)c->arena.base;

@@ -9,6 +9,7 @@
  *                                do not fit in one; the kernel multiplexes them)
  *   CALLPATH_SIGNAL=N            the sampling signal (default SIGRTMIN+6)
  *   CALLPATH_NO_PERF=1           do not use perf_event (take the POSIX-timer fallback)
+ *   CALLPATH_PACK=0              keep every thread's file (no packing into the process file)
  *   CALLPATH_PROBES=PAT[;PAT]    entry/exit probes (probe/probe.h)
  *   CALLPATH_PROBE_ONLY=1        with probes: no sampling metrics
  *   CALLPATH_SHOW_RUNTIME=1      keep the runtime's own frames in paths (runtime.h)
@@ -140,6 +141,8 @@ int cp_config_load(void)
 	cp_rt.no_perf = no_perf && !strcmp(no_perf, "1");
 	const char *show = getenv("CALLPATH_SHOW_RUNTIME");
 	cp_rt.show_runtime = show && !strcmp(show, "1");
+	const char *pack = getenv("CALLPATH_PACK");
+	cp_rt.no_pack = pack && !strcmp(pack, "0");
 	const char *sig = getenv("CALLPATH_SIGNAL");
 	cp_rt.signo = SIGRTMIN + CP_DEFAULT_SIGNAL_OFFSET;
 	if (sig && *sig) {

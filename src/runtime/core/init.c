@@ -89,6 +89,7 @@ void cp_rt_init(void)
 	static int done;
 	if (done++)
 		return;
+	cp_rt.cpu_start_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	cp_real_init();
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_fork_hooks_install();
@@ -105,7 +106,8 @@ void cp_rt_init(void)
 		return;
 	}
 	cp_signal_fatal_install();
-	cp_thread_begin(0);
+	cp_startup_charge(cp_thread_begin(0));
+	cp_rt.cpu_armed_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID); /* sampling from here */
 	cp_sync_start();
 	/* Before any thread of the program exists: the entry jumps are written without
 	 * racing other threads (docs/internals/patch.md). */
@@ -205,6 +207,7 @@ void cp_rt_fini(int crashed_sig)
 	int locked = crashed_sig ? !pthread_mutex_trylock(&cp_rt.threads_lock)
 				 : !pthread_mutex_lock(&cp_rt.threads_lock);
 	cp_sync_fini(crashed_sig); /* leaks into the threads' files, before they finish */
+	cp_rt.cpu_fini_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID); /* sampling ends here */
 	cp_thread_finish_all();
 	if (!crashed_sig) {
 		notes_at_exit();
@@ -212,17 +215,25 @@ void cp_rt_fini(int crashed_sig)
 		cp_perf_notes();
 		cp_probe_notes();
 	}
-	if (locked)
-		pthread_mutex_unlock(&cp_rt.threads_lock);
 	if (!was_enabled && cp_rt.failure)
 		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_DISABLED, __ATOMIC_RELEASE);
 	cp_proc_finish(crashed_sig);
+	/* One file per image that ended normally; a crashing one leaves its files as they are
+	 * (packing takes locks and time a dying process may not have). */
+	if (!crashed_sig) {
+		cp_thread_pack_all();
+		cp_proc_cpu_end();
+		cp_proc_trim();
+	}
+	if (locked)
+		pthread_mutex_unlock(&cp_rt.threads_lock);
 }
 
 void cp_rt_after_fork_child(void)
 {
 	if (!cp_rt.active)
 		return;
+	cp_rt.cpu_start_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	/* The inherited mappings are the parent's files: forget them unwritten. */
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_probe_before_fork_forget();
@@ -241,6 +252,7 @@ void cp_rt_after_fork_child(void)
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		cp_rt.phdr->metrics[i].mechanism = cp_rt.metrics[i].mechanism;
 	cp_thread_begin(0);
+	cp_rt.cpu_armed_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	cp_probe_after_fork();
 	cp_sync_after_fork_child();
 	cp_adopt_start();
@@ -267,6 +279,7 @@ void cp_rt_exec_failed(void)
 	cp_rt_note("exec failed: profiling resumed");
 	cp_adopt_start();
 	cp_sync_start();
+	cp_thread_unpack_self();
 	struct cp_thread *self = cp_self;
 	if (self) {
 		self->stopped = 0;

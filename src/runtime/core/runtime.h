@@ -67,6 +67,7 @@ struct cp_thread {
 	int lazy;                 /* first seen in a signal handler */
 	int adopted;              /* found by the task scan; set up by another thread */
 	int app_blocked;          /* the program asked our signal to be blocked */
+	int packed;		  /* the file is packed into the process file and unlinked */
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
 };
 
@@ -78,6 +79,7 @@ struct cp_runtime {
 	int no_perf;            /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
 	int show_runtime;	/* CALLPATH_SHOW_RUNTIME=1: keep our frames in paths */
 	uintptr_t self_lo, self_len; /* the runtime's own text (core/init.c) */
+	int no_pack;		     /* CALLPATH_PACK=0: thread files stay (trimmed), not packed */
 	int32_t pid;
 	int32_t ppid; /* parent: the forking process for a fork child (even if it exited) */
 	uint32_t gen;
@@ -89,6 +91,9 @@ struct cp_runtime {
 	struct cp_mf_process *phdr;
 	pthread_mutex_t proc_lock;
 	uint32_t next_tidx;
+	uint64_t cpu_start_ns;	   /* process CPU clock when this image's measurement began */
+	uint64_t cpu_armed_ns;	   /*   when its start was done (sampling armed) */
+	uint64_t cpu_fini_ns;	   /*   when its end began (cp_rt_fini) */
 	uint64_t dropped_nothread; /* samples on threads that have no state */
 	uint32_t threads_unmeasured; /* threads whose state or file could not be created */
 	uint32_t sources_unarmed;    /* (thread, metric) pairs whose source failed to start */
@@ -152,6 +157,20 @@ void cp_rt_note(const char *fmt, ...) CP_HIDDEN __attribute__((format(printf, 1,
 void cp_proc_finish(int crashed_sig) CP_HIDDEN;
 void cp_proc_write_cmdline(void) CP_HIDDEN;
 void cp_proc_flush_pending_note(void) CP_HIDDEN;
+/* Packing (format/measure.h): appends a thread file's contents [0, used) as a THREAD
+ * record, FINISHED in the copy. 0, or -1 (too large, no room: the file stays). */
+#define CP_PACK_MAX (64ul << 20)
+int cp_proc_pack(const struct cp_mf_thread *th) CP_HIDDEN;
+/* Thread tidx goes on in its re-created file (after a failed exec). */
+void cp_proc_unpack(uint32_t tidx) CP_HIDDEN;
+/* Image end: the process file shrinks to its contents (it grows again if written). */
+void cp_proc_trim(void) CP_HIDDEN;
+/* The header's cpu_end_ns and runtime_ns, now (at image end; AS-safe). */
+void cp_proc_cpu_end(void) CP_HIDDEN;
+
+/* core/startup.c: the CPU the image used before the runtime started, into the header
+ * and, for CPU-time metrics, onto the dynamic loader's entry in t's tree. */
+void cp_startup_charge(struct cp_thread *t) CP_HIDDEN;
 
 /* core/thread.c */
 struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN; /* AS-safe */
@@ -168,6 +187,11 @@ void cp_thread_sources_stop(struct cp_thread *t) CP_HIDDEN;
 void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns) CP_HIDDEN;
 void cp_thread_finish_all(void) CP_HIDDEN; /* process exit: every thread's header */
 void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
+/* Image end (exit, exec): every thread's file packed into the process file and unlinked;
+ * the mappings stay (a late sample lands in memory no one reads). */
+void cp_thread_pack_all(void) CP_HIDDEN;
+/* After a failed exec: the calling thread's file back on disk (it goes on sampling). */
+void cp_thread_unpack_self(void) CP_HIDDEN;
 
 /* core/signal.c */
 int cp_signal_install(void) CP_HIDDEN;

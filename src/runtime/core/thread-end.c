@@ -3,6 +3,7 @@
  * cp_thread_finish_all on the crash path (stores and system calls only). */
 #include "runtime/core/runtime.h"
 
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -23,6 +24,19 @@ static int adopted_forget(struct cp_thread *t)
 	return found;
 }
 
+/* The thread's file into the process file, then unlinked: a SIGKILL between the two
+ * leaves both, and the reader ignores the file (format/measure.h, "Packing"). */
+static int thread_pack(struct cp_thread *t)
+{
+	if (t->packed)
+		return 0;
+	if (cp_rt.no_pack || !t->cct.hdr || cp_proc_pack(t->cct.hdr))
+		return -1;
+	unlink(t->cct.arena.path);
+	t->packed = 1;
+	return 0;
+}
+
 void cp_thread_end(struct cp_thread *t, int finished)
 {
 	if (!t)
@@ -36,7 +50,10 @@ void cp_thread_end(struct cp_thread *t, int finished)
 	pthread_mutex_lock(&cp_rt.threads_lock);
 	__atomic_store_n(&cp_rt.tids[t->slot], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&cp_rt.threads[t->slot], NULL, __ATOMIC_RELEASE);
-	cp_cct_close(&t->cct, finished);
+	if (finished && !thread_pack(t))
+		cp_cct_abandon(&t->cct);
+	else
+		cp_cct_close(&t->cct, finished); /* the file stays, trimmed to its contents */
 	/* An adopted block (a pthread thread the scan took first) may be read by a handler
 	 * searching the adopted list right now: unlisted, and left mapped. */
 	if (!adopted_forget(t))
@@ -70,6 +87,31 @@ void cp_thread_finish_all(void)
 						     : thread_cpu_ns(t->tid));
 		__atomic_or_fetch(&t->cct.hdr->h.flags, CP_MF_FINISHED, __ATOMIC_RELEASE);
 	}
+}
+
+void cp_thread_pack_all(void)
+{
+	for (uint32_t i = 0; i < CP_MAX_THREADS; i++) {
+		struct cp_thread *t = __atomic_load_n(&cp_rt.threads[i], __ATOMIC_ACQUIRE);
+		if (t && thread_pack(t) && t == cp_self)
+			cp_arena_trim(&t->cct.arena, t->cct.hdr->h.used);
+	}
+}
+
+void cp_thread_unpack_self(void)
+{
+	struct cp_thread *t = cp_self;
+	if (!t || !t->packed || !t->cct.hdr)
+		return;
+	int rc = cp_arena_relink(&t->cct.arena);
+	if (rc) {
+		cp_rt_note("exec failed, and the thread file %s could not be created again (%s); "
+			   "this thread's samples after the exec are lost",
+			   t->cct.arena.path, strerror(-rc));
+		return;
+	}
+	t->packed = 0;
+	cp_proc_unpack(t->tidx);
 }
 
 /* Fork child: every inherited thread file mapping is shared with the parent's file, so

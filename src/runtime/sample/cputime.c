@@ -77,9 +77,11 @@ static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st
 {
 	if (m->mechanism == CP_MF_MECH_POSIX_TIMER)
 		return cp_timer_thread_start(m, st, tid);
-	int fd = cp_cputime_open(m->period, tid);
+	uint64_t first = cp_first_period(m->period, tid);
+	int fd = cp_cputime_open(first, tid);
 	if (fd < 0)
 		return fd;
+	st->first_period = first != m->period;
 	int rc = perf_route_to(fd, tid);
 	if (rc) {
 		cp_fd_close(fd);
@@ -126,6 +128,11 @@ static int cputime_claims(struct cp_metric *m, struct cp_source_thread *st, cons
 	if (st->fd < 0 || si->si_fd != st->fd ||
 	    (si->si_code != POLL_IN && si->si_code != POLL_HUP))
 		return 0;
+	if (st->first_period) {
+		uint64_t period = m->period;
+		st->first_period = 0;
+		ioctl(st->fd, PERF_EVENT_IOC_PERIOD, &period);
+	}
 	*weight = m->period;
 	return 1;
 }

@@ -33,6 +33,8 @@ struct cp_source_thread {
 	int group_fd;
 	uint32_t group_pos;
 	uint64_t last;
+	int first_period; /* opened with a shortened first period (cp_first_period): the
+			   * first sample sets the real one */
 };
 
 struct cp_sample_source {

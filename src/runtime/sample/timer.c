@@ -15,6 +15,20 @@ clockid_t cp_thread_cpu_clock(pid_t tid)
 	return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
 
+uint64_t cp_first_period(uint64_t period, pid_t tid)
+{
+	struct timespec ts;
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
+		     (uint64_t)tid << 32;
+	x ^= x >> 30; /* splitmix64's finaliser */
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return period ? 1 + x % period : 0;
+}
+
 int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
 {
 	clockid_t clock = m->clock_id;
@@ -35,7 +49,9 @@ int cp_timer_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_
 	struct itimerspec its;
 	its.it_interval.tv_sec = (time_t)(m->period / 1000000000u);
 	its.it_interval.tv_nsec = (long)(m->period % 1000000000u);
-	its.it_value = its.it_interval;
+	uint64_t first = cp_first_period(m->period, tid);
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
 	if (syscall(SYS_timer_settime, kernel_timer, 0, &its, NULL)) {
 		int err = errno;
 		syscall(SYS_timer_delete, kernel_timer);

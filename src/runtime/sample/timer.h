@@ -12,4 +12,10 @@ void cp_timer_thread_stop(struct cp_metric *m, struct cp_source_thread *st);
 int cp_timer_claims(struct cp_metric *m, struct cp_source_thread *st, const siginfo_t *si,
 		    uint64_t *weight);
 
+/* The first period of a thread's sampling: uniform in [1, period] rather than period, so
+ * that a thread or process shorter than a period is sampled with probability length /
+ * period (each sample weighs a full period): the expected total equals the time measured,
+ * where a fixed first period would never sample what ends before it. AS-safe. */
+uint64_t cp_first_period(uint64_t period, pid_t tid);
+
 #endif

@@ -11,7 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CP_PROC_RESERVE (256ul << 20)
+/* Virtual space for the process file: records, and the packed trees of ended threads. */
+#define CP_PROC_RESERVE (1ul << 30)
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -30,6 +31,7 @@ static void proc_header_init(struct cp_mf_process *p)
 	p->ppid = cp_rt.ppid;
 	p->gen = cp_rt.gen;
 	p->start_ns = now_ns(CLOCK_REALTIME);
+	p->cpu_start_ns = cp_rt.cpu_start_ns;
 	gethostname(p->hostname, sizeof p->hostname - 1);
 	p->nmetrics = cp_rt.nmetrics;
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++) {
@@ -53,7 +55,7 @@ int cp_proc_create(void)
 	for (uint32_t gen = 0; gen < 100000; gen++) {
 		snprintf(path, sizeof path, "%s/%d.%u%s", cp_rt.outdir, (int)cp_rt.pid, gen,
 			 CP_MF_PROC_SUFFIX);
-		int rc = cp_arena_create(&cp_rt.proc, path, CP_PROC_RESERVE, 64 << 10);
+		int rc = cp_arena_create(&cp_rt.proc, path, CP_PROC_RESERVE, 4096);
 		if (rc == -EEXIST)
 			continue;
 		if (rc) {
@@ -70,21 +72,67 @@ int cp_proc_create(void)
 	return -EEXIST;
 }
 
+/* Under proc_lock: a record of type with room for len payload bytes at the end of the
+ * file, unpublished; its payload, or NULL (*end: the `used` that publishes it). */
+static char *record_reserve(uint32_t type, uint64_t len, uint64_t *end)
+{
+	uint64_t used = cp_rt.phdr->h.used;
+	uint64_t size = sizeof(struct cp_mf_record) + len;
+	*end = used + ((size + 7) & ~7ull);
+	if (size > UINT32_MAX || cp_arena_ensure(&cp_rt.proc, *end))
+		return NULL;
+	struct cp_mf_record *r = (struct cp_mf_record *)(cp_rt.proc.base + used);
+	r->type = type;
+	r->size = (uint32_t)size;
+	return (char *)(r + 1);
+}
+
 void cp_proc_record(uint32_t type, const void *payload, uint32_t len)
+{
+	uint64_t end;
+	if (!cp_rt.phdr)
+		return;
+	pthread_mutex_lock(&cp_rt.proc_lock);
+	char *pay = record_reserve(type, len, &end);
+	if (pay) {
+		memcpy(pay, payload, len);
+		__atomic_store_n(&cp_rt.phdr->h.used, end, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&cp_rt.proc_lock);
+}
+
+int cp_proc_pack(const struct cp_mf_thread *th)
+{
+	uint64_t end, used = __atomic_load_n(&th->h.used, __ATOMIC_ACQUIRE);
+	int rc = -1;
+	if (!cp_rt.phdr || used > CP_PACK_MAX)
+		return -1;
+	pthread_mutex_lock(&cp_rt.proc_lock);
+	char *pay = record_reserve(CP_MF_REC_THREAD, used, &end);
+	if (pay) {
+		memcpy(pay, th, used);
+		struct cp_mf_header *h = (struct cp_mf_header *)pay;
+		h->used = used;
+		h->flags |= CP_MF_FINISHED;
+		__atomic_store_n(&cp_rt.phdr->h.used, end, __ATOMIC_RELEASE);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&cp_rt.proc_lock);
+	return rc;
+}
+
+void cp_proc_unpack(uint32_t tidx)
+{
+	struct cp_mf_unpack u = {.tidx = tidx, .pad = 0};
+	cp_proc_record(CP_MF_REC_UNPACK, &u, sizeof u);
+}
+
+void cp_proc_trim(void)
 {
 	if (!cp_rt.phdr)
 		return;
 	pthread_mutex_lock(&cp_rt.proc_lock);
-	uint64_t used = cp_rt.phdr->h.used;
-	uint64_t size = sizeof(struct cp_mf_record) + len;
-	uint64_t end = used + ((size + 7) & ~7ull);
-	if (end <= UINT32_MAX && !cp_arena_ensure(&cp_rt.proc, end)) {
-		struct cp_mf_record *r = (struct cp_mf_record *)(cp_rt.proc.base + used);
-		memcpy(r + 1, payload, len);
-		r->type = type;
-		r->size = (uint32_t)size;
-		__atomic_store_n(&cp_rt.phdr->h.used, end, __ATOMIC_RELEASE);
-	}
+	cp_arena_trim(&cp_rt.proc, cp_rt.phdr->h.used);
 	pthread_mutex_unlock(&cp_rt.proc_lock);
 }
 
@@ -149,6 +197,18 @@ void cp_proc_write_cmdline(void)
 	cp_proc_record(CP_MF_REC_ENV, env, (uint32_t)len + 1);
 }
 
+void cp_proc_cpu_end(void)
+{
+	struct cp_mf_process *p = cp_rt.phdr;
+	if (!p)
+		return;
+	p->cpu_end_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t armed = cp_rt.cpu_armed_ns ? cp_rt.cpu_armed_ns : cp_rt.cpu_start_ns;
+	uint64_t fini = cp_rt.cpu_fini_ns ? cp_rt.cpu_fini_ns : p->cpu_end_ns;
+	if (armed >= cp_rt.cpu_start_ns && p->cpu_end_ns >= fini)
+		p->runtime_ns = (armed - cp_rt.cpu_start_ns) + (p->cpu_end_ns - fini);
+}
+
 /* Exit (normal or crash): final header fields. Crash path: AS-safe stores only. */
 void cp_proc_finish(int crashed_sig)
 {
@@ -158,6 +218,7 @@ void cp_proc_finish(int crashed_sig)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->end_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	cp_proc_cpu_end();
 	p->nthreads = __atomic_load_n(&cp_rt.next_tidx, __ATOMIC_ACQUIRE);
 	uint32_t flags = CP_MF_FINISHED;
 	if (crashed_sig) {

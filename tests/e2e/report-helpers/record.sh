@@ -22,7 +22,7 @@ report_record() {
 		CALLPATH_OUTPUT=$out CALLPATH_EVENTS=cputime LD_PRELOAD=$RUNTIME "$@" \
 			>"$WORK/record.out" 2>"$WORK/record.err" || fail "$* failed under the runtime"
 	fi
-	ls "$out"/*.thr >/dev/null 2>&1 || skip "the runtime wrote no measurement files in $out"
+	ls "$out"/*.proc >/dev/null 2>&1 || skip "the runtime wrote no measurement files in $out"
 }
 
 # report_json OUTFILE DIR [report options...]: runs callpath report --format json.
