@@ -1,7 +1,7 @@
 /* The report's symbolizer (symbolize.h) on the shared module reader (module.h). */
 #include "analyze/symbolize.h"
 
-#include "analyze/intern.h"
+#include "base/intern.h"
 #include "analyze/module.h"
 #include "base/error.h"
 #include "base/xalloc.h"

@@ -3,23 +3,15 @@
 #ifndef CP_DB_DB_IMPL_H
 #define CP_DB_DB_IMPL_H
 
+#include "base/hash.h"
 #include "db/db.h"
 #include "db/expr.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Open-addressing table of ids; the caller hashes and compares its own keys. */
-struct cp_db_idtab {
-	struct cp_db_slot {
-		uint32_t id; /* id + 1, 0 = empty */
-		uint32_t hash;
-	} * slots;
-	size_t cap, n;
-};
-
 struct cp_db_impl {
-	struct cp_db_idtab strtab, modtab, filetab, proctab, scopetab;
+	struct cp_hashtab strtab, modtab, filetab, proctab, scopetab;
 	const char **strs; /* interned strings, by string index */
 	size_t nstrs, astrs;
 	size_t amodules, afiles, aprocs, ascopes, ametrics, aprofiles, anotes, awarnings;

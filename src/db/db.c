@@ -7,82 +7,23 @@
  * decreasing id order visits children before parents (inclusive sums rely on this). */
 #include "db/db-impl.h"
 
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- hashing and the id table ------------------------------------------------------------ */
-
-static uint64_t hmix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
+/* ---- hashing --------------------------------------------------------------------------------- */
 
 static uint64_t hstr(uint64_t h, const char *s)
 {
-	uint64_t f = 0xcbf29ce484222325ull;
-	for (; s && *s; s++)
-		f = (f ^ (unsigned char)*s) * 0x100000001b3ull;
-	return hmix(h, f);
+	return cp_hash_mix(h, s ? cp_hash_str(s) : CP_FNV1A_INIT);
 }
 
 static uint64_t hbytes(uint64_t h, const uint8_t *p, size_t n)
 {
-	uint64_t f = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		f = (f ^ p[i]) * 0x100000001b3ull;
-	return hmix(h, f);
-}
-
-typedef int (*eq_fn)(const struct cp_db *db, uint32_t id, const void *key);
-
-static void idtab_release(struct cp_db_idtab *t)
-{
-	free(t->slots);
-	memset(t, 0, sizeof *t);
-}
-
-static uint32_t idtab_find(const struct cp_db_idtab *t, uint64_t h64, eq_fn eq,
-			   const struct cp_db *db, const void *key)
-{
-	if (!t->cap)
-		return CP_DB_NONE;
-	uint32_t h = (uint32_t)h64, mask = (uint32_t)t->cap - 1;
-	for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-		if (!t->slots[i].id)
-			return CP_DB_NONE;
-		if (t->slots[i].hash == h && eq(db, t->slots[i].id - 1, key))
-			return t->slots[i].id - 1;
-	}
-}
-
-static void idtab_put(struct cp_db_idtab *t, uint32_t h, uint32_t id)
-{
-	uint32_t mask = (uint32_t)t->cap - 1;
-	uint32_t i = h & mask;
-	while (t->slots[i].id)
-		i = (i + 1) & mask;
-	t->slots[i].id = id + 1;
-	t->slots[i].hash = h;
-}
-
-static void idtab_insert(struct cp_db_idtab *t, uint64_t h64, uint32_t id)
-{
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		struct cp_db_idtab old = *t;
-		t->cap = old.cap ? old.cap * 2 : 64;
-		t->slots = xcalloc(t->cap, sizeof *t->slots);
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slots[i].id)
-				idtab_put(t, old.slots[i].hash, old.slots[i].id - 1);
-		free(old.slots);
-	}
-	idtab_put(t, (uint32_t)h64, id);
-	t->n++;
+	return cp_hash_mix(h, cp_fnv1a(CP_FNV1A_INIT, p, n));
 }
 
 /* ---- the string pool ------------------------------------------------------------------------ */
@@ -118,8 +59,9 @@ static char *pool_alloc(struct cp_db_strpool *p, size_t n)
 	return r;
 }
 
-static int str_eq(const struct cp_db *db, uint32_t id, const void *key)
+static int str_eq(const void *ctx, uint32_t id, const void *key)
 {
+	const struct cp_db *db = ctx;
 	return !strcmp(cp_db_impl(db)->strs[id], key);
 }
 
@@ -129,7 +71,7 @@ const char *cp_db_intern(struct cp_db *db, const char *s)
 		return NULL;
 	struct cp_db_impl *im = cp_db_impl(db);
 	uint64_t h = hstr(0, s);
-	uint32_t id = idtab_find(&im->strtab, h, str_eq, db, s);
+	uint32_t id = cp_hashtab_find(&im->strtab, h, str_eq, db, s);
 	if (id != CP_DB_NONE)
 		return im->strs[id];
 	size_t len = strlen(s) + 1;
@@ -137,7 +79,7 @@ const char *cp_db_intern(struct cp_db *db, const char *s)
 	memcpy(copy, s, len);
 	XGROW(im->strs, im->nstrs + 1, im->astrs);
 	im->strs[im->nstrs] = copy;
-	idtab_insert(&im->strtab, h, (uint32_t)im->nstrs);
+	cp_hashtab_insert(&im->strtab, h, (uint32_t)im->nstrs);
 	im->nstrs++;
 	return copy;
 }
@@ -172,11 +114,11 @@ void cp_db_release(struct cp_db *db)
 		free(db->strings);
 	}
 	if (im) {
-		idtab_release(&im->strtab);
-		idtab_release(&im->modtab);
-		idtab_release(&im->filetab);
-		idtab_release(&im->proctab);
-		idtab_release(&im->scopetab);
+		cp_hashtab_release(&im->strtab);
+		cp_hashtab_release(&im->modtab);
+		cp_hashtab_release(&im->filetab);
+		cp_hashtab_release(&im->proctab);
+		cp_hashtab_release(&im->scopetab);
 		free(im->strs);
 		free(im->last_child);
 		for (size_t i = 0; im->exprs && i < db->nmetrics; i++)
@@ -236,8 +178,9 @@ struct mod_key {
 	size_t len;
 };
 
-static int mod_eq(const struct cp_db *db, uint32_t id, const void *key)
+static int mod_eq(const void *ctx, uint32_t id, const void *key)
 {
+	const struct cp_db *db = ctx;
 	const struct mod_key *k = key;
 	const struct cp_db_module *m = &db->modules[id];
 	return !strcmp(m->path, k->path) && m->build_id_len == k->len &&
@@ -256,7 +199,7 @@ uint32_t cp_db_module(struct cp_db *db, const char *path, const uint8_t *build_i
 		build_id_len = 0;
 	struct mod_key k = {path, build_id, build_id_len};
 	uint64_t h = hbytes(hstr(1, path), build_id, build_id_len);
-	uint32_t id = idtab_find(&im->modtab, h, mod_eq, db, &k);
+	uint32_t id = cp_hashtab_find(&im->modtab, h, mod_eq, db, &k);
 	if (id != CP_DB_NONE) {
 		db->modules[id].flags |= flags;
 		return id;
@@ -272,12 +215,13 @@ uint32_t cp_db_module(struct cp_db *db, const char *path, const uint8_t *build_i
 		memcpy(m->build_id, build_id, build_id_len);
 	m->build_id_len = (uint32_t)build_id_len;
 	m->flags = flags;
-	idtab_insert(&im->modtab, h, id);
+	cp_hashtab_insert(&im->modtab, h, id);
 	return id;
 }
 
-static int file_eq(const struct cp_db *db, uint32_t id, const void *key)
+static int file_eq(const void *ctx, uint32_t id, const void *key)
 {
+	const struct cp_db *db = ctx;
 	return !strcmp(db->files[id].path, key);
 }
 
@@ -287,18 +231,19 @@ uint32_t cp_db_file(struct cp_db *db, const char *path)
 	if (!path)
 		return CP_DB_NONE;
 	uint64_t h = hstr(2, path);
-	uint32_t id = idtab_find(&im->filetab, h, file_eq, db, path);
+	uint32_t id = cp_hashtab_find(&im->filetab, h, file_eq, db, path);
 	if (id != CP_DB_NONE)
 		return id;
 	XGROW(db->files, db->nfiles + 1, im->afiles);
 	id = (uint32_t)db->nfiles++;
 	db->files[id].path = cp_db_intern(db, path);
-	idtab_insert(&im->filetab, h, id);
+	cp_hashtab_insert(&im->filetab, h, id);
 	return id;
 }
 
-static int proc_eq(const struct cp_db *db, uint32_t id, const void *key)
+static int proc_eq(const void *ctx, uint32_t id, const void *key)
 {
+	const struct cp_db *db = ctx;
 	const struct cp_db_proc *k = key, *p = &db->procs[id];
 	return p->module == k->module && p->entry == k->entry && !strcmp(p->name, k->name);
 }
@@ -309,8 +254,8 @@ uint32_t cp_db_proc(struct cp_db *db, const struct cp_db_proc *p)
 	struct cp_db_proc k = *p;
 	if (!k.name)
 		k.name = "";
-	uint64_t h = hstr(hmix(hmix(3, k.module), k.entry), k.name);
-	uint32_t id = idtab_find(&im->proctab, h, proc_eq, db, &k);
+	uint64_t h = hstr(cp_hash_mix(cp_hash_mix(3, k.module), k.entry), k.name);
+	uint32_t id = cp_hashtab_find(&im->proctab, h, proc_eq, db, &k);
 	if (id != CP_DB_NONE)
 		return id;
 	XGROW(db->procs, db->nprocs + 1, im->aprocs);
@@ -318,7 +263,7 @@ uint32_t cp_db_proc(struct cp_db *db, const struct cp_db_proc *p)
 	k.name = cp_db_intern(db, k.name);
 	k.linkage = cp_db_intern(db, k.linkage);
 	db->procs[id] = k;
-	idtab_insert(&im->proctab, h, id);
+	cp_hashtab_insert(&im->proctab, h, id);
 	return id;
 }
 
@@ -328,15 +273,15 @@ uint32_t cp_db_proc(struct cp_db *db, const struct cp_db_proc *p)
 /* The identity of a scope under its parent (see cp_db_scope_child in db.h). */
 static uint64_t scope_hash(uint32_t parent, const struct cp_db_scope *s)
 {
-	uint64_t h = hmix(hmix(4, parent), s->kind);
+	uint64_t h = cp_hash_mix(cp_hash_mix(4, parent), s->kind);
 	switch (s->kind) {
 	case CP_DBK_PROC:
 	case CP_DBK_INLINE:
-		return hmix(hmix(hmix(h, s->proc), s->file), s->line);
+		return cp_hash_mix(cp_hash_mix(cp_hash_mix(h, s->proc), s->file), s->line);
 	case CP_DBK_LOOP:
-		return hmix(hmix(h, s->module), s->addr);
+		return cp_hash_mix(cp_hash_mix(h, s->module), s->addr);
 	case CP_DBK_STMT:
-		return hmix(hmix(h, s->file), s->line);
+		return cp_hash_mix(cp_hash_mix(h, s->file), s->line);
 	default:
 		return h;
 	}
@@ -347,8 +292,9 @@ struct scope_key {
 	const struct cp_db_scope *s;
 };
 
-static int scope_eq(const struct cp_db *db, uint32_t id, const void *key)
+static int scope_eq(const void *ctx, uint32_t id, const void *key)
 {
+	const struct cp_db *db = ctx;
 	const struct scope_key *k = key;
 	const struct cp_db_scope *a = &db->scopes[id], *b = k->s;
 	if (a->parent != k->parent || a->kind != b->kind)
@@ -373,7 +319,7 @@ uint32_t cp_db_scope_child(struct cp_db *db, uint32_t parent, const struct cp_db
 		return CP_DB_NONE;
 	struct scope_key k = {parent, s};
 	uint64_t h = scope_hash(parent, s);
-	uint32_t id = idtab_find(&im->scopetab, h, scope_eq, db, &k);
+	uint32_t id = cp_hashtab_find(&im->scopetab, h, scope_eq, db, &k);
 	if (id != CP_DB_NONE)
 		return id;
 	if (db->nscopes >= CP_DB_NONE - 1)
@@ -395,7 +341,7 @@ uint32_t cp_db_scope_child(struct cp_db *db, uint32_t parent, const struct cp_db
 		db->scopes[im->last_child[parent]].next_sibling = id;
 	im->last_child[parent] = id;
 	im->last_child[id] = CP_DB_NONE;
-	idtab_insert(&im->scopetab, h, id);
+	cp_hashtab_insert(&im->scopetab, h, id);
 	unfinish(db);
 	return id;
 }

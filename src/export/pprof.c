@@ -10,6 +10,7 @@
 #include "export/export.h"
 
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 #include "profile.pb-c.h"
 
@@ -24,52 +25,25 @@
 struct strtab {
 	char **v;
 	size_t n, alloc;
-	const char **keys; /* open addressing by pointer (db strings are interned) */
-	uint32_t *ids;
-	size_t nslots;
+	struct cp_hashtab ids; /* by pointer: db strings are interned */
 };
 
-static uint64_t mix(uint64_t h)
+static int str_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
+	return ((const struct strtab *)ctx)->v[idx] == key;
 }
 
 static int64_t str_id(struct strtab *t, const char *s)
 {
 	if (!s || !*s)
 		return 0;
-	if (t->n * 2 >= t->nslots) {
-		size_t ns = t->nslots ? t->nslots * 2 : 1024;
-		const char **keys = xcalloc(ns, sizeof *keys);
-		uint32_t *ids = xcalloc(ns, sizeof *ids);
-		for (size_t i = 0; i < t->nslots; i++) {
-			if (!t->keys[i])
-				continue;
-			size_t j = mix((uintptr_t)t->keys[i]) & (ns - 1);
-			while (keys[j])
-				j = (j + 1) & (ns - 1);
-			keys[j] = t->keys[i];
-			ids[j] = t->ids[i];
-		}
-		free(t->keys);
-		free(t->ids);
-		t->keys = keys;
-		t->ids = ids;
-		t->nslots = ns;
-	}
-	size_t j = mix((uintptr_t)s) & (t->nslots - 1);
-	while (t->keys[j]) {
-		if (t->keys[j] == s)
-			return t->ids[j];
-		j = (j + 1) & (t->nslots - 1);
-	}
+	uint64_t h = cp_hash_u64((uintptr_t)s);
+	uint32_t id = cp_hashtab_find(&t->ids, h, str_eq, t, s);
+	if (id != CP_HASH_NONE)
+		return id;
 	XGROW(t->v, t->n + 1, t->alloc);
 	t->v[t->n] = (char *)s;
-	t->keys[j] = s;
-	t->ids[j] = (uint32_t)t->n;
+	cp_hashtab_insert(&t->ids, h, (uint32_t)t->n);
 	return (int64_t)t->n++;
 }
 
@@ -77,62 +51,43 @@ static int64_t str_id(struct strtab *t, const char *s)
 struct loctab {
 	Perftools__Profiles__Location **v;
 	size_t n, alloc;
-	uint64_t *hashes;
-	uint32_t *slots; /* location index + 1, 0 = empty */
-	size_t nslots;
+	struct cp_hashtab ids;
+};
+
+struct lines_key {
+	const Perftools__Profiles__Line *l;
+	size_t n;
 };
 
 static uint64_t lines_hash(const Perftools__Profiles__Line *l, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = CP_FNV1A_INIT;
 	for (size_t i = 0; i < n; i++)
-		h = mix(h ^ (l[i].function_id * 0x9e3779b97f4a7c15ull + (uint64_t)l[i].line));
+		h = cp_hash_mix(h, l[i].function_id * 0x9e3779b97f4a7c15ull + (uint64_t)l[i].line);
 	return h;
 }
 
-static int lines_eq(const Perftools__Profiles__Location *loc, const Perftools__Profiles__Line *l,
-		    size_t n)
+static int lines_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	if (loc->n_line != n)
+	const Perftools__Profiles__Location *loc = ((const struct loctab *)ctx)->v[idx];
+	const struct lines_key *k = key;
+	if (loc->n_line != k->n)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (loc->line[i]->function_id != l[i].function_id ||
-		    loc->line[i]->line != l[i].line)
+	for (size_t i = 0; i < k->n; i++)
+		if (loc->line[i]->function_id != k->l[i].function_id ||
+		    loc->line[i]->line != k->l[i].line)
 			return 0;
 	return 1;
 }
 
-static void loc_rehash(struct loctab *t)
-{
-	size_t ns = t->nslots ? t->nslots * 2 : 1024;
-	uint32_t *slots = xcalloc(ns, sizeof *slots);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = t->hashes[i] & (ns - 1);
-		while (slots[j])
-			j = (j + 1) & (ns - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = ns;
-}
-
 static uint64_t loc_id(struct loctab *t, const Perftools__Profiles__Line *l, size_t n)
 {
-	if (t->n * 2 >= t->nslots)
-		loc_rehash(t);
+	struct lines_key k = {l, n};
 	uint64_t h = lines_hash(l, n);
-	size_t j = h & (t->nslots - 1);
-	while (t->slots[j]) {
-		Perftools__Profiles__Location *loc = t->v[t->slots[j] - 1];
-		if (lines_eq(loc, l, n))
-			return loc->id;
-		j = (j + 1) & (t->nslots - 1);
-	}
-	size_t alloc = t->alloc;
+	uint32_t found = cp_hashtab_find(&t->ids, h, lines_eq, t, &k);
+	if (found != CP_HASH_NONE)
+		return t->v[found]->id;
 	XGROW(t->v, t->n + 1, t->alloc);
-	if (t->alloc != alloc)
-		t->hashes = xrealloc(t->hashes, t->alloc * sizeof *t->hashes);
 	Perftools__Profiles__Location *loc = xmalloc(sizeof *loc);
 	perftools__profiles__location__init(loc);
 	loc->id = t->n + 1;
@@ -144,9 +99,8 @@ static uint64_t loc_id(struct loctab *t, const Perftools__Profiles__Line *l, siz
 		loc->line[i]->function_id = l[i].function_id;
 		loc->line[i]->line = l[i].line;
 	}
-	t->hashes[t->n] = h;
+	cp_hashtab_insert(&t->ids, h, (uint32_t)t->n);
 	t->v[t->n++] = loc;
-	t->slots[j] = (uint32_t)t->n;
 	return loc->id;
 }
 
@@ -159,8 +113,7 @@ static void loc_release(struct loctab *t)
 		free(t->v[i]);
 	}
 	free(t->v);
-	free(t->hashes);
-	free(t->slots);
+	cp_hashtab_release(&t->ids);
 }
 
 /* Function ids: procedure p is p + 1; then the pseudo frames. */
@@ -316,8 +269,7 @@ static void pprof_release(struct pprof *pp)
 	free(pp->types);
 	loc_release(&pp->lt);
 	free(pp->st.v);
-	free(pp->st.keys);
-	free(pp->st.ids);
+	cp_hashtab_release(&pp->st.ids);
 }
 
 int cp_export_pprof(const struct cp_db *db, const struct cp_export_options *o, FILE *out)

@@ -1,6 +1,7 @@
 #include "format/structure.h"
 
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include <errno.h>
@@ -16,14 +17,6 @@ _Static_assert(sizeof(struct cp_st_scope) == 48, "scope layout");
 _Static_assert(sizeof(struct cp_st_range) == 16, "range layout");
 _Static_assert(sizeof(struct cp_st_edge) == 24, "edge layout");
 _Static_assert(sizeof(struct cp_st_note) == 16, "note layout");
-
-static uint64_t fnv64(const uint8_t *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
 
 /* ---- reading ---- */
 
@@ -67,7 +60,8 @@ static int check_header(const struct cp_st_header *h, size_t len, const char *na
 		return cp_error(CP_EFORMAT, "structure file %s: truncated or extended: header at "
 				"offset 16 says %llu bytes, the file has %zu", name,
 				(unsigned long long)h->file_size, len);
-	if (h->checksum != fnv64((const uint8_t *)h + h->header_size, len - h->header_size))
+	if (h->checksum !=
+	    cp_fnv1a(CP_FNV1A_INIT, (const uint8_t *)h + h->header_size, len - h->header_size))
 		return cp_error(CP_EFORMAT, "structure file %s: checksum mismatch (header offset "
 				"24): the file is corrupt", name);
 	if (h->build_id_len > sizeof(h->build_id))
@@ -262,52 +256,29 @@ void cp_structure_builder_release(struct cp_structure_builder *b)
 	free(b->edges);
 	free(b->notes);
 	free(b->strings);
-	free(b->str_slots);
+	cp_hashtab_release(&b->str_offs);
 	memset(b, 0, sizeof(*b));
 }
 
-static uint64_t str_hash(const char *s)
+static int str_eq(const void *ctx, uint32_t off, const void *key)
 {
-	return fnv64((const uint8_t *)s, strlen(s));
-}
-
-static void str_grow(struct cp_structure_builder *b)
-{
-	size_t n = b->str_nslots ? b->str_nslots * 2 : 1024;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t i = 0; i < b->str_nslots; i++) {
-		uint32_t off = b->str_slots[i];
-		if (!off)
-			continue;
-		size_t j = str_hash(b->strings + off) & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = off;
-	}
-	free(b->str_slots);
-	b->str_slots = slots;
-	b->str_nslots = n;
+	return !strcmp(((const struct cp_structure_builder *)ctx)->strings + off, key);
 }
 
 uint32_t cp_structure_builder_string(struct cp_structure_builder *b, const char *s)
 {
 	if (!s || !*s)
 		return 0;
-	if ((b->str_count + 1) * 2 > b->str_nslots)
-		str_grow(b);
-	size_t j = str_hash(s) & (b->str_nslots - 1);
-	while (b->str_slots[j]) {
-		if (!strcmp(b->strings + b->str_slots[j], s))
-			return b->str_slots[j];
-		j = (j + 1) & (b->str_nslots - 1);
-	}
+	uint64_t h = cp_hash_str(s);
+	uint32_t found = cp_hashtab_find(&b->str_offs, h, str_eq, b, s);
+	if (found != CP_HASH_NONE)
+		return found;
 	size_t len = strlen(s) + 1;
 	XGROW(b->strings, b->strings_len + len, b->strings_alloc);
 	uint32_t off = (uint32_t)b->strings_len;
 	memcpy(b->strings + off, s, len);
 	b->strings_len += len;
-	b->str_slots[j] = off;
-	b->str_count++;
+	cp_hashtab_insert(&b->str_offs, h, off);
 	return off;
 }
 
@@ -418,10 +389,10 @@ int cp_structure_builder_finish(struct cp_structure_builder *b, void **bufp, siz
 		p += parts[i];
 		free((void *)src[i]);
 	}
-	free(b->str_slots);
+	cp_hashtab_release(&b->str_offs);
 	memset(b, 0, sizeof(*b));
 	h.file_size = len;
-	h.checksum = fnv64((uint8_t *)buf + sizeof(h), len - sizeof(h));
+	h.checksum = cp_fnv1a(CP_FNV1A_INIT, (uint8_t *)buf + sizeof(h), len - sizeof(h));
 	memcpy(buf, &h, sizeof(h));
 	*bufp = buf;
 	*lenp = len;

@@ -15,6 +15,8 @@
 #ifndef CP_FORMAT_STRUCTURE_H
 #define CP_FORMAT_STRUCTURE_H
 
+#include "base/hash.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -143,8 +145,7 @@ struct cp_structure_builder {
 	size_t nnotes, notes_alloc;
 	char *strings;
 	size_t strings_len, strings_alloc;
-	uint32_t *str_slots; /* hash of string offsets (open addressing; 0 = empty) */
-	size_t str_nslots, str_count;
+	struct cp_hashtab str_offs; /* string offsets by the strings' hashes */
 	struct cp_st_header hdr; /* module fields filled by the caller */
 };
 

@@ -14,7 +14,7 @@
 
 static const char *db_str(struct cp_profile *p, const char *s)
 {
-	return s ? cp_strpool_get(&p->pool, s) : NULL;
+	return s ? cp_intern(&p->pool, s) : NULL;
 }
 
 static const char *db_file(struct cp_profile *p, uint32_t file)
@@ -29,7 +29,7 @@ static const char *loop_addr_name(struct cp_profile *p, const struct cp_db_scope
 	char buf[300];
 	snprintf(buf, sizeof buf, "loop at [%s+0x%llx]", mod ? mod : "?",
 		 (unsigned long long)s->addr);
-	return cp_strpool_get(&p->pool, buf);
+	return cp_intern(&p->pool, buf);
 }
 
 /* After the scopes: a <no line> leaf for each scope that has children and costs of its
@@ -41,7 +41,7 @@ static void td_own_leaves(struct cp_profile *p)
 	const struct cp_db *db = &p->db;
 	p->own_leaf = xmalloc((db->nscopes + 1) * sizeof(*p->own_leaf));
 	memset(p->own_leaf, 0xff, (db->nscopes + 1) * sizeof(*p->own_leaf));
-	const char *name = cp_strpool_get(&p->pool, CP_VIEW_NO_LINE);
+	const char *name = cp_intern(&p->pool, CP_VIEW_NO_LINE);
 	for (size_t prof = 0; prof < db->nprofiles; prof++) {
 		const struct cp_db_pvalues *pv = &db->pvalues[prof];
 		for (size_t k = 0; k < pv->n; k++) {
@@ -75,7 +75,7 @@ static void td_build(struct cp_profile *p)
 			kind = s->kind == CP_DBK_PROC ? CP_VK_PROCEDURE : CP_VK_INLINED;
 			name = s->proc < db->nprocs ? db_str(p, db->procs[s->proc].name) : NULL;
 			if (!name)
-				name = cp_strpool_get(&p->pool, "<unknown procedure>");
+				name = cp_intern(&p->pool, "<unknown procedure>");
 			break;
 		case CP_DBK_LOOP:
 			kind = CP_VK_LOOP;
@@ -90,7 +90,7 @@ static void td_build(struct cp_profile *p)
 			break;
 		default:
 			kind = CP_VK_PARTIAL;
-			name = cp_strpool_get(&p->pool, "<partial call paths>");
+			name = cp_intern(&p->pool, "<partial call paths>");
 			module = file = NULL;
 			line = 0;
 			break;
@@ -259,7 +259,7 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 		       int pid, const char *const *derived, size_t nderived)
 {
 	memset(p, 0, sizeof *p);
-	cp_strpool_init(&p->pool);
+	cp_intern_init(&p->pool);
 	p->db = *db;
 	memset(db, 0, sizeof *db);
 	cp_view_init(&p->td, 0, &p->pool);
@@ -319,7 +319,7 @@ int cp_profile_load(struct cp_profile *p, const char *path, int thread, int pid,
 	memset(p, 0, sizeof *p);
 	int rc = cp_profile_open(path, &o, &db);
 	if (rc) {
-		cp_strpool_init(&p->pool);
+		cp_intern_init(&p->pool);
 		cp_view_init(&p->td, 0, &p->pool);
 		return rc;
 	}
@@ -337,7 +337,7 @@ void cp_profile_release(struct cp_profile *p)
 	free(p->sum.metrics);
 	cp_view_release(&p->td);
 	cp_db_release(&p->db);
-	cp_strpool_release(&p->pool);
+	cp_intern_release(&p->pool);
 	memset(p, 0, sizeof *p);
 }
 

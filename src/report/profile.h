@@ -47,7 +47,7 @@ struct cp_summary {
 };
 
 struct cp_profile {
-	struct cp_strpool pool;
+	struct cp_intern pool;
 	struct cp_db db;
 	struct cp_summary sum;
 	uint8_t *selected;	   /* per database profile: 1 when its thread is shown */

@@ -28,7 +28,7 @@ struct callers {
 	const struct cp_view *td;
 	struct proc_slot *slots;
 	size_t nslots, alloc;
-	struct cp_itab tab;
+	struct cp_hashtab tab;
 	uint32_t *slot_of;  /* per td node: its procedure slot, or UINT32_MAX */
 	uint32_t *outer_of; /* per td node: the outermost occurrence of its procedure */
 };
@@ -43,13 +43,13 @@ static int slot_eq(const void *ctx, uint32_t idx, const void *key)
 static uint32_t slot_get(struct callers *c, const struct cp_vnode *n)
 {
 	uint64_t h = cp_hash_mix((uintptr_t)n->name, (uintptr_t)n->module);
-	uint32_t i = cp_itab_find(&c->tab, h, slot_eq, c, n);
+	uint32_t i = cp_hashtab_find(&c->tab, h, slot_eq, c, n);
 	if (i != UINT32_MAX)
 		return i;
 	XGROW(c->slots, c->nslots + 1, c->alloc);
 	i = (uint32_t)c->nslots++;
 	c->slots[i] = (struct proc_slot){n->name, n->module, 0, 0};
-	cp_itab_insert(&c->tab, h, i);
+	cp_hashtab_insert(&c->tab, h, i);
 	return i;
 }
 
@@ -143,7 +143,7 @@ static void callers_release(struct callers *c)
 	free(c->slot_of);
 	free(c->outer_of);
 	free(c->slots);
-	cp_itab_release(&c->tab);
+	cp_hashtab_release(&c->tab);
 }
 
 void cp_view_contribs_release(struct cp_view_contribs *c)
@@ -166,7 +166,7 @@ void cp_view_bottom_up_rec(const struct cp_view *td, struct cp_view *out,
 	size_t nm = td->nmetrics;
 	memset(&c, 0, sizeof c);
 	c.td = td;
-	cp_itab_init(&c.tab);
+	cp_hashtab_init(&c.tab);
 	c.slot_of = xmalloc(td->n * sizeof(*c.slot_of));
 	c.outer_of = xmalloc(td->n * sizeof(*c.outer_of));
 	memset(c.slot_of, 0xff, td->n * sizeof(*c.slot_of));

@@ -78,7 +78,7 @@ static void path_collect(const struct cp_view *td, uint32_t node, struct path *p
 /* The source file of each procedure (name, module): the first one its paths show, so that
  * a procedure is one row of the flat view even when some of its costs have no line. */
 struct proc_files {
-	struct cp_itab tab;
+	struct cp_hashtab tab;
 	struct proc_file {
 		const char *name, *module, *file;
 	} * v;
@@ -95,12 +95,12 @@ static int proc_file_eq(const void *ctx, uint32_t idx, const void *key)
 static struct proc_file *proc_file_get(struct proc_files *pf, const struct path_frame *f)
 {
 	uint64_t h = cp_hash_mix((uintptr_t)f->proc, (uintptr_t)f->module);
-	uint32_t i = cp_itab_find(&pf->tab, h, proc_file_eq, pf, f);
+	uint32_t i = cp_hashtab_find(&pf->tab, h, proc_file_eq, pf, f);
 	if (i == UINT32_MAX) {
 		XGROW(pf->v, pf->n + 1, pf->alloc);
 		i = (uint32_t)pf->n++;
 		pf->v[i] = (struct proc_file){f->proc, f->module, NULL};
-		cp_itab_insert(&pf->tab, h, i);
+		cp_hashtab_insert(&pf->tab, h, i);
 	}
 	return &pf->v[i];
 }
@@ -137,7 +137,7 @@ static uint32_t flat_stmt(struct cp_view *out, uint32_t parent, const struct pat
 	uint32_t l = cp_view_child(out, parent, CP_VK_LINE, NULL, f->module, file, line);
 	if (!out->nodes[l].name)
 		out->nodes[l].name = f->has_loc ? cp_view_line_name(out->pool, file, line)
-						: cp_strpool_get(out->pool, CP_VIEW_NO_LINE);
+						: cp_intern(out->pool, CP_VIEW_NO_LINE);
 	return l;
 }
 
@@ -149,23 +149,23 @@ static void flat_path(struct cp_view *out, const struct cp_view *td, const struc
 		      struct proc_files *pf, uint64_t stamp, const double *vals,
 		      struct cp_view_contribs *rec)
 {
-	struct cp_strpool *pool = out->pool;
+	struct cp_intern *pool = out->pool;
 	if (!p->nfr) {
-		uint32_t x = cp_view_child(out, 0, CP_VK_PARTIAL,
-					   cp_strpool_get(pool, CP_VIEW_PARTIAL), NULL, NULL, 0);
+		uint32_t x = cp_view_child(out, 0, CP_VK_PARTIAL, cp_intern(pool, CP_VIEW_PARTIAL),
+					   NULL, NULL, 0);
 		count_once(out, x, stamp, vals, 1, rec);
 		return;
 	}
 	for (size_t j = 0; j < p->nfr; j++) {
 		const struct path_frame *f = &p->fr[j];
-		const char *mod = f->module ? f->module : cp_strpool_get(pool, "<unknown>");
+		const char *mod = f->module ? f->module : cp_intern(pool, "<unknown>");
 		const char *file = proc_file_get(pf, f)->file;
 		int excl = j == 0;
 		uint32_t m = cp_view_child(out, 0, CP_VK_MODULE, mod, f->module, NULL, 0);
 		count_once(out, m, stamp, vals, excl, rec);
-		uint32_t parent = cp_view_child(
-		    out, m, CP_VK_FILE, file ? file : cp_strpool_get(pool, CP_VIEW_NO_SOURCE),
-		    f->module, file, 0);
+		uint32_t parent = cp_view_child(out, m, CP_VK_FILE,
+						file ? file : cp_intern(pool, CP_VIEW_NO_SOURCE),
+						f->module, file, 0);
 		count_once(out, parent, stamp, vals, excl, rec);
 		parent = cp_view_child(out, parent, CP_VK_PROCEDURE, f->proc, f->module, file, 0);
 		count_once(out, parent, stamp, vals, excl, rec);
@@ -217,7 +217,7 @@ void cp_view_flat_rec(const struct cp_view *td, struct cp_view *out, struct cp_v
 	struct proc_files pf;
 	memset(&p, 0, sizeof p);
 	memset(&pf, 0, sizeof pf);
-	cp_itab_init(&pf.tab);
+	cp_hashtab_init(&pf.tab);
 	cp_view_init(out, td->nmetrics, td->pool);
 	/* the costs are the exclusive values of the leaves (own costs of frames and loops
 	 * with children are on <no line> leaves, see profile.c) */
@@ -242,5 +242,5 @@ void cp_view_flat_rec(const struct cp_view *td, struct cp_view *out, struct cp_v
 	free(p.fr);
 	free(p.body);
 	free(pf.v);
-	cp_itab_release(&pf.tab);
+	cp_hashtab_release(&pf.tab);
 }

@@ -72,14 +72,13 @@ static uint32_t node_new(struct cp_view *v, const struct child_key *k)
 	return i;
 }
 
-void cp_view_init(struct cp_view *v, size_t nmetrics, struct cp_strpool *pool)
+void cp_view_init(struct cp_view *v, size_t nmetrics, struct cp_intern *pool)
 {
 	memset(v, 0, sizeof *v);
 	v->nmetrics = nmetrics;
 	v->pool = pool;
-	cp_itab_init(&v->children);
-	struct child_key root = {UINT32_MAX, CP_VK_ROOT, cp_strpool_get(pool, "<total>"),
-				 NULL,	     NULL,	 0};
+	cp_hashtab_init(&v->children);
+	struct child_key root = {UINT32_MAX, CP_VK_ROOT, cp_intern(pool, "<total>"), NULL, NULL, 0};
 	node_new(v, &root);
 }
 
@@ -88,7 +87,7 @@ void cp_view_release(struct cp_view *v)
 	free(v->nodes);
 	free(v->incl);
 	free(v->excl);
-	cp_itab_release(&v->children);
+	cp_hashtab_release(&v->children);
 	memset(v, 0, sizeof *v);
 }
 
@@ -97,11 +96,11 @@ uint32_t cp_view_child(struct cp_view *v, uint32_t parent, enum cp_vkind kind, c
 {
 	struct child_key k = {parent, kind, name, module, file, line};
 	uint64_t h = key_hash(&k);
-	uint32_t i = cp_itab_find(&v->children, h, key_eq, v, &k);
+	uint32_t i = cp_hashtab_find(&v->children, h, key_eq, v, &k);
 	if (i != UINT32_MAX)
 		return i;
 	i = node_new(v, &k);
-	cp_itab_insert(&v->children, h, i);
+	cp_hashtab_insert(&v->children, h, i);
 	return i;
 }
 
@@ -110,7 +109,7 @@ uint32_t cp_view_find_like(const struct cp_view *v, uint32_t parent, const struc
 {
 	const struct cp_vnode *o = &other->nodes[like];
 	struct child_key k = {parent, o->kind, o->name, o->module, o->file, o->line};
-	return cp_itab_find(&v->children, key_hash(&k), key_eq, v, &k);
+	return cp_hashtab_find(&v->children, key_hash(&k), key_eq, v, &k);
 }
 
 uint32_t cp_view_append(struct cp_view *v, uint32_t parent, enum cp_vkind kind, const char *name,
@@ -165,7 +164,7 @@ void cp_view_sum_inclusive(struct cp_view *v)
 	free(own);
 }
 
-const char *cp_view_line_name(struct cp_strpool *pool, const char *file, int line)
+const char *cp_view_line_name(struct cp_intern *pool, const char *file, int line)
 {
 	char buf[512];
 	const char *base = file ? strrchr(file, '/') : NULL;
@@ -174,10 +173,10 @@ const char *cp_view_line_name(struct cp_strpool *pool, const char *file, int lin
 		snprintf(buf, sizeof buf, "%s:%d", base, line);
 	else
 		snprintf(buf, sizeof buf, "%s", base);
-	return cp_strpool_get(pool, buf);
+	return cp_intern(pool, buf);
 }
 
-const char *cp_view_loop_name(struct cp_strpool *pool, const char *file, int lo, int hi)
+const char *cp_view_loop_name(struct cp_intern *pool, const char *file, int lo, int hi)
 {
 	char buf[600];
 	const char *base = file ? strrchr(file, '/') : NULL;
@@ -188,5 +187,5 @@ const char *cp_view_loop_name(struct cp_strpool *pool, const char *file, int lo,
 		snprintf(buf, sizeof buf, "loop at %s:%d", base, lo);
 	else
 		snprintf(buf, sizeof buf, "loop at %s", base);
-	return cp_strpool_get(pool, buf);
+	return cp_intern(pool, buf);
 }

@@ -5,7 +5,8 @@
 #ifndef CP_REPORT_VIEW_H
 #define CP_REPORT_VIEW_H
 
-#include "report/strpool.h"
+#include "base/hash.h"
+#include "base/intern.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,12 +50,12 @@ struct cp_view {
 	size_t nmetrics;
 	double *incl; /* n * nmetrics */
 	double *excl;
-	struct cp_strpool *pool; /* not owned */
-	struct cp_itab children;
+	struct cp_intern *pool; /* not owned */
+	struct cp_hashtab children;
 };
 
 /* Creates the root node. */
-void cp_view_init(struct cp_view *v, size_t nmetrics, struct cp_strpool *pool);
+void cp_view_init(struct cp_view *v, size_t nmetrics, struct cp_intern *pool);
 void cp_view_release(struct cp_view *v);
 /* The child of parent with this key (strings must be pooled), created if missing. A LINE
  * node is keyed by file and line only: pass name NULL and set it when the node is new. */
@@ -69,9 +70,9 @@ uint32_t cp_view_find_like(const struct cp_view *v, uint32_t parent, const struc
 uint32_t cp_view_append(struct cp_view *v, uint32_t parent, enum cp_vkind kind, const char *name,
 			const char *module, const char *file, int line);
 /* The pooled display name of a statement: "file.c:12" (base name of file). */
-const char *cp_view_line_name(struct cp_strpool *pool, const char *file, int line);
+const char *cp_view_line_name(struct cp_intern *pool, const char *file, int line);
 /* The pooled display name of a loop: "loop at file.c:120-134". */
-const char *cp_view_loop_name(struct cp_strpool *pool, const char *file, int lo, int hi);
+const char *cp_view_loop_name(struct cp_intern *pool, const char *file, int lo, int hi);
 /* For a calling context tree whose costs sit on statement nodes (and on frames without
  * statements): sets inclusive values (subtree sums), then adds each node's own cost to the
  * exclusive values of its enclosing loops and inlined frames up to its procedure frame (the

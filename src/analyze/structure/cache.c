@@ -1,6 +1,7 @@
 #include "analyze/structure/cache.h"
 
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include <errno.h>
@@ -33,13 +34,6 @@ static int mkdir_p(char *path)
 	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static uint64_t fnv_str(uint64_t h, const void *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
-	return h;
-}
-
 /* Cache file name for the image; fills size/mtime. */
 static void cache_key(const struct cp_elf_image *im, const struct stat *st, struct strbuf *sb)
 {
@@ -51,9 +45,9 @@ static void cache_key(const struct cp_elf_image *im, const struct stat *st, stru
 	}
 	char real[PATH_MAX];
 	const char *p = realpath(im->path, real) ? real : im->path;
-	uint64_t h = fnv_str(1469598103934665603ull, p, strlen(p));
-	h = fnv_str(h, &st->st_size, sizeof(st->st_size));
-	h = fnv_str(h, &st->st_mtim, sizeof(st->st_mtim));
+	uint64_t h = cp_fnv1a(CP_FNV1A_INIT, p, strlen(p));
+	h = cp_fnv1a(h, &st->st_size, sizeof(st->st_size));
+	h = cp_fnv1a(h, &st->st_mtim, sizeof(st->st_mtim));
 	strbuf_addf(sb, "/nobid-%016llx.v%d.cpst", (unsigned long long)h, CP_ST_VERSION_MAJOR);
 }
 

@@ -3,6 +3,7 @@
 
 #include "analyze/structure/recover-internal.h"
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include <malloc.h>
@@ -13,15 +14,16 @@
 
 struct scope_key {
 	uint64_t k1, k2;
-	uint32_t parent, kind, id, used;
+	uint32_t parent, kind, id;
 };
 
 struct assembler {
 	struct cp_structure_builder *b;
 	struct rc_proc *rp;
 	struct rc_loops *loops; /* NULL: no loop analysis for this procedure */
-	struct scope_key *slots;
-	size_t nslots, count;
+	struct scope_key *keys; /* this procedure's child scopes, by key (map) */
+	size_t nkeys, akeys;
+	struct cp_hashtab map;
 	uint32_t proc_scope;
 	uint32_t *loop_scope;
 	int32_t *loop_home;
@@ -40,52 +42,30 @@ static uint64_t key_hash(uint32_t parent, uint32_t kind, uint64_t k1, uint64_t k
 
 static void map_reset(struct assembler *as)
 {
-	if (as->count)
-		memset(as->slots, 0, as->nslots * sizeof(*as->slots));
-	as->count = 0;
+	cp_hashtab_clear(&as->map);
+	as->nkeys = 0;
 }
 
-static struct scope_key *map_slot(struct assembler *as, uint32_t parent, uint32_t kind,
-				  uint64_t k1, uint64_t k2);
-
-static void map_grow(struct assembler *as)
+static int key_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	struct scope_key *old = as->slots;
-	size_t n = as->nslots;
-	as->nslots = n ? n * 2 : 256;
-	as->slots = xcalloc(as->nslots, sizeof(*as->slots));
-	as->count = 0;
-	for (size_t i = 0; i < n; i++)
-		if (old[i].used) {
-			*map_slot(as, old[i].parent, old[i].kind, old[i].k1, old[i].k2) = old[i];
-			as->count++;
-		}
-	free(old);
-}
-
-static struct scope_key *map_slot(struct assembler *as, uint32_t parent, uint32_t kind,
-				  uint64_t k1, uint64_t k2)
-{
-	size_t j = key_hash(parent, kind, k1, k2) & (as->nslots - 1);
-	while (as->slots[j].used && !(as->slots[j].parent == parent && as->slots[j].kind == kind &&
-				      as->slots[j].k1 == k1 && as->slots[j].k2 == k2))
-		j = (j + 1) & (as->nslots - 1);
-	return &as->slots[j];
+	const struct scope_key *e = &((const struct assembler *)ctx)->keys[idx], *k = key;
+	return e->parent == k->parent && e->kind == k->kind && e->k1 == k->k1 && e->k2 == k->k2;
 }
 
 /* Finds or creates the child of parent identified by (kind, k1, k2). */
 static uint32_t child_scope(struct assembler *as, uint32_t parent, const struct cp_st_scope *tmpl,
 			    uint64_t k1, uint64_t k2)
 {
-	if ((as->count + 1) * 2 > as->nslots)
-		map_grow(as);
-	struct scope_key *k = map_slot(as, parent, tmpl->kind, k1, k2);
-	if (k->used)
-		return k->id;
-	*k = (struct scope_key){k1, k2, parent, tmpl->kind, 0, 1};
-	k->id = cp_structure_builder_scope(as->b, tmpl);
-	as->count++;
-	return k->id;
+	struct scope_key k = {k1, k2, parent, tmpl->kind, 0};
+	uint64_t h = key_hash(parent, tmpl->kind, k1, k2);
+	uint32_t found = cp_hashtab_find(&as->map, h, key_eq, as, &k);
+	if (found != CP_HASH_NONE)
+		return as->keys[found].id;
+	k.id = cp_structure_builder_scope(as->b, tmpl);
+	XGROW(as->keys, as->nkeys + 1, as->akeys);
+	as->keys[as->nkeys] = k;
+	cp_hashtab_insert(&as->map, h, (uint32_t)as->nkeys++);
+	return k.id;
 }
 
 static uint32_t file_id(struct assembler *as, const char *file)
@@ -543,7 +523,8 @@ int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 	}
 	cp_cfg_module_release(&cm);
 	free(r->bu.units);
-	free(r->as.slots);
+	free(r->as.keys);
+	cp_hashtab_release(&r->as.map);
 	free(r->as.loop_scope);
 	free(r->as.loop_home);
 	free(r);

@@ -1,6 +1,7 @@
 /* Correlation of calling context trees with program structure (correlate.h). */
 #include "db/correlate/correlate.h"
 
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -10,68 +11,6 @@
 #include <sys/mman.h>
 
 #define CHAIN_MAX 256
-
-/* ---- a small open-addressing table of entry indices (the caller compares keys) ---- */
-
-struct htab {
-	uint32_t *slots; /* index + 1, 0 = empty */
-	uint64_t *hashes;
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
-}
-
-static void htab_grow(struct htab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	uint32_t *slots = xcalloc(cap, sizeof(*slots));
-	uint64_t *hashes = xcalloc(cap, sizeof(*hashes));
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slots[i])
-			continue;
-		size_t j = t->hashes[i] & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = t->slots[i];
-		hashes[j] = t->hashes[i];
-	}
-	free(t->slots);
-	free(t->hashes);
-	t->slots = slots;
-	t->hashes = hashes;
-	t->cap = cap;
-}
-
-/* Slot of hash h: either holding an entry for which eq() is true, or empty. */
-typedef int (*htab_eq)(const void *ctx, uint32_t idx, const void *key);
-static size_t htab_find(struct htab *t, uint64_t h, htab_eq eq, const void *ctx, const void *key)
-{
-	if ((t->n + 1) * 4 > t->cap * 3)
-		htab_grow(t);
-	size_t j = h & (t->cap - 1);
-	while (t->slots[j] && !(t->hashes[j] == h && eq(ctx, t->slots[j] - 1, key)))
-		j = (j + 1) & (t->cap - 1);
-	return j;
-}
-
-static void htab_set(struct htab *t, size_t slot, uint64_t h, uint32_t idx)
-{
-	t->slots[slot] = idx + 1;
-	t->hashes[slot] = h;
-	t->n++;
-}
-
-static void htab_release(struct htab *t)
-{
-	free(t->slots);
-	free(t->hashes);
-	memset(t, 0, sizeof *t);
-}
 
 /* ---- modules ---- */
 
@@ -119,10 +58,10 @@ struct cp_corr {
 	size_t nsfkeys, asfkeys;
 	struct gmod *mods;
 	size_t nmods, amods;
-	struct htab modtab;
+	struct cp_hashtab modtab;
 	struct sframe *sfs;
 	size_t nsfs, asfs;
-	struct htab sftab;
+	struct cp_hashtab sftab;
 	uint32_t *mids; /* structure scopes (INLINE, LOOP) of the sframes, outermost first */
 	size_t nmids, amids;
 	struct dframe *dfs;
@@ -156,10 +95,10 @@ void cp_corr_free(struct cp_corr *c)
 		free(c->mods[i].proc_of);
 	}
 	free(c->mods);
-	htab_release(&c->modtab);
+	cp_hashtab_release(&c->modtab);
 	free(c->sfs);
 	free(c->sfkeys);
-	htab_release(&c->sftab);
+	cp_hashtab_release(&c->sftab);
 	free(c->mids);
 	free(c->dfs);
 	ntab_release(c);
@@ -180,26 +119,18 @@ static int mod_eq(const void *ctx, uint32_t idx, const void *key)
 	       !strcmp(g->path, k->path);
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 uint32_t cp_corr_module(struct cp_corr *c, const char *path, const uint8_t *build_id,
 			size_t build_id_len, uint32_t flags)
 {
 	if (build_id_len > 32)
 		build_id_len = 32;
 	struct modkey k = {path, build_id, build_id_len};
-	uint64_t h = str_hash(path);
+	uint64_t h = cp_hash_str(path);
 	for (size_t i = 0; i < build_id_len; i++)
-		h = mix(h, build_id[i]);
-	size_t slot = htab_find(&c->modtab, h, mod_eq, c, &k);
-	if (c->modtab.slots[slot])
-		return c->modtab.slots[slot] - 1;
+		h = cp_hash_mix(h, build_id[i]);
+	uint32_t found = cp_hashtab_find(&c->modtab, h, mod_eq, c, &k);
+	if (found != CP_HASH_NONE)
+		return found;
 	XGROW(c->mods, c->nmods + 1, c->amods);
 	uint32_t gm = (uint32_t)c->nmods++;
 	struct gmod *g = &c->mods[gm];
@@ -214,7 +145,7 @@ uint32_t cp_corr_module(struct cp_corr *c, const char *path, const uint8_t *buil
 	memcpy(g->build_id, build_id, build_id_len);
 	g->build_id_len = (uint32_t)build_id_len;
 	g->unknown_sf = UINT32_MAX;
-	htab_set(&c->modtab, slot, h, gm);
+	cp_hashtab_insert(&c->modtab, h, gm);
 	return gm;
 }
 
@@ -370,15 +301,14 @@ static uint32_t sframe_get(struct cp_corr *c, uint32_t gm, uint64_t addr)
 	if (!c->mods[gm].has_st)
 		return sframe_unknown(c, gm);
 	struct sfkey k = {gm, 0, addr};
-	uint64_t h = mix(mix(0, gm), addr);
-	size_t slot = htab_find(&c->sftab, h, sf_eq, c, &k);
-	if (c->sftab.slots[slot])
-		return c->sfkeys[c->sftab.slots[slot] - 1].sf;
+	uint64_t h = cp_hash_mix(cp_hash_mix(0, gm), addr);
+	uint32_t found = cp_hashtab_find(&c->sftab, h, sf_eq, c, &k);
+	if (found != CP_HASH_NONE)
+		return c->sfkeys[found].sf;
 	k.sf = sframe_build(c, gm, addr);
-	/* sframe_build never touches sftab: the slot is still ours */
 	XGROW(c->sfkeys, c->nsfkeys + 1, c->asfkeys);
 	c->sfkeys[c->nsfkeys] = k;
-	htab_set(&c->sftab, slot, h, (uint32_t)c->nsfkeys++);
+	cp_hashtab_insert(&c->sftab, h, (uint32_t)c->nsfkeys++);
 	return k.sf;
 }
 
