@@ -4,6 +4,7 @@
 #include "analyze/structure/cache.h"
 #include "analyze/structure/dump.h"
 #include "analyze/symbolize.h"
+#include "base/atomic-file.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 
@@ -194,7 +195,7 @@ static int obtain(const struct struct_args *a, const char *bin, struct cp_struct
 		size_t len = 0;
 		rc = cp_struct_build(bin, a->flags, &opt, &buf, &len);
 		if (!rc)
-			rc = cp_structure_write_file(a->output, buf, len);
+			rc = cp_write_file_atomic(a->output, buf, len, 0);
 		if (!rc)
 			rc = cp_structure_adopt(st, buf, len, a->output);
 		else

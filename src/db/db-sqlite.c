@@ -3,6 +3,7 @@
  * one transaction, then renamed over the target; read back whole, checking every id. */
 #include "db/db-impl.h"
 
+#include "base/atomic-file.h"
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -580,31 +581,13 @@ int cp_db_write(struct cp_db *db, const char *path)
 		rc = check_refs(db, path);
 	if (rc)
 		return rc;
-	struct strbuf tmp;
-	strbuf_init(&tmp);
-	strbuf_addf(&tmp, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp.buf);
-	if (fd < 0) {
-		rc = cp_error(CP_EIO, "DB: cannot create a temporary file next to %s: %s", path,
-			      strerror(errno));
-		strbuf_release(&tmp);
-		return rc;
-	}
-	/* mkstemp makes it 0600: give it the mode of the file it replaces, or what the umask
-	 * allows */
-	struct stat old;
-	mode_t mode;
-	if (!stat(path, &old)) {
-		mode = old.st_mode & 07777;
-	} else {
-		mode_t mask = umask(0);
-		umask(mask);
-		mode = 0666 & ~mask;
-	}
-	fchmod(fd, mode);
-	close(fd);
+	struct cp_atomic_file af;
+	if ((rc = cp_atomic_begin(&af, path, CP_ATOMIC_SYNC)))
+		return cp_error_prefix(rc, "DB");
+	close(af.fd); /* SQLite opens it by name */
+	af.fd = -1;
 	struct writer w = {.path = path};
-	if (sqlite3_open_v2(tmp.buf, &w.sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	if (sqlite3_open_v2(af.tmp, &w.sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
 		w.rc = sql_error(w.sql, path, "writing");
 		goto out;
@@ -627,20 +610,7 @@ int cp_db_write(struct cp_db *db, const char *path)
 out:
 	if (w.sql && sqlite3_close(w.sql) != SQLITE_OK && !w.rc)
 		w.rc = sql_error(w.sql, path, "closing");
-	if (!w.rc) {
-		fd = open(tmp.buf, O_RDONLY);
-		if (fd >= 0) {
-			fsync(fd);
-			close(fd);
-		}
-		if (rename(tmp.buf, path))
-			w.rc = cp_error(CP_EIO, "DB: cannot rename %s to %s: %s", tmp.buf, path,
-					strerror(errno));
-	}
-	if (w.rc)
-		unlink(tmp.buf);
-	strbuf_release(&tmp);
-	return w.rc;
+	return cp_atomic_commit(&af, w.rc);
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */

@@ -3,6 +3,7 @@
 #include "export/export.h"
 #include "export/export-impl.h"
 
+#include "base/atomic-file.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 
@@ -182,26 +183,20 @@ int cp_export_write(const struct cp_db *db, enum cp_export_format f,
 			rc = cp_error(CP_EIO, "writing standard output: %s", strerror(errno));
 		return rc;
 	}
-	size_t len = strlen(path) + 32;
-	char *tmp = xmalloc(len);
-	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-	FILE *out = fopen(tmp, "wb");
-	if (!out) {
-		rc = cp_error(CP_EIO, "cannot create %s: %s", path, strerror(errno));
-		goto out;
-	}
+	struct cp_atomic_file af;
+	if ((rc = cp_atomic_begin(&af, path, 0)))
+		return rc;
+	FILE *out = fdopen(af.fd, "wb");
+	if (!out)
+		return cp_atomic_commit(
+		    &af, cp_error(CP_EIO, "cannot create %s: %s", path, strerror(errno)));
+	af.fd = -1; /* out owns it */
 	rc = formats[f].write(db, o, out);
 	if (ferror(out) && !rc)
 		rc = cp_error(CP_EIO, "writing %s: %s", path, strerror(errno));
 	if (fclose(out) && !rc)
 		rc = cp_error(CP_EIO, "writing %s: %s", path, strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = cp_error(CP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-out:
-	free(tmp);
-	return rc;
+	return cp_atomic_commit(&af, rc);
 }
 
 uint64_t *cp_export_call_counts(const struct cp_db *db, uint32_t metric, int *exact)

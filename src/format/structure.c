@@ -398,34 +398,3 @@ int cp_structure_builder_finish(struct cp_structure_builder *b, void **bufp, siz
 	*lenp = len;
 	return 0;
 }
-
-int cp_structure_write_file(const char *path, const void *buf, size_t len)
-{
-	size_t n = strlen(path) + 32;
-	char *tmp = xmalloc(n);
-	snprintf(tmp, n, "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int rc = 0;
-	if (fd < 0) {
-		rc = cp_error(CP_EIO, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = write(fd, (const char *)buf + done, len - done);
-		if (w <= 0) {
-			rc = cp_error(CP_EIO, "cannot write %s: %s", tmp, strerror(errno));
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (close(fd) && !rc)
-		rc = cp_error(CP_EIO, "cannot write %s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = cp_error(CP_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-out:
-	free(tmp);
-	return rc;
-}

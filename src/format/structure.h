@@ -160,7 +160,5 @@ void cp_structure_builder_note(struct cp_structure_builder *b, const struct cp_s
 /* Serializes (sorting and merging ranges) into a malloc'd buffer. Consumes the tables
  * (freed as they are copied, to bound peak memory): only release b afterwards. */
 int cp_structure_builder_finish(struct cp_structure_builder *b, void **buf, size_t *len);
-/* Writes buf atomically (temporary file + rename). */
-int cp_structure_write_file(const char *path, const void *buf, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 #include "analyze/structure/cache.h"
 
+#include "base/atomic-file.h"
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/xalloc.h"
@@ -105,7 +106,7 @@ static void try_write(struct cp_struct_result *res, struct strbuf *dir, const ch
 		res->cache_warning = strbuf_detach(&w);
 		return;
 	}
-	if (cp_structure_write_file(file, buf, len))
+	if (cp_write_file_atomic(file, buf, len, 0))
 		res->cache_warning = xstrdup(cp_error_message());
 	else
 		res->cache_path = xstrdup(file);
