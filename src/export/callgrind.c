@@ -198,12 +198,10 @@ static void put_header(const struct cp_db *db, FILE *out, const double *total)
 
 int cp_export_callgrind(const struct cp_db *db, const struct cp_export_options *o, FILE *out)
 {
-	int rc = cp_export_check_db(db);
+	uint32_t metric;
+	int rc = cp_export_start(db, o, &metric);
 	if (rc)
 		return rc;
-	uint32_t metric = cp_export_metric(db, o);
-	if (metric == CP_DB_NONE)
-		return CP_EINVAL;
 	size_t nraw = cp_db_nraw(db), n;
 	double *pool;
 	struct cg_entry *e = collect(db, metric, &n, &pool);

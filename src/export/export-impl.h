@@ -3,6 +3,7 @@
 #define CP_EXPORT_IMPL_H
 
 #include "db/db.h"
+#include "export/export.h"
 
 #include <stdio.h>
 
@@ -46,5 +47,8 @@ uint64_t *cp_export_call_counts(const struct cp_db *db, uint32_t metric, int *ex
 
 /* Checks db is finished and has a raw metric. */
 int cp_export_check_db(const struct cp_db *db);
+/* Every exporter's start: checks db and picks the metric to export (the option's, else the
+ * first measured time metric, else the first measured one) into *metric. */
+int cp_export_start(const struct cp_db *db, const struct cp_export_options *o, uint32_t *metric);
 
 #endif

@@ -57,6 +57,15 @@ int cp_export_check_db(const struct cp_db *db)
 	return 0;
 }
 
+int cp_export_start(const struct cp_db *db, const struct cp_export_options *o, uint32_t *metric)
+{
+	int rc = cp_export_check_db(db);
+	if (rc)
+		return rc;
+	*metric = cp_export_metric(db, o);
+	return *metric == CP_DB_NONE ? CP_EINVAL : 0;
+}
+
 uint32_t cp_export_metric(const struct cp_db *db, const struct cp_export_options *o)
 {
 	size_t nraw = cp_db_nraw(db);

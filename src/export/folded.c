@@ -28,12 +28,10 @@ static void put_name(FILE *out, const char *s)
 
 int cp_export_folded(const struct cp_db *db, const struct cp_export_options *o, FILE *out)
 {
-	int rc = cp_export_check_db(db);
+	uint32_t m;
+	int rc = cp_export_start(db, o, &m);
 	if (rc)
 		return rc;
-	uint32_t m = cp_export_metric(db, o);
-	if (m == CP_DB_NONE)
-		return CP_EINVAL;
 	double *self = cp_export_frame_self(db, m);
 	uint32_t *stack = xmalloc(STACK_MAX * sizeof(*stack));
 	for (size_t f = 0; f < db->nscopes; f++) {

@@ -164,12 +164,10 @@ static uint64_t scope_pc(const struct cp_db *db, uint32_t s, uint32_t module)
 
 int cp_export_gmon(const struct cp_db *db, const struct cp_export_options *o, FILE *out)
 {
-	int rc = cp_export_check_db(db);
+	uint32_t metric;
+	int rc = cp_export_start(db, o, &metric);
 	if (rc)
 		return rc;
-	uint32_t metric = cp_export_metric(db, o);
-	if (metric == CP_DB_NONE)
-		return CP_EINVAL;
 	const struct cp_db_metric *met = &db->metrics[metric];
 	if (!met->unit || strcmp(met->unit, "ns"))
 		return cp_error(CP_EINVAL,

@@ -274,12 +274,10 @@ static void pprof_release(struct pprof *pp)
 
 int cp_export_pprof(const struct cp_db *db, const struct cp_export_options *o, FILE *out)
 {
-	int rc = cp_export_check_db(db);
+	uint32_t dflt;
+	int rc = cp_export_start(db, o, &dflt);
 	if (rc)
 		return rc;
-	uint32_t dflt = cp_export_metric(db, o);
-	if (dflt == CP_DB_NONE)
-		return CP_EINVAL;
 	size_t nraw = cp_db_nraw(db);
 	struct pprof pp;
 	memset(&pp, 0, sizeof pp);

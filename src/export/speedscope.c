@@ -66,12 +66,10 @@ static void put_frames(const struct cp_db *db, FILE *out)
 
 int cp_export_speedscope(const struct cp_db *db, const struct cp_export_options *o, FILE *out)
 {
-	int rc = cp_export_check_db(db);
+	uint32_t m;
+	int rc = cp_export_start(db, o, &m);
 	if (rc)
 		return rc;
-	uint32_t m = cp_export_metric(db, o);
-	if (m == CP_DB_NONE)
-		return CP_EINVAL;
 	const struct cp_db_metric *met = &db->metrics[m];
 	double *self = cp_export_frame_self(db, m);
 	uint32_t *stack = xmalloc(STACK_MAX * sizeof(*stack));
