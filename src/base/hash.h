@@ -6,8 +6,9 @@
  * stay under 3/4 full). Entries are never removed; the caller keeps them in insertion
  * order, so nothing depends on the table's layout.
  *
- * cp_fnv1a() is FNV-1a 64, also the checksum of the structure file format (format.md): its
- * values are part of that format and of the structure cache's file names. */
+ * cp_fnv1a() is FNV-1a 64 from any start value: the structure file format's checksum and
+ * the structure cache's file names use it (with their own start, CP_ST_CHECKSUM_SEED), so
+ * its results must never change. */
 #ifndef CP_BASE_HASH_H
 #define CP_BASE_HASH_H
 

@@ -60,8 +60,8 @@ static int check_header(const struct cp_st_header *h, size_t len, const char *na
 		return cp_error(CP_EFORMAT, "structure file %s: truncated or extended: header at "
 				"offset 16 says %llu bytes, the file has %zu", name,
 				(unsigned long long)h->file_size, len);
-	if (h->checksum !=
-	    cp_fnv1a(CP_FNV1A_INIT, (const uint8_t *)h + h->header_size, len - h->header_size))
+	if (h->checksum != cp_fnv1a(CP_ST_CHECKSUM_SEED, (const uint8_t *)h + h->header_size,
+				    len - h->header_size))
 		return cp_error(CP_EFORMAT, "structure file %s: checksum mismatch (header offset "
 				"24): the file is corrupt", name);
 	if (h->build_id_len > sizeof(h->build_id))
@@ -392,7 +392,7 @@ int cp_structure_builder_finish(struct cp_structure_builder *b, void **bufp, siz
 	cp_hashtab_release(&b->str_offs);
 	memset(b, 0, sizeof(*b));
 	h.file_size = len;
-	h.checksum = cp_fnv1a(CP_FNV1A_INIT, (uint8_t *)buf + sizeof(h), len - sizeof(h));
+	h.checksum = cp_fnv1a(CP_ST_CHECKSUM_SEED, (uint8_t *)buf + sizeof(h), len - sizeof(h));
 	memcpy(buf, &h, sizeof(h));
 	*bufp = buf;
 	*lenp = len;

@@ -21,6 +21,9 @@
 #include <stdint.h>
 
 #define CP_ST_MAGIC "CPSTRUCT"
+/* FNV-1a's offset basis as the first writer of this format spelled it (14695981039346656037
+ * without its last digit): part of the format, so existing files stay valid. */
+#define CP_ST_CHECKSUM_SEED 1469598103934665603ull
 #define CP_ST_VERSION_MAJOR 1
 /* 1: a loop's line is its statement's (docs/format.md); 2: PLT stubs `name@plt` with
  * their exact ranges, inlined GCC lambdas named with their enclosing function. */
@@ -48,7 +51,7 @@ struct cp_st_header {
 	uint16_t version_major, version_minor;
 	uint32_t header_size; /* offset of scopes[] */
 	uint64_t file_size;
-	uint64_t checksum; /* FNV-1a 64 of bytes [header_size, file_size) */
+	uint64_t checksum; /* cp_fnv1a(CP_ST_CHECKSUM_SEED) of bytes [header_size, file_size) */
 	uint32_t nscopes, nranges, nedges, nnotes;
 	uint32_t strings_size;   /* bytes of the string table (ends with NUL) */
 	uint32_t module_path;    /* string offset */

@@ -8,19 +8,12 @@
  *
  * Build and run: tests/e2e/struct-fuzz.sh (clang -fsanitize=fuzzer,address). */
 #include "analyze/structure/recover.h"
+#include "base/hash.h"
 #include "format/structure.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t fnv64(const uint8_t *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
 
 static void exercise(const struct cp_structure *st)
 {
@@ -38,7 +31,8 @@ static void fuzz_structure_file(uint8_t *buf, size_t size)
 	struct cp_st_header *h = (struct cp_st_header *)buf;
 	if (size >= sizeof(*h) && h->header_size >= sizeof(*h) && h->header_size <= size) {
 		h->file_size = size;
-		h->checksum = fnv64(buf + h->header_size, size - h->header_size);
+		h->checksum =
+		    cp_fnv1a(CP_ST_CHECKSUM_SEED, buf + h->header_size, size - h->header_size);
 	}
 	struct cp_structure st;
 	if (!cp_structure_load(&st, buf, size, "fuzz")) {

@@ -46,7 +46,7 @@ static void cache_key(const struct cp_elf_image *im, const struct stat *st, stru
 	}
 	char real[PATH_MAX];
 	const char *p = realpath(im->path, real) ? real : im->path;
-	uint64_t h = cp_fnv1a(CP_FNV1A_INIT, p, strlen(p));
+	uint64_t h = cp_fnv1a(CP_ST_CHECKSUM_SEED, p, strlen(p)); /* names stay as they were */
 	h = cp_fnv1a(h, &st->st_size, sizeof(st->st_size));
 	h = cp_fnv1a(h, &st->st_mtim, sizeof(st->st_mtim));
 	strbuf_addf(sb, "/nobid-%016llx.v%d.cpst", (unsigned long long)h, CP_ST_VERSION_MAJOR);

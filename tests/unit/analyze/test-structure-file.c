@@ -139,13 +139,28 @@ static void test_version(void **state)
 	free(s.buf);
 }
 
+/* The checksum is part of the format: FNV-1a 64 of the body started at the offset basis the
+ * first writer used (1469598103934665603), computed here independently of the writer, so
+ * files written before stay readable. */
+static void test_checksum_value(void **state)
+{
+	(void)state;
+	struct sample s;
+	build(&s);
+	const struct cp_st_header *h = s.buf;
+	uint64_t sum = 1469598103934665603ull;
+	for (size_t i = h->header_size; i < s.len; i++)
+		sum = (sum ^ ((const uint8_t *)s.buf)[i]) * 1099511628211ull;
+	assert_true(h->checksum == sum);
+	free(s.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_corrupt_bytes),
-		cmocka_unit_test(test_version),
+	    cmocka_unit_test(test_roundtrip),	   cmocka_unit_test(test_truncations),
+	    cmocka_unit_test(test_corrupt_bytes),  cmocka_unit_test(test_version),
+	    cmocka_unit_test(test_checksum_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
