@@ -1,5 +1,5 @@
 /* Private to src/db: the interning tables behind struct cp_db (db->impl) and the pieces
- * the derived metrics (derived.c) and the SQLite file (db-sqlite.c) share with db.c. */
+ * the derived metrics (derived.c) and the SQLite file (db-sqlite*.c) share with db.c. */
 #ifndef CP_DB_DB_IMPL_H
 #define CP_DB_DB_IMPL_H
 

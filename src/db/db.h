@@ -7,7 +7,7 @@
  * statements), metric descriptions, profiles (one per measured thread), per-profile
  * exclusive values (sparse) and, after cp_db_finish(), per-scope summary statistics of
  * inclusive and exclusive values over the profiles. On disk it is an SQLite file
- * (db-sqlite.c is the only code that talks to SQLite); its schema is documented and
+ * (db-sqlite*.c are the only code that talks to SQLite); its schema is documented and
  * versioned in docs/format.md ("Profile database") and CP_DB_SCHEMA_VERSION below.
  *
  * Values are doubles: raw metrics hold integers (ns, events, bytes, calls) exactly up to
@@ -324,8 +324,8 @@ void cp_db_self_sums(const struct cp_db *db, double *self);
 /* Number of raw metrics (they are metrics[0 .. nraw)). */
 size_t cp_db_nraw(const struct cp_db *db);
 
-/* SQLite (db-sqlite.c). cp_db_write replaces path atomically (temporary + rename) after
- * cp_db_finish(); cp_db_read loads a whole database (finished). Both return 0 or a
+/* SQLite (db-sqlite-write.c, db-sqlite-read.c). cp_db_write replaces path atomically (temporary +
+ * rename) after cp_db_finish(); cp_db_read loads a whole database (finished). Both return 0 or a
  * negative CP_E* code with cp_error() set ("DB: not a callpath database", "DB: schema
  * version N, this callpath reads 1", "DB: truncated or corrupt (sqlite: ...)"). */
 int cp_db_write(struct cp_db *db, const char *path);

@@ -8,7 +8,7 @@ require_tool clang
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >"$WORK/probe.c"
 clang -fsanitize=fuzzer "$WORK/probe.c" -o "$WORK/probe" 2>/dev/null || skip "clang has no libFuzzer"
 S=$CP_SOURCE_DIR/src
-SRCS=("$S"/db/db.c "$S"/db/db-sqlite.c "$S"/db/derived.c "$S"/db/expr.c "$S"/db/names.c
+SRCS=("$S"/db/db.c "$S"/db/db-sqlite.c "$S"/db/db-sqlite-read.c "$S"/db/db-sqlite-write.c "$S"/db/derived.c "$S"/db/expr.c "$S"/db/names.c
 	"$S"/base/error.c "$S"/base/strbuf.c "$S"/base/xalloc.c "$S"/base/hash.c "$S"/base/atomic-file.c)
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -DCALLPATH_VERSION='"fuzz"' -I"$S" "${SRCS[@]}" "$CP_SOURCE_DIR/tests/fuzz/fuzz-db.c" \

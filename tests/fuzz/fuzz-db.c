@@ -1,4 +1,4 @@
-/* libFuzzer target for the profile database reader (src/db/db-sqlite.c).
+/* libFuzzer target for the profile database reader (src/db/db-sqlite-read.c).
  *
  * Input: a database file. It is written to a temporary file and read with cp_db_read, which
  * must return 0 or CP_EFORMAT/CP_EIO and never crash or leak; a database that reads is

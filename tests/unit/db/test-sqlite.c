@@ -1,4 +1,4 @@
-/* The profile database file (db-sqlite.c): round trip of every table, the documented SQL
+/* The profile database file (db-sqlite*.c): round trip of every table, the documented SQL
  * query run by the sqlite3 CLI, errors on foreign, truncated, corrupt and newer files,
  * atomic replacement. */
 #include <setjmp.h>

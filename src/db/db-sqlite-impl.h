@@ -1,0 +1,27 @@
+/* Private to the profile database file (db-sqlite.c, db-sqlite-write.c, db-sqlite-read.c):
+ * what the writing and the reading halves share. */
+#ifndef CP_DB_DB_SQLITE_IMPL_H
+#define CP_DB_DB_SQLITE_IMPL_H
+
+#include "base/strbuf.h"
+#include "db/db-impl.h"
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* PRAGMA application_id: "CPDB" */
+#define CP_DB_APPLICATION_ID 0x43504442
+
+/* "DB: <what> <path>: <SQLite's message>" (CP_EIO). */
+int cp_db_sql_error(sqlite3 *db, const char *path, const char *what);
+/* "DB: <path>: truncated or corrupt (<what>)" (CP_EFORMAT). */
+int cp_db_corrupt(const char *path, const char *what);
+
+/* The values of one profile as a blob (the format is described at cp_db_values_encode). */
+void cp_db_values_encode(const struct cp_db_pvalues *pv, struct strbuf *b);
+/* Decodes n values; -1 when the blob is malformed or names a scope or metric db lacks. */
+int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_db *db,
+			struct cp_db_pvalues *pv);
+
+#endif
