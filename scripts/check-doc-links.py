@@ -9,8 +9,8 @@ For every Markdown file under ROOT/docs (and ROOT/README.md when present):
     (GitHub's anchors: lower case, punctuation dropped, spaces to hyphens);
   - every code span that names a path from the top of the tree (`src/...`, `tests/...`,
     `scripts/...`, `docs/...`, `bench/...`, `cmake/...`) must exist; spans with
-    wildcards or placeholders (* ? < > { } [ ] ...) are patterns, not paths, and are
-    skipped.
+    wildcards or placeholders (* ? < > { } [ ] ..., or an upper-case word as in
+    src/cli/cmd-NAME.c) are patterns, not paths, and are skipped.
 Links to other sites (http:, https:, mailto:) are not checked. Code blocks (```) are
 skipped. Prints one line per broken reference (FILE:LINE: ...) and exits 1 if there is
 any, else 0.
@@ -22,6 +22,8 @@ import sys
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# An upper-case word in a path stands for a name (src/cli/cmd-NAME.c).
+PLACEHOLDER = re.compile(r"(^|[-/_.])[A-Z][A-Z0-9_]+([-/_.]|$)")
 TREE_DIRS = ("src/", "tests/", "scripts/", "docs/", "bench/", "cmake/")
 
 
@@ -74,7 +76,7 @@ def check_span(root, span):
         return None
     path = span.split(":")[0]  # file:line, file:function
     path = re.sub(r"\s*\(.*$", "", path)
-    if not os.path.exists(os.path.join(root, path)):
+    if not os.path.exists(os.path.join(root, path)) and not PLACEHOLDER.search(path):
         return "no such path `%s`" % span
     return None
 
