@@ -58,15 +58,16 @@ def is_pattern(span):
     return any(c in span for c in "*?<>{}[]$ ") or "..." in span
 
 
-def check_link(md, target, cache):
+def check_link(root, md, target, cache):
     if re.match(r"^[a-z][a-z0-9+.-]*:", target):
         return None  # another site (http:, https:, mailto:)
     path, _, frag = target.partition("#")
     dest = os.path.normpath(os.path.join(os.path.dirname(md), path)) if path else md
     if not os.path.exists(dest):
-        return "broken link %s (no %s)" % (target, os.path.relpath(dest))
+        return "broken link %s (no %s)" % (target, os.path.relpath(dest, root))
     if frag and dest.endswith(".md") and frag not in headings(dest, cache):
-        return "broken link %s (no heading #%s in %s)" % (target, frag, os.path.relpath(dest))
+        return "broken link %s (no heading #%s in %s)" % (target, frag,
+                                                         os.path.relpath(dest, root))
     return None
 
 
@@ -93,7 +94,7 @@ def check_file(root, md, cache):
                 continue
             text = CODE_SPAN.sub("", line)
             for m in list(LINK.finditer(text)) + list(IMAGE.finditer(text)):
-                err = check_link(md, m.group(1), cache)
+                err = check_link(root, md, m.group(1), cache)
                 if err:
                     problems.append("%s:%d: %s" % (os.path.relpath(md, root), lineno, err))
             for m in CODE_SPAN.finditer(line):
