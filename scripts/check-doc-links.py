@@ -10,7 +10,12 @@ For every Markdown file under ROOT/docs (and ROOT/README.md when present):
   - every code span that names a path from the top of the tree (`src/...`, `tests/...`,
     `scripts/...`, `docs/...`, `bench/...`, `cmake/...`) must exist; spans with
     wildcards or placeholders (* ? < > { } [ ] ..., or an upper-case word as in
-    src/cli/cmd-NAME.c) are patterns, not paths, and are skipped.
+    src/cli/cmd-NAME.c) are patterns, not paths, and are skipped;
+  - every code span that is one of the project's own names (cp_*, callpath_*, CP_*,
+    CALLPATH_*: a function, type, macro or environment variable, optionally written
+    `name()`) must occur in the tree's sources (src/, tests/, scripts/, cmake/, the
+    CMakeLists.txt files); a name with an upper-case placeholder word (cp_source_NAME,
+    CP_EXPORT_NAME) is skipped.
 Links to other sites (http:, https:, mailto:) are not checked. Code blocks (```) are
 skipped. Prints one line per broken reference (FILE:LINE: ...) and exits 1 if there is
 any, else 0.
@@ -24,6 +29,9 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # An upper-case word in a path stands for a name (src/cli/cmd-NAME.c).
 PLACEHOLDER = re.compile(r"(^|[-/_.])[A-Z][A-Z0-9_]+([-/_.]|$)")
+PROJECT_NAME = re.compile(r"^(cp_[a-z0-9_]+|callpath_[a-z0-9_]+|CP_[A-Z0-9_]+|CALLPATH_[A-Z0-9_]+)(\(\))?$")
+NAME_PLACEHOLDERS = {"NAME", "FAMILY", "FORMAT", "KIND", "X"}
+SOURCE_EXT = (".c", ".h", ".S", ".sh", ".py", ".txt", ".cmake", ".proto", ".in")
 TREE_DIRS = ("src/", "tests/", "scripts/", "docs/", "bench/", "cmake/")
 
 
@@ -82,6 +90,31 @@ def check_span(root, span):
     return None
 
 
+def source_words(root):
+    words = set()
+    for top in ("src", "tests", "scripts", "cmake", "bench"):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in names:
+                if n.endswith(SOURCE_EXT) or n == "CMakeLists.txt":
+                    with open(os.path.join(d, n), encoding="utf-8", errors="replace") as f:
+                        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", f.read()))
+    top_cmake = os.path.join(root, "CMakeLists.txt")
+    if os.path.exists(top_cmake):
+        with open(top_cmake, encoding="utf-8") as f:
+            words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", f.read()))
+    return words
+
+
+def check_name(span, words):
+    m = PROJECT_NAME.match(span.strip())
+    if not m:
+        return None
+    name = m.group(1)
+    if set(name.split("_")) & NAME_PLACEHOLDERS or name in words:
+        return None
+    return "`%s` names nothing in the sources" % span.strip()
+
+
 def check_file(root, md, cache):
     problems = []
     fence = False
@@ -98,9 +131,9 @@ def check_file(root, md, cache):
                 if err:
                     problems.append("%s:%d: %s" % (os.path.relpath(md, root), lineno, err))
             for m in CODE_SPAN.finditer(line):
-                err = check_span(root, m.group(1))
-                if err:
-                    problems.append("%s:%d: %s" % (os.path.relpath(md, root), lineno, err))
+                for err in (check_span(root, m.group(1)), check_name(m.group(1), cache["words"])):
+                    if err:
+                        problems.append("%s:%d: %s" % (os.path.relpath(md, root), lineno, err))
     return problems
 
 
@@ -121,7 +154,7 @@ def main():
     if not files:
         print("check-doc-links: no Markdown files under %s/docs" % root, file=sys.stderr)
         return 1
-    cache = {}
+    cache = {"words": source_words(root)}
     problems = []
     for md in files:
         problems += check_file(root, md, cache)
