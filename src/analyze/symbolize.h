@@ -1,7 +1,9 @@
-/* Address → source symbolization for the report: procedure (demangled), call-site or
- * statement file:line, and the chain of inlined frames, for a module-relative address.
- * Implemented on the binary-analysis code (libelf/libdw) of src/analyze/; the report and,
- * later, the database's correlation call only this.
+/* Address → source symbolization: procedure (demangled), call-site or statement
+ * file:line, and the chain of inlined frames, for a module-relative address, without
+ * structure recovery (no CFG). Implemented on the binary-analysis code (libelf/libdw) of
+ * src/analyze/; used by `callpath struct --symbolize` (an independent check of the
+ * structure files, tests/e2e/struct-addr2line.sh). The report and the exporters do not
+ * use it: they read the names the correlation stored in the profile database.
  *
  * Offsets are ELF virtual addresses of the module (runtime address - load bias), exactly
  * as stored in cp_mf_node.offset. For a return address pass is_return = 1: the lookup then

@@ -1,5 +1,5 @@
 /* The profile database: the contract between the correlation (`callpath analyze`,
- * src/correlate/, the producer) and everything that reads a profile (the views of
+ * src/db/correlate/, the producer) and everything that reads a profile (the views of
  * `callpath report`, src/report/; the exporters, src/export/).
  *
  * In memory a database is a `struct cp_db`: load modules, files, procedures, the tree of

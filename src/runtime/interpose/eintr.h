@@ -2,7 +2,7 @@
  * signal (our_signals: samples, task scans) and deliveries of the same signal number meant
  * for the program (foreign_signals). A wrapper restarts a call that failed with EINTR when
  * ours moved and foreign did not; other signals the program handles are invisible here,
- * which is the documented limit (docs/internals/runtime.md, "Blocking calls"). */
+ * which is the documented limit (docs/internals/runtime.md, "Interrupted sleeps"). */
 #ifndef CP_RUNTIME_EINTR_H
 #define CP_RUNTIME_EINTR_H
 
