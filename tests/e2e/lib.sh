@@ -49,3 +49,13 @@ PY
 require_tool() {
 	command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
 }
+
+# Fails (does not skip) when a file the build makes is missing: a missing build artifact
+# (the callpath executable, the runtime, a workload, a fixture) is a broken build, not an
+# environment without some feature. Exit 77 is only for the environment.
+require_built() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || fail "$f is not built (scripts/build.sh builds it)"
+	done
+}
