@@ -9,7 +9,13 @@ function (its PC node); symbols come from nm. Used by tests/e2e/probe-*.sh so th
 do not depend on the report's rendering. With --expect, checks instead that the calls of
 the contexts whose path ends with the given functions (summed over threads) equal COUNT,
 and exits 1 when one does not."""
-import bisect, glob, os, struct, subprocess, sys
+import bisect, glob, importlib.util, os, subprocess, sys
+
+# The measurement files are parsed by the one independent reader, record-check.py.
+_spec = importlib.util.spec_from_file_location(
+    "record_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "record-check.py"))
+record_check = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(record_check)
 
 def symbols(path, cache={}):
     if path not in cache:
@@ -37,44 +43,18 @@ def name_of(modules, module, offset):
     i = bisect.bisect_right(keys, offset) - 1
     return names[i] if i >= 0 else "?"
 
-def read_proc(path):
-    data = open(path, "rb").read()
-    header_size, = struct.unpack_from("<I", data, 16)
-    used, = struct.unpack_from("<Q", data, 24)
-    nmetrics, = struct.unpack_from("<I", data, 76)
-    metrics = []
-    for i in range(nmetrics):
-        metrics.append(data[176 + 80 * i:176 + 80 * i + 32].split(b"\0")[0].decode())
-    modules = {}
-    off = header_size
-    while off + 8 <= used:
-        rtype, size = struct.unpack_from("<II", data, off)
-        if size < 8:
-            break
-        if rtype == 3:
-            mid, = struct.unpack_from("<I", data, off + 8)
-            p = data[off + 8 + 72:off + size].split(b"\0")[0].decode()
-            modules[mid] = p
-        off += (size + 7) & ~7
-    return metrics, modules
-
 def lines(d):
     out = []
     for proc in sorted(glob.glob(os.path.join(d, "*.proc"))):
-        metrics, modules = read_proc(proc)
+        p = record_check.read_proc(proc)
+        metrics = [m["name"] for m in p["metrics"]]
+        modules = {m["id"]: m["path"] for m in p["modules"]}
         ci = metrics.index("calls")
         ti = metrics.index(os.environ.get("PROBE_TREE_METRIC", "probe-time"))
         stem = proc[:-len(".proc")]
         for thr in sorted(glob.glob(stem + ".*.thr")):
-            data = open(thr, "rb").read()
-            header_size, = struct.unpack_from("<I", data, 16)
-            used, = struct.unpack_from("<Q", data, 24)
-            tidx, nm, node_size = struct.unpack_from("<III", data, 76)
-            nodes = []
-            for off in range(header_size, used, node_size):
-                parent, kind, module, offset = struct.unpack_from("<IHxxIxxxxQ", data, off)
-                vals = struct.unpack_from("<%dQ" % nm, data, off + 24)
-                nodes.append((parent, kind, module, offset, vals))
+            t = record_check.read_thread(thr)
+            nodes = t["nodes"]
             for i, (parent, kind, module, offset, vals) in enumerate(nodes):
                 if kind != 2 or not vals[ci]:
                     continue
@@ -85,7 +65,7 @@ def lines(d):
                     path.append(name_of(modules, pk[2], pk[3] - 1) if pk[1] == 1 else
                                 "<partial>" if pk[1] == 3 else "?")
                     p = pk[0]
-                out.append((tidx, " > ".join(reversed(path)), vals[ci], vals[ti]))
+                out.append((t["tidx"], " > ".join(reversed(path)), vals[ci], vals[ti]))
     return out
 
 def main():

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Independent reader of callpath measurement directories for the record-* e2e tests.
+"""Independent reader of callpath measurement directories for the e2e tests (the only
+one: probe-tree.py imports it).
 
 Parses the fixed headers and records with `struct` straight from docs/format.md (not with
 callpath's own reader), validates them, and prints a JSON summary:
   record-check.py DIR  ->  {"procs": [...], "threads": [...]}
-Exit status 1 (with a message) if any file is malformed.
+Exit status 1 (with a message) if any file is malformed. read_proc() and read_thread()
+return the same dicts; a thread's also holds "nodes" (parent, kind, module, offset,
+values), which the JSON summary leaves out.
 """
 import json, os, struct, sys
 
@@ -99,7 +102,7 @@ def read_thread(path):
                 nmetrics=nm, start_ns=start, end_ns=end, cpu_ns=cpu, samples=samples,
                 complete=complete, partial=partial, failed=failed, dropped=dropped,
                 frames=frames, name=name, nnodes=n, totals=totals,
-                kinds=sorted({nd[1] for nd in nodes}))
+                kinds=sorted({nd[1] for nd in nodes}), nodes=nodes)
 
 
 def main():
@@ -111,6 +114,7 @@ def main():
             procs.append(read_proc(p))
         elif f.endswith(".thr"):
             threads.append(read_thread(p))
+            del threads[-1]["nodes"]
     json.dump({"procs": procs, "threads": threads}, sys.stdout, indent=1)
 
 

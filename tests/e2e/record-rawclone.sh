@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 require_tool nm
 for v in O2 O0 early; do
 	prog=$CP_WORKLOADS/rawclone.${v/early/O2}
-	[ -x "$prog" ] || skip "workloads not built"
+	require_built "$prog"
 	early=0
 	[ $v = early ] && early=1
 	run env RAWCLONE_EARLY=$early "$CALLPATH" record -q -o "$WORK/m$v" -- "$prog" 150
