@@ -60,6 +60,9 @@ else
 	root=$(mktemp -d /var/tmp/callpath-fresh.XXXXXX)
 fi
 root=$(cd "$root" && pwd)
+# The chroot's / must be searchable by everyone, as a real / is (mktemp makes it 0700 and
+# then nothing but root could load a library in there).
+chmod 755 "$root"
 log=$root.log
 : >"$log"
 
