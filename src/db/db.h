@@ -206,10 +206,10 @@ struct cp_db_run {
 /* One measurement file a database was made from, as it was when analyze read it: a
  * database is current while every file of its directory still has the same stamp. */
 struct cp_db_source {
-	const char *name;    /* file name inside the measurement directory */
-	uint64_t size;       /* bytes */
-	int64_t mtime_ns;    /* modification time, ns since the epoch */
-	uint64_t head_hash;  /* FNV-1a 64 of the first CP_DB_SOURCE_HEAD bytes (the header) */
+	const char *name;   /* file name inside the measurement directory */
+	uint64_t size;	    /* bytes */
+	int64_t mtime_ns;   /* modification time, ns since the epoch */
+	uint64_t head_hash; /* FNV-1a 64 of the first CP_DB_SOURCE_HEAD bytes (the header) */
 };
 #define CP_DB_SOURCE_HEAD 4096
 

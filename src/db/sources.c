@@ -71,7 +71,8 @@ static void record_one(void *ctx, const char *name)
 
 void cp_db_sources_record(struct cp_db *db, const struct cp_mf_list *l)
 {
-	struct record_ctx c = {.db = db, .dirfd = open(l->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+	struct record_ctx c = {.db = db,
+			       .dirfd = open(l->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
 	if (c.dirfd < 0)
 		return;
 	each_file(l, record_one, &c);
@@ -95,8 +96,8 @@ static void check_one(void *ctx, const char *name)
 	struct check_ctx *c = ctx;
 	if (c->stale)
 		return;
-	const struct cp_db_source *old = bsearch(name, c->saved->run.sources,
-						 c->saved->run.nsources, sizeof *old, cmp_name);
+	const struct cp_db_source *old =
+	    bsearch(name, c->saved->run.sources, c->saved->run.nsources, sizeof *old, cmp_name);
 	struct cp_db_source now;
 	c->seen++;
 	c->stale = !old || cp_db_source_stamp(c->dirfd, name, &now) || now.size != old->size ||
