@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One command for a fresh Debian 12 machine: install dependencies, build, and profile the
-# bundled demo program, printing its profile.
+# One command for a fresh Debian 12 machine: install what building and running need (not
+# the test tools), build, and profile the bundled demo program, printing its profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

@@ -26,9 +26,10 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 
 /* Opens a profile for reading, whatever path names:
  *   - a database file: read it;
- *   - a measurement directory: read DIR/callpath.db when it is newer than every
- *     measurement file in DIR, else analyze DIR and (unless o->no_write, or DIR is not
- *     writable) save the result as DIR/callpath.db.
+ *   - a measurement directory: read DIR/callpath.db when it was made from exactly the
+ *     measurement files now in DIR, each unchanged (cp_db_sources_current: size, mtime
+ *     and header hash, not a comparison of mtimes), else analyze DIR and (unless
+ *     o->no_write, or DIR is not writable) save the result as DIR/callpath.db.
  * o may be NULL (defaults, progress on stderr). The derived metrics of o are added in
  * both cases. 0 or a negative CP_E* code with cp_error() set. */
 int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct cp_db *db);

@@ -14,7 +14,7 @@ struct cp_db_impl {
 	struct cp_hashtab strtab, modtab, filetab, proctab, scopetab;
 	const char **strs; /* interned strings, by string index */
 	size_t nstrs, astrs;
-	size_t amodules, afiles, aprocs, ascopes, ametrics, aprofiles, anotes, awarnings;
+	size_t amodules, afiles, aprocs, ascopes, ametrics, aprofiles, anotes, awarnings, asources;
 	uint32_t *last_child; /* [nscopes]: to append children in creation order */
 	size_t nraw;
 	struct cp_expr **exprs; /* [nmetrics]: compiled formula of a derived metric, else NULL */

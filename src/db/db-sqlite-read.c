@@ -404,59 +404,102 @@ static void read_values(struct reader *r)
 	sqlite3_finalize(st);
 }
 
-int cp_db_read(struct cp_db *db, const char *path)
+static void read_sources(struct reader *r)
+{
+	sqlite3_stmt *st =
+	    rprepare(r, "SELECT name, size, mtime_ns, head_hash FROM source ORDER BY name");
+	while (rstep(r, st)) {
+		struct cp_db_source s = {.name = col_text(st, 0),
+					 .size = col_u64(st, 1),
+					 .mtime_ns = sqlite3_column_int64(st, 2),
+					 .head_hash = col_u64(st, 3)};
+		if (!s.name) {
+			bad(r, "source without a name");
+			break;
+		}
+		cp_db_source_add(r->db, &s);
+	}
+	sqlite3_finalize(st);
+}
+
+/* Opens path for reading into r (db initialized) after checking that it is a callpath
+ * database of our schema version; r->rc set on failure. */
+static void reader_open(struct reader *r, struct cp_db *db, const char *path)
 {
 	memset(db, 0, sizeof *db);
+	*r = (struct reader){.path = path, .db = db};
 	int h = sqlite_header(path);
-	if (h < 0)
-		return h;
-	if (h == 0)
-		return cp_error(CP_EFORMAT, "DB: %s: not a callpath database", path);
-	struct reader r = {.path = path, .db = db};
+	if (h <= 0) {
+		r->rc = h < 0 ? h : cp_error(CP_EFORMAT, "DB: %s: not a callpath database", path);
+		return;
+	}
 	cp_db_init(db);
-	if (sqlite3_open_v2(path, &r.sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	if (sqlite3_open_v2(path, &r->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		r.rc = cp_error(CP_EIO, "DB: cannot open %s: %s", path,
-				r.sql ? sqlite3_errmsg(r.sql) : "no memory");
-		goto out;
+		r->rc = cp_error(CP_EIO, "DB: cannot open %s: %s", path,
+				 r->sql ? sqlite3_errmsg(r->sql) : "no memory");
+		return;
 	}
 	/* a database from elsewhere is untrusted: no functions from its schema, no writes, and
 	 * our tables must be tables (not views that could run anything) */
-	sqlite3_db_config(r.sql, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-	sqlite3_exec(r.sql, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL);
-	int64_t app = pragma_int(&r, "PRAGMA application_id");
-	int64_t ver = pragma_int(&r, "PRAGMA user_version");
-	if (r.rc)
-		goto out;
+	sqlite3_db_config(r->sql, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_exec(r->sql, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL);
+	int64_t app = pragma_int(r, "PRAGMA application_id");
+	int64_t ver = pragma_int(r, "PRAGMA user_version");
+	if (r->rc)
+		return;
 	if (app != CP_DB_APPLICATION_ID) {
-		r.rc = cp_error(CP_EFORMAT, "DB: %s: not a callpath database", path);
-		goto out;
+		r->rc = cp_error(CP_EFORMAT, "DB: %s: not a callpath database", path);
+		return;
 	}
-	if (ver != CP_DB_SCHEMA_VERSION) {
-		r.rc = cp_error(CP_EFORMAT,
-				"DB: %s: schema version %lld, this callpath reads %d (run "
-				"`callpath analyze` on the measurement directory again)",
-				path, (long long)ver, CP_DB_SCHEMA_VERSION);
-		goto out;
+	if (ver != CP_DB_SCHEMA_VERSION)
+		r->rc = cp_error(CP_EFORMAT,
+				 "DB: %s: schema version %lld, this callpath reads %d (run "
+				 "`callpath analyze` on the measurement directory again)",
+				 path, (long long)ver, CP_DB_SCHEMA_VERSION);
+}
+
+/* Closes r; on failure releases the database. */
+static int reader_close(struct reader *r)
+{
+	if (r->sql)
+		sqlite3_close(r->sql);
+	if (r->rc) {
+		cp_db_release(r->db);
+		memset(r->db, 0, sizeof *r->db);
 	}
-	if (pragma_int(&r,
-		       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-		       "('meta', 'module', 'file', 'procedure', 'scope_kind', 'scope', "
-		       "'metric', 'profile', 'profile_samples', 'value', 'profile_values')") != 11)
+	return r->rc;
+}
+
+int cp_db_read(struct cp_db *db, const char *path)
+{
+	struct reader r;
+	reader_open(&r, db, path);
+	if (r.rc)
+		return reader_close(&r);
+	if (pragma_int(&r, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+			   "('meta', 'module', 'file', 'procedure', 'scope_kind', 'scope', "
+			   "'metric', 'profile', 'profile_samples', 'value', 'profile_values', "
+			   "'source')") != 12)
 		bad(&r, "tables missing");
 	read_meta(&r);
+	read_sources(&r);
 	read_structure(&r);
 	read_scopes(&r);
 	read_metrics(&r);
 	read_profiles(&r);
 	read_values(&r);
-out:
-	if (r.sql)
-		sqlite3_close(r.sql);
-	if (r.rc) {
-		cp_db_release(db);
+	if (reader_close(&r))
 		return r.rc;
-	}
 	db->finished = 1;
 	return 0;
+}
+
+int cp_db_read_sources(struct cp_db *db, const char *path)
+{
+	struct reader r;
+	reader_open(&r, db, path);
+	if (!r.rc)
+		read_sources(&r);
+	return reader_close(&r);
 }

@@ -48,7 +48,9 @@ static const char schema[] =
     " excl_argmax INTEGER, excl_count INTEGER NOT NULL, self_sum REAL,"
     " PRIMARY KEY(scope, metric)) WITHOUT ROWID;\n"
     "CREATE TABLE profile_values(profile INTEGER PRIMARY KEY, nvalues INTEGER NOT NULL,"
-    " size INTEGER NOT NULL, data BLOB NOT NULL);\n";
+    " size INTEGER NOT NULL, data BLOB NOT NULL);\n"
+    "CREATE TABLE source(name TEXT PRIMARY KEY, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, head_hash INTEGER NOT NULL);\n";
 
 /* Created after the rows (faster), with the views. */
 static const char schema_tail[] =
@@ -203,6 +205,22 @@ static void write_meta(struct writer *w, const struct cp_db *db)
 					    "dropped", "frames"};
 	for (int i = 0; i < 5; i++)
 		metaf(w, st, names[i], "%llu", (unsigned long long)tot[i]);
+	sqlite3_finalize(st);
+}
+
+static void write_sources(struct writer *w, const struct cp_db *db)
+{
+	sqlite3_stmt *st =
+	    prepare(w, "INSERT OR REPLACE INTO source(name, size, mtime_ns, head_hash) "
+		       "VALUES (?, ?, ?, ?)");
+	for (size_t i = 0; st && i < db->run.nsources; i++) {
+		const struct cp_db_source *s = &db->run.sources[i];
+		bind_text(st, 1, s->name);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)s->size);
+		sqlite3_bind_int64(st, 3, s->mtime_ns);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)s->head_hash);
+		step(w, st);
+	}
 	sqlite3_finalize(st);
 }
 
@@ -494,6 +512,7 @@ int cp_db_write(struct cp_db *db, const char *path)
 	exec(&w, "BEGIN");
 	exec(&w, schema);
 	write_meta(&w, db);
+	write_sources(&w, db);
 	write_structure(&w, db);
 	write_metrics_profiles(&w, db);
 	write_values(&w, db);

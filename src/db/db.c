@@ -128,6 +128,7 @@ void cp_db_release(struct cp_db *db)
 	}
 	free((void *)db->run.notes);
 	free((void *)db->run.warnings);
+	free(db->run.sources);
 	free(db->modules);
 	free(db->files);
 	free(db->procs);
@@ -168,6 +169,15 @@ void cp_db_warning_add(struct cp_db *db, const char *warning)
 			return;
 	XGROW(db->run.warnings, db->run.nwarnings + 1, im->awarnings);
 	db->run.warnings[db->run.nwarnings++] = s;
+}
+
+void cp_db_source_add(struct cp_db *db, const struct cp_db_source *s)
+{
+	struct cp_db_impl *im = cp_db_impl(db);
+	XGROW(db->run.sources, db->run.nsources + 1, im->asources);
+	struct cp_db_source *d = &db->run.sources[db->run.nsources++];
+	*d = *s;
+	d->name = cp_db_intern(db, s->name);
 }
 
 /* ---- modules, files, procedures -------------------------------------------------------------- */

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CP_DB_SCHEMA_VERSION 1
+#define CP_DB_SCHEMA_VERSION 2
 #define CP_DB_NONE UINT32_MAX
 #define CP_DB_MAX_METRICS 64
 /* Default database file inside a measurement directory. */
@@ -205,7 +205,19 @@ struct cp_db_run {
 	size_t nnotes;
 	const char **warnings; /* problems found by analyze (missing module, no structure...) */
 	size_t nwarnings;
+	struct cp_db_source *sources; /* the measurement files it was made from (sources.c) */
+	size_t nsources;
 };
+
+/* One measurement file a database was made from, as it was when analyze read it: a
+ * database is current while every file of its directory still has the same stamp. */
+struct cp_db_source {
+	const char *name;   /* file name inside the measurement directory */
+	uint64_t size;	    /* bytes */
+	int64_t mtime_ns;   /* modification time, ns since the epoch */
+	uint64_t head_hash; /* FNV-1a 64 of the first CP_DB_SOURCE_HEAD bytes (the header) */
+};
+#define CP_DB_SOURCE_HEAD 4096
 
 /* Append a NOTE / warning to db->run (interned, duplicates dropped). The arrays
  * run.notes and run.warnings are owned by the database (cp_db_release frees them): fill
@@ -213,6 +225,8 @@ struct cp_db_run {
 struct cp_db;
 void cp_db_note_add(struct cp_db *db, const char *note);
 void cp_db_warning_add(struct cp_db *db, const char *warning);
+/* Appends a source stamp (name interned); the array is owned like run.notes. */
+void cp_db_source_add(struct cp_db *db, const struct cp_db_source *s);
 
 /* ---- the database ---------------------------------------------------------------------- */
 
@@ -334,5 +348,8 @@ int cp_db_write(struct cp_db *db, const char *path);
 int cp_db_read(struct cp_db *db, const char *path);
 /* 1 if path looks like a callpath database (SQLite header + our application_id). */
 int cp_db_is_database(const char *path);
+/* Reads only run.sources of a database (cheap: for deciding whether it is current); *db
+ * as for cp_db_read. */
+int cp_db_read_sources(struct cp_db *db, const char *path);
 
 #endif

@@ -4,7 +4,7 @@
 # the database's (within each format's rounding) and the hot procedure is heavy3.
 source "$(dirname "$0")/lib.sh"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 require_tool sqlite3
 run "$CALLPATH" record -q -o "$WORK/m" -- "$prog" 600
 DB=$WORK/m/callpath.db
@@ -27,7 +27,6 @@ cg_total=$(grep "PROGRAM TOTALS" cg.txt | awk '{gsub(",","",$1); print $1}')
 close "$cg_total" "$total" 1 || fail "callgrind total $cg_total != $total"
 grep -A3 "file:function" cg.txt | grep -m1 -E "^ *[0-9]" | grep -q "heavy3" ||
 	fail "callgrind: heavy3 is not the top function: $(grep -A4 'file:function' cg.txt)"
-callgrind_annotate --inclusive=yes cg.txt >/dev/null 2>&1 || true
 callgrind_annotate --inclusive=yes cg.out | grep -q "run" || fail "callgrind: no inclusive cost for run"
 
 # --- pprof: go tool pprof -top and -traces ---

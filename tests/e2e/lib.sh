@@ -68,3 +68,13 @@ wait_for_output() {
 	done
 	return 1
 }
+
+# Fails (does not skip) when a file the build makes is missing: a missing build artifact
+# (the callpath executable, the runtime, a workload, a fixture) is a broken build, not an
+# environment without some feature. Exit 77 is only for the environment.
+require_built() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || fail "$f is not built (scripts/build.sh builds it)"
+	done
+}

@@ -5,7 +5,7 @@
 # shortened paths (heavy3 directly below __libc_start_call_main, main and run skipped).
 source "$(dirname "$0")/lib.sh"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" probe -q -o "$WORK/m" -f heavy3 -f run -e cputime -- "$prog" 1500
 run "$CALLPATH" report --format csv --metric cputime,calls "$WORK/m"
 python3 - "$WORK/run.out" <<'PY' || fail "samples inside probed functions are on wrong paths"

@@ -9,9 +9,10 @@ function (its PC node); symbols come from nm. Used by tests/e2e/probe-*.sh so th
 do not depend on the report's rendering. With --expect, checks instead that the calls of
 the contexts whose path ends with the given functions (summed over threads) equal COUNT,
 and exits 1 when one does not."""
-import bisect, glob, importlib.util, os, struct, subprocess, sys
+import bisect, glob, importlib.util, os, subprocess, sys
 
-# Threads (thread files and threads packed into the process file) as record-check.py reads them.
+# The measurement files are parsed by the one independent reader, record-check.py (thread
+# files and threads packed into the process file).
 _spec = importlib.util.spec_from_file_location(
     "record_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "record-check.py"))
 rc = importlib.util.module_from_spec(_spec)
@@ -43,45 +44,17 @@ def name_of(modules, module, offset):
     i = bisect.bisect_right(keys, offset) - 1
     return names[i] if i >= 0 else "?"
 
-def read_proc(path):
-    data = open(path, "rb").read()
-    header_size, = struct.unpack_from("<I", data, 16)
-    used, = struct.unpack_from("<Q", data, 24)
-    nmetrics, = struct.unpack_from("<I", data, 76)
-    metrics = []
-    for i in range(nmetrics):
-        metrics.append(data[176 + 80 * i:176 + 80 * i + 32].split(b"\0")[0].decode())
-    modules = {}
-    off = header_size
-    while off + 8 <= used:
-        rtype, size = struct.unpack_from("<II", data, off)
-        if size < 8:
-            break
-        if rtype == 3:
-            mid, = struct.unpack_from("<I", data, off + 8)
-            p = data[off + 8 + 72:off + size].split(b"\0")[0].decode()
-            modules[mid] = p
-        off += (size + 7) & ~7
-    return metrics, modules
-
 def lines(d):
     out = []
     threads = rc.read_dir(d)[1]
     for proc in sorted(glob.glob(os.path.join(d, "*.proc"))):
-        metrics, modules = read_proc(proc)
+        p = rc.read_proc(proc)
+        metrics = [m["name"] for m in p["metrics"]]
+        modules = {m["id"]: m["path"] for m in p["modules"]}
         ci = metrics.index("calls")
         ti = metrics.index(os.environ.get("PROBE_TREE_METRIC", "probe-time"))
-        pid, gen = struct.unpack_from("<iiI", open(proc, "rb").read(80), 64)[0::2]
-        for t in [t for t in threads if (t["pid"], t["gen"]) == (pid, gen)]:
-            data = rc.thread_data(d, t)
-            header_size, = struct.unpack_from("<I", data, 16)
-            used, = struct.unpack_from("<Q", data, 24)
-            tidx, nm, node_size = struct.unpack_from("<III", data, 76)
-            nodes = []
-            for off in range(header_size, used, node_size):
-                parent, kind, module, offset = struct.unpack_from("<IHxxIxxxxQ", data, off)
-                vals = struct.unpack_from("<%dQ" % nm, data, off + 24)
-                nodes.append((parent, kind, module, offset, vals))
+        for t in [t for t in threads if (t["pid"], t["gen"]) == (p["pid"], p["gen"])]:
+            tidx, nodes = t["tidx"], t["nodes"]
             for i, (parent, kind, module, offset, vals) in enumerate(nodes):
                 if kind != 2 or not vals[ci]:
                     continue

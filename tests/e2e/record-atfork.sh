@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/atfork.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 timeout 120 "$CALLPATH" record -q -o "$WORK/m" -- "$prog" 300 300000000 >"$WORK/out" 2>&1
 rc=$?
 [ $rc -eq 124 ] && { pkill -KILL -f "$prog 300" ; fail "deadlock: fork did not return within 120 s"; }

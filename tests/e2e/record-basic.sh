@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 
 expected=$("$prog")
 out=$(cd "$WORK" && "$CALLPATH" record -- "$prog" 2>"$WORK/err") || fail "exit status $? (want 0)"

@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/blocking.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" record -q -e realtime -e cputime -o "$WORK/m" -- "$prog" 300
 grep -q "blocking done ok" "$WORK/run.out" || fail "program behaviour changed: $(cat "$WORK/run.out")"
 $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"

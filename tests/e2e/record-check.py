@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Independent reader of callpath measurement directories for the record-* e2e tests.
+"""Independent reader of callpath measurement directories for the e2e tests (the only
+one: probe-tree.py imports it).
 
 Parses the fixed headers and records with `struct` straight from docs/format.md (not with
 callpath's own reader), validates them, and prints a JSON summary (threads packed into a
 process file by THREAD records count as threads, with "packed": true; a thread file whose
 tidx is packed is a leftover and skipped):
   record-check.py DIR  ->  {"procs": [...], "threads": [...]}
-Exit status 1 (with a message) if any file is malformed.
+Exit status 1 (with a message) if any file is malformed. read_proc(), read_thread() and
+read_dir() return the same dicts; a thread's also holds "nodes" (parent, kind, module,
+offset, values), which the JSON summary leaves out.
 """
 import json, os, struct, sys
 
@@ -116,7 +119,7 @@ def read_thread(path, data=None):
                 complete=complete, partial=partial, failed=failed, dropped=dropped,
                 frames=frames, name=name, nnodes=n, totals=totals, used=used, packed=False,
                 data_offset=0,
-                kinds=sorted({nd[1] for nd in nodes}))
+                kinds=sorted({nd[1] for nd in nodes}), nodes=nodes)
 
 
 def thread_data(d, t):
@@ -147,6 +150,8 @@ def read_dir(d):
 
 def main():
     procs, threads = read_dir(sys.argv[1])
+    for t in threads:
+        del t["nodes"]
     json.dump({"procs": procs, "threads": threads}, sys.stdout, indent=1)
 
 

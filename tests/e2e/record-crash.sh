@@ -3,7 +3,7 @@
 # hold the samples. SIGKILL: files stay readable up to the last published sample.
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
-[ -x "$CP_WORKLOADS/segv.O2" ] || skip "workloads not built"
+require_built "$CP_WORKLOADS/segv.O2"
 "$CALLPATH" record -q -o "$WORK/m" -- "$CP_WORKLOADS/segv.O2" >/dev/null 2>"$WORK/err"
 rc=$?
 [ $rc = 139 ] || fail "exit status $rc, want 139 (128+SIGSEGV)"

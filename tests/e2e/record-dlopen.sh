@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/dlopen.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" record -q -o "$WORK/m" -- "$prog"
 grep -q "dlopen done" "$WORK/run.out" || fail "program failed"
 $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"

@@ -5,7 +5,7 @@
 # timeouts must last as long as asked: the workload checks each and says "eintr ok".
 source "$(dirname "$0")/lib.sh"
 prog=$CP_WORKLOADS/eintr.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 # Without callpath the workload passes (it is a valid check of itself).
 "$prog" 50 >"$WORK/plain.out" 2>&1 || { cat "$WORK/plain.out" >&2; fail "workload fails alone"; }
 # A wait that never ends (a program signal lost with one of ours: sigsuspend) fails here

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" record -q -e cpu-clock@250us -o "$WORK/pc" -- "$prog" 1000
 run "$CALLPATH" record -q -e cputime@250us -o "$WORK/ct" -- "$prog" 1000
 run "$CALLPATH" record -q -e cpu-clock@f2000 -o "$WORK/pf" -- "$prog" 1000

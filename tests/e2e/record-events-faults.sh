@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 for v in O2 O0; do
 	prog=$CP_WORKLOADS/touch.$v
-	[ -x "$prog" ] || skip "workloads not built"
+	require_built "$prog"
 	run "$CALLPATH" record -q -e page-faults@16 -o "$WORK/m$v" -- "$prog" 32
 	$CHECK "$WORK/m$v" >"$WORK/c$v.json" || fail "$v: measurement files invalid"
 	json_assert "$WORK/c$v.json" '[(m["name"], m["unit"], m["source"], m["mechanism"], m["period"]) for m in d["procs"][0]["metrics"]] == [("page-faults", "events", 3, 4, 16)]' \

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/touch.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 want=$((2 * 32 * 256))
 check_two() { # DIR LABEL: cpu-clock and page-faults with consistent totals
 	$CHECK "$1" >"$WORK/c.json" || fail "$2: measurement files invalid"

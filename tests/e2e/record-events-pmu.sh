@@ -4,7 +4,7 @@
 # between heavy3 and light1, a plausible IPC, no multiplexing for two events.
 source "$(dirname "$0")/lib.sh"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/cpu_core ]; then
 	skip "no hardware performance counters here (/sys/bus/event_source/devices/cpu is missing: a VM?)"
 fi

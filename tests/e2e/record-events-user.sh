@@ -3,14 +3,19 @@
 #   >= 3 (Debian's default): refused before the program runs, with the advice to set it;
 #   2: counted in user mode only, with a NOTE saying so (faults and CPU time still land in
 #      the right function); <= 1: counted, no NOTE.
-# Needs root to drop to user nobody (setpriv); skipped otherwise.
+# Needs root to drop to user nobody (setpriv); skipped otherwise. nobody may not be able to
+# enter the source or build tree (a clone in /root is mode 700 on Debian), so callpath, its
+# runtime and the workload are copied into the world-readable work directory first.
 source "$(dirname "$0")/lib.sh"
-prog=$CP_WORKLOADS/touch.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$CALLPATH" "$CP_BUILD_DIR/libcallpath-rt.so" "$CP_WORKLOADS/touch.O2"
 [ "$(id -u)" = 0 ] || skip "needs root to run the test as user nobody"
 require_tool setpriv
 level=$(cat /proc/sys/kernel/perf_event_paranoid)
 chmod 755 "$WORK"
+mkdir -m 755 "$WORK/bin"
+cp "$CALLPATH" "$CP_BUILD_DIR/libcallpath-rt.so" "$CP_WORKLOADS/touch.O2" "$WORK/bin/"
+CALLPATH=$WORK/bin/callpath
+prog=$WORK/bin/touch.O2
 mkdir -m 777 "$WORK/out"
 as_nobody() {
 	(cd "$WORK/out" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@")

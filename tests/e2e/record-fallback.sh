@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 CALLPATH_NO_PERF=1 run "$CALLPATH" record -q -o "$WORK/m" -- "$prog"
 $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"
 python3 - "$WORK/m.json" <<'PY' || fail "fallback not reported correctly"

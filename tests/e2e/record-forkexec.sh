@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/forkexec.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" record -q -o "$WORK/m" -- "$prog" "$CP_WORKLOADS/chain.O2"
 grep -q "chain done" "$WORK/run.out" || fail "exec'd program did not run"
 $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"

@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/forkmany.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" record -q -o "$WORK/m" -- "$prog" 40 128
 grep -q "forkmany done 40" "$WORK/run.out" || fail "program output missing"
 $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"

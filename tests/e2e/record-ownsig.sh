@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/ownsig.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 "$CALLPATH" record -q -o "$WORK/m" -- "$prog" >"$WORK/out" 2>"$WORK/err" ||
 	fail "exit status $?: $(cat "$WORK/out" "$WORK/err")"
 grep -q "ownsig prof=ok alrm=ok mask=ok" "$WORK/out" || fail "program's signals broken: $(cat "$WORK/out")"

@@ -17,7 +17,7 @@ for mask in 0 1 2 3 4 5 6 7; do
 		i=$((i + 1))
 	done
 	lib=$CP_BUILD_DIR/$name.so
-	[ -f "$lib" ] || fail "runtime $lib not built"
+	require_built "$lib"
 	nm -D --defined-only "$lib" | awk '{print $3}' | sort >"$WORK/have"
 	grep -v '^#' "$allow" | awk -v fams="$families" '
 		BEGIN { n = split(fams, f, " "); for (i = 1; i <= n; i++) on[f[i]] = 1 }

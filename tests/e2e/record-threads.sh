@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 CHECK="python3 $CP_SOURCE_DIR/tests/e2e/record-check.py"
 prog=$CP_WORKLOADS/threads.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 run "$CALLPATH" record -q -o "$WORK/m" -- "$prog" 4
 grep -q "threads done" "$WORK/run.out" || fail "program output missing"
 $CHECK "$WORK/m" >"$WORK/m.json" || fail "measurement invalid"

@@ -19,21 +19,48 @@ expect_error() { # DIR PATTERN
 	grep -q -- "$2" "$WORK/err" || fail "message for $1 lacks '$2': $(cat "$WORK/err")"
 }
 
+# Each damaged copy keeps the saved callpath.db and every timestamp of the original (cp -a,
+# then the damaged file's mtime put back), so a report that trusted the database by its
+# mtime would never read the damaged file: it must notice by what the database was made from.
+damaged_copy() { # NAME: a copy of the measurement as $WORK/NAME
+	cp -a "$WORK/m" "$WORK/$1"
+}
+same_mtime() { # FILE in a copy: give it back the original's mtime
+	touch -r "$WORK/m/$(basename "$1")" "$1"
+}
+
 thr=$(ls "$WORK/m"/*.thr | head -1)
 proc=$(ls "$WORK/m"/*.proc | head -1)
 used=$(python3 -c "import struct,sys; print(struct.unpack_from('<Q', open(sys.argv[1],'rb').read(), 24)[0])" "$thr")
 
-cp -r "$WORK/m" "$WORK/trunc"
+damaged_copy trunc
 truncate -s $((used / 2)) "$WORK/trunc/$(basename "$thr")"
+same_mtime "$WORK/trunc/$(basename "$thr")"
 expect_error "$WORK/trunc" "$(basename "$thr"): truncated at offset $((used / 2)), header says $used bytes"
 
-cp -r "$WORK/m" "$WORK/magic"
+damaged_copy magic
 printf 'XXXX' | dd of="$WORK/magic/$(basename "$proc")" conv=notrunc status=none
+same_mtime "$WORK/magic/$(basename "$proc")"
 expect_error "$WORK/magic" "bad magic at offset 0"
 
-cp -r "$WORK/m" "$WORK/version"
+damaged_copy version
 printf '\x63' | dd of="$WORK/version/$(basename "$thr")" bs=1 seek=8 conv=notrunc status=none
+same_mtime "$WORK/version/$(basename "$thr")"
 expect_error "$WORK/version" "version 99"
+
+# A plain copy (new mtimes, the database copied last or first) of an intact measurement is
+# analyzed again once and then read from its own saved database.
+# (Analyzing again replaces callpath.db by a rename: a new inode.)
+cp -r "$WORK/m" "$WORK/copy"
+touch -d '+1 hour' "$WORK/copy/callpath.db"
+ino=$(stat -c %i "$WORK/copy/callpath.db")
+run "$CALLPATH" report "$WORK/copy"
+[ "$(stat -c %i "$WORK/copy/callpath.db")" != "$ino" ] ||
+	fail "the copy's database was trusted although every file of the copy is new"
+ino=$(stat -c %i "$WORK/copy/callpath.db")
+run "$CALLPATH" report "$WORK/copy"
+[ "$(stat -c %i "$WORK/copy/callpath.db")" = "$ino" ] ||
+	fail "an unchanged measurement was analyzed again"
 
 # A damaged or foreign database file given as PATH.
 [ -f "$WORK/m/callpath.db" ] || fail "report did not save $WORK/m/callpath.db"

@@ -4,7 +4,7 @@
 # the directory, and stops by itself with the final profile once the program has ended.
 source "$(dirname "$0")/lib.sh"
 prog=$CP_WORKLOADS/chain.O2
-[ -x "$prog" ] || skip "workloads not built"
+require_built "$prog"
 "$CALLPATH" record -q --no-analyze -o "$WORK/m" -- "$prog" 3000 >"$WORK/rec.out" 2>&1 &
 rec=$!
 for _ in $(seq 50); do ls "$WORK"/m/*.proc >/dev/null 2>&1 && break; sleep 0.1; done

@@ -4,17 +4,16 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/report-helpers/record.sh"
 
-[ -f "$RUNTIME" ] || skip "runtime $RUNTIME not built"
-[ -x "$CALLPATH" ] || skip "no callpath executable"
+require_built "$RUNTIME" "$CALLPATH" "$CP_WORKLOADS/chain.O2"
 mkdir -p "$WORK/m"
 CALLPATH_OUTPUT=$WORK/m CALLPATH_EVENTS=cputime LD_PRELOAD=$RUNTIME \
 	"$CP_WORKLOADS/chain.O2" 1000000 >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 50); do
+for _ in $(seq 1 200); do
 	ls "$WORK/m"/*.thr >/dev/null 2>&1 && break
 	sleep 0.1
 done
-ls "$WORK/m"/*.thr >/dev/null 2>&1 || { kill -9 $pid; skip "the runtime wrote no files"; }
+ls "$WORK/m"/*.thr >/dev/null 2>&1 || { kill -9 $pid; fail "the runtime wrote no measurement files in 20 s"; }
 sleep 1
 for i in 1 2 3; do
 	"$CALLPATH" report "$WORK/m" --format json -o "$WORK/live$i.json" 2>"$WORK/err" || {

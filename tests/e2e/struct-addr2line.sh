@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 require_tool eu-addr2line
 FX=$CP_BUILD_DIR/tests/fixtures/src
-[ -x "$FX/loops.gcc.O2" ] || skip "fixtures not built ($FX)"
+require_built "$FX/loops.gcc.O2"
 export XDG_CACHE_HOME=$WORK/cache
 
 compare() { # compare BINARY ADDRESS-FILE MAX-NAME-MISMATCH-PERCENT [REFERENCE]

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 FX=$CP_BUILD_DIR/tests/fixtures/src
 BIN=$FX/loops.gcc.O2
-[ -x "$BIN" ] || skip "fixtures not built ($FX)"
+require_built "$BIN"
 export XDG_CACHE_HOME=$WORK/cache
 
 expect_error() { # expect_error FILE PATTERN

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 FX=$CP_BUILD_DIR/tests/fixtures/src
 SRC=$CP_SOURCE_DIR/tests/fixtures/src
-[ -x "$FX/loops.gcc.O2" ] || skip "fixtures not built ($FX)"
+require_built "$FX/loops.gcc.O2"
 export XDG_CACHE_HOME=$WORK/cache
 command -v clang >/dev/null || note "clang is missing: clang variants skipped"
 command -v gfortran >/dev/null || note "gfortran is missing: Fortran variants skipped"

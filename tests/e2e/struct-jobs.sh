@@ -4,6 +4,7 @@
 # the fixtures and on libc (with its debug file when installed). Bad -j values are refused.
 source "$(dirname "$0")/lib.sh"
 FX=$CP_BUILD_DIR/tests/fixtures/src
+require_built "$FX/loops.gcc.O2"
 export XDG_CACHE_HOME=$WORK/cache
 bins=(/lib/x86_64-linux-gnu/libc.so.6)
 for f in loops.gcc.O2 loops.clang.O2 libloops.gcc.O2.so loops.gcc.O2.stripped; do
@@ -23,7 +24,7 @@ for bin in "${bins[@]}"; do
 	done
 	n=$((n + 1))
 done
-[ $n -gt 0 ] || skip "no binary to analyse"
+[ $n -ge 2 ] || fail "only $n binaries analysed (libc and the fixtures expected)"
 for bad in 0 -1 x 65 2x; do
 	if "$CALLPATH" struct -j "$bad" "${bins[0]}" >/dev/null 2>"$WORK/err"; then
 		fail "-j $bad accepted"

@@ -1,15 +1,7 @@
 #!/bin/bash
-# Builds the measurement-reader fuzzer with clang (libFuzzer + ASan + UBSan) and runs it for
-# SECONDS (default 60) on a seed corpus of valid files from tests/fuzz/seeds.
+# Longer runs of a fuzzer than the test suite's: tests/fuzz/run.sh [SECONDS [NAME]]
+# NAME is report-fuzz (the measurement reader, default), db-fuzz or struct-fuzz: runs that
+# e2e test for SECONDS (default 60) against the build in CP_BUILD_DIR (default build/).
 set -eu
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-/tmp/callpath-fuzz}
-SECONDS_TO_RUN=${1:-60}
-mkdir -p "$OUT/corpus"
-clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I"$SRC/src" \
-	"$SRC/tests/fuzz/fuzz-measure.c" "$SRC"/src/format/measure-read.c "$SRC"/src/format/measure-dir.c \
-	"$SRC"/src/base/error.c "$SRC"/src/base/strbuf.c \
-	"$SRC"/src/base/xalloc.c -o "$OUT/fuzz-measure"
-cp "$SRC"/tests/fuzz/seeds/* "$OUT/corpus/" 2>/dev/null || true
-"$OUT/fuzz-measure" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 "$OUT/corpus"
+here=$(cd "$(dirname "$0")" && pwd)
+CP_FUZZ_SECONDS=${1:-60} exec bash "$here/../e2e/${2:-report-fuzz}.sh"

@@ -8,9 +8,9 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "db/correlate/correlate.h"
+#include "db/sources.h"
 #include "format/measure-read.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -483,6 +483,7 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 	int rc = cp_mf_list_open(&a.list, dir);
 	if (rc)
 		goto out;
+	cp_db_sources_record(db, &a.list);
 	a.corr = cp_corr_new(db);
 	double t0 = cpu_s();
 	rc = pass_scan(&a);
@@ -557,38 +558,6 @@ out:
 
 /* ---- cp_profile_open ---- */
 
-static int ts_newer(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
-}
-
-/* 1 if db_path exists and is at least as new as every measurement file in dir. */
-static int db_up_to_date(const char *dir, const char *db_path)
-{
-	struct stat dbst;
-	if (stat(db_path, &dbst) || !S_ISREG(dbst.st_mode))
-		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	int ok = 1;
-	struct dirent *de;
-	while (ok && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		int mf = (len > 5 && !strcmp(de->d_name + len - 5, CP_MF_PROC_SUFFIX)) ||
-			 (len > 4 && !strcmp(de->d_name + len - 4, CP_MF_THREAD_SUFFIX));
-		if (!mf)
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, 0))
-			continue;
-		if (ts_newer(&st.st_mtim, &dbst.st_mtim))
-			ok = 0;
-	}
-	closedir(d);
-	return ok;
-}
-
 int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct cp_db *db)
 {
 	struct cp_analyze_options defaults;
@@ -610,7 +579,7 @@ int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct
 	struct strbuf dbp;
 	strbuf_init(&dbp);
 	strbuf_addf(&dbp, "%s/%s", path, CP_DB_DEFAULT_NAME);
-	if (db_up_to_date(path, dbp.buf)) {
+	if (cp_db_sources_current(path, dbp.buf)) {
 		rc = cp_db_read(db, dbp.buf);
 		if (!rc) {
 			strbuf_release(&dbp);

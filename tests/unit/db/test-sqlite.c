@@ -384,9 +384,13 @@ static void test_bad_files(void **state)
 	/* a newer schema */
 	const char *newer = in_dir("newer.db");
 	copy_prefix(path, newer, st.st_size);
-	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'PRAGMA user_version = 2'", newer);
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'PRAGMA user_version = %d'", newer,
+		 CP_DB_SCHEMA_VERSION + 1);
+	char want[64];
+	snprintf(want, sizeof want, "schema version %d, this callpath reads %d",
+		 CP_DB_SCHEMA_VERSION + 1, CP_DB_SCHEMA_VERSION);
 	if (!system(cmd))
-		expect_format_error(newer, "schema version 2, this callpath reads 1");
+		expect_format_error(newer, want);
 	/* inconsistent rows */
 	const char *incons = in_dir("incons.db");
 	static const char *const edits[] = {
