@@ -46,6 +46,8 @@ TEST_PKGS=(
   linux-perf xz-utils sqlite3 python3
   golang-go                     # `go tool pprof` reads our pprof export
   python3-jsonschema            # validates the speedscope export against its schema
+  clang-format                  # scripts/check-format.sh
+  openmpi-bin                   # mpirun: record-mpi (one summary, ranks in the database)
 )
 # Benchmarks only: the peers in bench/.
 BENCH_PKGS=(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the build and test dependencies, builds, runs every unit and
 # end-to-end test; then rebuilds the offline tools with ASan/UBSan (the preloaded runtime is
-# never sanitized) and runs the suite again on them. Both passes always run; the last line
+# never sanitized) and runs the suite again on them; first it checks the sources' format. Both passes always run; the last line
 # gives the passed, failed and skipped counts of each, and the exit status is 0 only when
 # neither pass failed. CALLPATH_SKIP_SANITIZE=1 runs the first pass only.
 set -uo pipefail
@@ -41,6 +41,14 @@ counts() {
 	echo "$((total - failed - skipped - disabled)) passed, $failed failed, $((skipped + disabled)) skipped"
 	[ "$failed" = 0 ] && [ "$total" -gt 0 ] || status=1
 }
+
+# The sources follow .clang-format (a check, not a rewrite).
+if scripts/check-format.sh; then
+	summary+=("format: ok")
+else
+	summary+=("format: FAILED")
+	status=1
+fi
 
 CMAKE_ARGS=(-DCALLPATH_SANITIZE=OFF) # build/ may have been configured otherwise by hand
 pass plain build

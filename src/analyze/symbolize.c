@@ -12,9 +12,9 @@
 
 struct sym_module {
 	char *path;
-	int rc;          /* result of opening; the module is usable when 0 */
-	char *error;     /* message when rc != 0 */
-	int warned;      /* build-id mismatch or DWARF trouble reported */
+	int rc;	     /* result of opening; the module is usable when 0 */
+	char *error; /* message when rc != 0 */
+	int warned;  /* build-id mismatch or DWARF trouble reported */
 	struct cp_module mod;
 };
 
@@ -89,8 +89,10 @@ static void check_module(struct sym_module *m, const uint8_t *build_id, size_t l
 	const struct cp_elf_image *im = &m->mod.image;
 	if (build_id && len && im->build_id_len &&
 	    (len != im->build_id_len || memcmp(build_id, im->build_id, len))) {
-		fprintf(stderr, "callpath: warning: %s changed since the run (build-id differs); "
-				"its symbols may be wrong\n", m->path);
+		fprintf(stderr,
+			"callpath: warning: %s changed since the run (build-id differs); "
+			"its symbols may be wrong\n",
+			m->path);
 		m->warned = 1;
 	}
 	if (m->mod.dwarf_error) {
@@ -148,7 +150,8 @@ int cp_symbolizer_lookup(struct cp_symbolizer *s, const char *path, const uint8_
 		return cp_error(m->rc, "%s", m->error);
 	check_module(m, build_id, build_id_len);
 	uint64_t addr = is_return && offset ? offset - 1 : offset;
-	struct sym_cache_entry *ce = &s->cache[(addr ^ (addr >> 12) ^ (uintptr_t)m) % SYM_CACHE_SIZE];
+	struct sym_cache_entry *ce =
+	    &s->cache[(addr ^ (addr >> 12) ^ (uintptr_t)m) % SYM_CACHE_SIZE];
 	if (ce->mod == m && ce->addr == addr) {
 		*out = ce->info;
 		return 0;

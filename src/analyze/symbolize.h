@@ -20,18 +20,18 @@
 struct cp_sym_frame {
 	const char *name; /* demangled procedure / inlined subroutine name; never NULL */
 	const char *file; /* source file of the address within this frame, or NULL */
-	int line;         /* 0 if unknown */
+	int line;	  /* 0 if unknown */
 	int column;
 };
 
 struct cp_sym_info {
 	/* The procedure containing the address ("<module>+0x1234" style is the caller's job
 	 * when found == 0). Strings are owned by the symbolizer, valid until it is freed. */
-	int found;             /* 1 if a procedure symbol covers the address */
+	int found;	       /* 1 if a procedure symbol covers the address */
 	const char *procedure; /* outermost (non-inlined) procedure, demangled */
 	uint64_t proc_lo;      /* procedure start offset */
 	uint64_t proc_hi;
-	const char *file;      /* file:line of the address itself (innermost) */
+	const char *file; /* file:line of the address itself (innermost) */
 	int line;
 	/* Inlined frames, outermost first: inline[0] was inlined into `procedure` at
 	 * inline[0].file:line (the call site), inline[n-1] contains the address. Each frame's

@@ -46,15 +46,25 @@ void cp_error_clear(void)
 const char *cp_error_name(int code)
 {
 	switch (code) {
-	case CP_OK: return "ok";
-	case CP_EINVAL: return "invalid argument";
-	case CP_ENOMEM: return "out of memory";
-	case CP_EIO: return "I/O error";
-	case CP_EFORMAT: return "bad file format";
-	case CP_ENOTSUP: return "not supported";
-	case CP_ENOENT: return "not found";
-	case CP_EPERM: return "permission denied";
-	case CP_ECHILD: return "program failed";
-	default: return "internal error";
+	case CP_OK:
+		return "ok";
+	case CP_EINVAL:
+		return "invalid argument";
+	case CP_ENOMEM:
+		return "out of memory";
+	case CP_EIO:
+		return "I/O error";
+	case CP_EFORMAT:
+		return "bad file format";
+	case CP_ENOTSUP:
+		return "not supported";
+	case CP_ENOENT:
+		return "not found";
+	case CP_EPERM:
+		return "permission denied";
+	case CP_ECHILD:
+		return "program failed";
+	default:
+		return "internal error";
 	}
 }

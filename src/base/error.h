@@ -8,14 +8,14 @@
 
 enum {
 	CP_OK = 0,
-	CP_EINVAL = -1,   /* bad argument or option */
-	CP_ENOMEM = -2,   /* out of memory */
-	CP_EIO = -3,      /* read/write/open failure (errno in message) */
+	CP_EINVAL = -1,	  /* bad argument or option */
+	CP_ENOMEM = -2,	  /* out of memory */
+	CP_EIO = -3,	  /* read/write/open failure (errno in message) */
 	CP_EFORMAT = -4,  /* corrupt, truncated or foreign file */
 	CP_ENOTSUP = -5,  /* not supported here (no PMU, not x86-64, ...) */
-	CP_ENOENT = -6,   /* missing file, symbol, event */
-	CP_EPERM = -7,    /* permission (perf_event_paranoid, ptrace) */
-	CP_ECHILD = -8,   /* the profiled program failed to start */
+	CP_ENOENT = -6,	  /* missing file, symbol, event */
+	CP_EPERM = -7,	  /* permission (perf_event_paranoid, ptrace) */
+	CP_ECHILD = -8,	  /* the profiled program failed to start */
 	CP_EINTERNAL = -9 /* a bug in callpath */
 };
 

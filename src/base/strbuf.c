@@ -88,11 +88,21 @@ void strbuf_add_json(struct strbuf *sb, const char *s)
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		switch (c) {
-		case '"': strbuf_addstr(sb, "\\\""); break;
-		case '\\': strbuf_addstr(sb, "\\\\"); break;
-		case '\n': strbuf_addstr(sb, "\\n"); break;
-		case '\t': strbuf_addstr(sb, "\\t"); break;
-		case '\r': strbuf_addstr(sb, "\\r"); break;
+		case '"':
+			strbuf_addstr(sb, "\\\"");
+			break;
+		case '\\':
+			strbuf_addstr(sb, "\\\\");
+			break;
+		case '\n':
+			strbuf_addstr(sb, "\\n");
+			break;
+		case '\t':
+			strbuf_addstr(sb, "\\t");
+			break;
+		case '\r':
+			strbuf_addstr(sb, "\\r");
+			break;
 		default:
 			if (c < 0x20)
 				strbuf_addf(sb, "\\u%04x", c);

@@ -204,7 +204,8 @@ static int obtain(const struct struct_args *a, const char *bin, struct cp_struct
 		rc = cp_struct_get(bin, a->flags, &opt, st, &res);
 		where = res.cache_path ? res.cache_path : "not cached";
 		if (res.cache_warning)
-			fprintf(stderr, "callpath struct: warning: %s (the structure is not cached)\n",
+			fprintf(stderr,
+				"callpath struct: warning: %s (the structure is not cached)\n",
 				res.cache_warning);
 	}
 	if (pg.shown)

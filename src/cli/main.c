@@ -15,13 +15,13 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"record", cmd_record, "run a program and sample its calling contexts"},
-	{"probe", cmd_probe, "count and time only the functions you name, per call path"},
-	{"gprof", cmd_gprof, "gprof without recompiling: write a gmon.out for a program"},
-	{"analyze", cmd_analyze, "correlate a measurement with program structure into a database"},
-	{"report", cmd_report, "show a profile: top-down, bottom-up or flat"},
-	{"export", cmd_export, "write a profile for callgrind, pprof, speedscope, gprof, flame graphs"},
-	{"struct", cmd_struct, "recover procedures, inlined code, loops and lines of binaries"},
+    {"record", cmd_record, "run a program and sample its calling contexts"},
+    {"probe", cmd_probe, "count and time only the functions you name, per call path"},
+    {"gprof", cmd_gprof, "gprof without recompiling: write a gmon.out for a program"},
+    {"analyze", cmd_analyze, "correlate a measurement with program structure into a database"},
+    {"report", cmd_report, "show a profile: top-down, bottom-up or flat"},
+    {"export", cmd_export, "write a profile for callgrind, pprof, speedscope, gprof, flame graphs"},
+    {"struct", cmd_struct, "recover procedures, inlined code, loops and lines of binaries"},
 };
 
 static void usage(FILE *out)

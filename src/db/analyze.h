@@ -9,11 +9,11 @@
 #include <stdio.h>
 
 struct cp_analyze_options {
-	int jobs;           /* parallel `struct` jobs for cache misses (0 = number of CPUs) */
-	FILE *progress;     /* progress and warnings for humans (stderr), or NULL for none */
+	int jobs;	      /* parallel `struct` jobs for cache misses (0 = number of CPUs) */
+	FILE *progress;	      /* progress and warnings for humans (stderr), or NULL for none */
 	const char **derived; /* "NAME=FORMULA" derived metrics to add, nderived of them */
 	size_t nderived;
-	int no_write;       /* cp_profile_open: never write DIR/callpath.db */
+	int no_write; /* cp_profile_open: never write DIR/callpath.db */
 };
 
 void cp_analyze_options_init(struct cp_analyze_options *o);

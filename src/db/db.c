@@ -563,7 +563,8 @@ static void profile_stats(struct cp_db *db, uint32_t p, size_t nraw, struct incl
 		x->incl[(size_t)v->scope * nraw + v->metric] += v->value;
 		for (uint32_t s = v->scope; s != CP_DB_NONE; s = db->scopes[s].parent) {
 			x->self[(size_t)s * nraw + v->metric] += v->value;
-			if (db->scopes[s].kind == CP_DBK_PROC || db->scopes[s].kind == CP_DBK_PARTIAL)
+			if (db->scopes[s].kind == CP_DBK_PROC ||
+			    db->scopes[s].kind == CP_DBK_PARTIAL)
 				break;
 		}
 		for (uint32_t s = v->scope; s != CP_DB_NONE && !x->mark[s];

@@ -30,11 +30,11 @@
 /* ---- static structure ------------------------------------------------------------- */
 
 struct cp_db_module {
-	const char *path;     /* full path as the process mapped it ("[vdso]" for the vDSO) */
-	const char *name;     /* base name */
+	const char *path; /* full path as the process mapped it ("[vdso]" for the vDSO) */
+	const char *name; /* base name */
 	uint8_t build_id[32];
 	uint32_t build_id_len;
-	uint32_t flags;       /* enum cp_db_module_flags */
+	uint32_t flags; /* enum cp_db_module_flags */
 };
 
 enum cp_db_module_flags {
@@ -51,14 +51,14 @@ struct cp_db_proc {
 	const char *name;    /* demangled */
 	const char *linkage; /* mangled/linkage name, or NULL */
 	uint32_t module;     /* module id */
-	uint32_t file;       /* file id of its declaration, or CP_DB_NONE */
-	uint32_t line;       /* declaration line, 0 if unknown */
-	uint32_t flags;      /* enum cp_db_proc_flags */
-	uint64_t entry;      /* entry address (module-relative); 0 for inlined-only code */
+	uint32_t file;	     /* file id of its declaration, or CP_DB_NONE */
+	uint32_t line;	     /* declaration line, 0 if unknown */
+	uint32_t flags;	     /* enum cp_db_proc_flags */
+	uint64_t entry;	     /* entry address (module-relative); 0 for inlined-only code */
 };
 
 enum cp_db_proc_flags {
-	CP_DB_PROC_UNKNOWN = 1u << 0,      /* no symbol: named "[module+0xOFFSET]" */
+	CP_DB_PROC_UNKNOWN = 1u << 0,	   /* no symbol: named "[module+0xOFFSET]" */
 	CP_DB_PROC_INLINED_ONLY = 1u << 1, /* known only as inlined code (no out-of-line copy) */
 	CP_DB_PROC_PLT = 1u << 2,
 };
@@ -78,59 +78,59 @@ enum cp_db_kind {
 const char *cp_db_kind_name(enum cp_db_kind k);
 
 struct cp_db_scope {
-	uint32_t parent;  /* CP_DB_NONE for the root (scope 0) */
+	uint32_t parent;		    /* CP_DB_NONE for the root (scope 0) */
 	uint32_t first_child, next_sibling; /* CP_DB_NONE terminated; children in creation order */
-	uint8_t kind;     /* enum cp_db_kind */
+	uint8_t kind;			    /* enum cp_db_kind */
 	uint8_t pad[3];
-	uint32_t depth;   /* root = 0 */
-	uint32_t proc;    /* PROC/INLINE: procedure id; else the enclosing frame's procedure */
-	uint32_t module;  /* module of the code (CP_DB_NONE for the root/partial) */
-	uint32_t file;    /* see enum cp_db_kind; CP_DB_NONE if unknown */
-	uint32_t line;    /* 0 if unknown */
+	uint32_t depth;	 /* root = 0 */
+	uint32_t proc;	 /* PROC/INLINE: procedure id; else the enclosing frame's procedure */
+	uint32_t module; /* module of the code (CP_DB_NONE for the root/partial) */
+	uint32_t file;	 /* see enum cp_db_kind; CP_DB_NONE if unknown */
+	uint32_t line;	 /* 0 if unknown */
 	uint32_t line_lo, line_hi; /* LOOP: extent of its lines in `file`; else 0 */
-	uint64_t addr;    /* PROC: entry; INLINE: lowest address; LOOP: header; STMT: first
-			   * address sampled; module-relative */
+	uint64_t addr;		   /* PROC: entry; INLINE: lowest address; LOOP: header; STMT: first
+				    * address sampled; module-relative */
 };
 
 /* ---- metrics ---------------------------------------------------------------------- */
 
 enum cp_db_metric_kind {
-	CP_DB_METRIC_RAW = 0,     /* measured: values per profile and scope */
+	CP_DB_METRIC_RAW = 0,	  /* measured: values per profile and scope */
 	CP_DB_METRIC_DERIVED = 1, /* computed from other metrics by `formula` */
 };
 
 struct cp_db_metric {
-	const char *name;        /* "cputime", "cycles", "alloc-bytes", "ipc" ... */
-	const char *unit;        /* "ns", "events", "bytes", "calls", "" for ratios */
+	const char *name;	 /* "cputime", "cycles", "alloc-bytes", "ipc" ... */
+	const char *unit;	 /* "ns", "events", "bytes", "calls", "" for ratios */
 	const char *description; /* one line for humans, or NULL */
-	const char *formula;     /* DERIVED: the formula as given (expr.h); RAW: NULL */
-	uint32_t kind;           /* enum cp_db_metric_kind */
-	uint32_t source;         /* enum cp_mf_source (format/measure.h); 0 for derived */
-	uint32_t mechanism;      /* enum cp_mf_mechanism */
-	uint64_t period;         /* sampling period in `unit`, 0 for synchronous/derived */
-	uint64_t samples;        /* samples/events taken, summed over profiles */
+	const char *formula;	 /* DERIVED: the formula as given (expr.h); RAW: NULL */
+	uint32_t kind;		 /* enum cp_db_metric_kind */
+	uint32_t source;	 /* enum cp_mf_source (format/measure.h); 0 for derived */
+	uint32_t mechanism;	 /* enum cp_mf_mechanism */
+	uint64_t period;	 /* sampling period in `unit`, 0 for synchronous/derived */
+	uint64_t samples;	 /* samples/events taken, summed over profiles */
 };
 
 /* ---- profiles (one per measured thread) --------------------------------------------- */
 
 struct cp_db_profile {
 	int32_t pid, ppid, tid;
-	uint32_t gen;   /* process image generation (<pid>.<gen>.proc) */
-	uint32_t tidx;  /* thread index in its process image */
-	int32_t rank;   /* MPI rank, -1 if none */
+	uint32_t gen;  /* process image generation (<pid>.<gen>.proc) */
+	uint32_t tidx; /* thread index in its process image */
+	int32_t rank;  /* MPI rank, -1 if none */
 	const char *host;
 	const char *thread_name;
-	const char *command; /* its process image's command line (shell-quoted) */
-	uint32_t flags;      /* enum cp_db_profile_flags */
-	uint64_t start_ns, end_ns; /* CLOCK_REALTIME */
-	uint64_t cpu_ns;     /* thread CPU time at exit, 0 if unknown */
+	const char *command;		     /* its process image's command line (shell-quoted) */
+	uint32_t flags;			     /* enum cp_db_profile_flags */
+	uint64_t start_ns, end_ns;	     /* CLOCK_REALTIME */
+	uint64_t cpu_ns;		     /* thread CPU time at exit, 0 if unknown */
 	uint64_t samples[CP_DB_MAX_METRICS]; /* per raw metric id */
 	uint64_t unwind_complete, unwind_partial, unwind_failed, dropped, frames;
 };
 
 enum cp_db_profile_flags {
 	CP_DB_PROF_FORK_CHILD = 1u << 0,
-	CP_DB_PROF_EXECED = 1u << 1,   /* an image started by a followed exec */
+	CP_DB_PROF_EXECED = 1u << 1, /* an image started by a followed exec */
 	CP_DB_PROF_CRASHED = 1u << 2,
 	CP_DB_PROF_UNFINISHED = 1u << 3, /* killed or still running when analyzed */
 };
@@ -163,11 +163,16 @@ int cp_db_stat_parse(const char *s);
 static inline double cp_db_stat_value(const struct cp_db_stat *st, enum cp_db_statkind k)
 {
 	switch (k) {
-	case CP_DB_STAT_MEAN: return st->mean;
-	case CP_DB_STAT_MIN: return st->min;
-	case CP_DB_STAT_MAX: return st->max;
-	case CP_DB_STAT_STDDEV: return st->stddev;
-	default: return st->sum;
+	case CP_DB_STAT_MEAN:
+		return st->mean;
+	case CP_DB_STAT_MIN:
+		return st->min;
+	case CP_DB_STAT_MAX:
+		return st->max;
+	case CP_DB_STAT_STDDEV:
+		return st->stddev;
+	default:
+		return st->sum;
 	}
 }
 
@@ -188,12 +193,12 @@ struct cp_db_pvalues {
 
 struct cp_db_run {
 	const char *measurement_dir;
-	const char *command;  /* first process image's command line */
+	const char *command; /* first process image's command line */
 	const char *host;
 	const char *callpath_version; /* of the runtime that measured (and of analyze) */
-	uint64_t start_ns;    /* CLOCK_REALTIME of the first process start */
+	uint64_t start_ns;	      /* CLOCK_REALTIME of the first process start */
 	double duration_s;
-	size_t nprocs;        /* process images */
+	size_t nprocs; /* process images */
 	size_t nforked, nexeced;
 	/* Process CPU time (user + system) of the images that ended normally, from the
 	 * runtime's process CPU clock readings; of it, start-up before the runtime's constructor
@@ -201,7 +206,7 @@ struct cp_db_run {
 	 * (killed, crashed, measured by an older runtime). */
 	uint64_t process_cpu_ns, startup_ns, runtime_ns;
 	uint64_t images_cpu_unknown;
-	const char **notes;   /* the runtime's NOTE records, de-duplicated */
+	const char **notes; /* the runtime's NOTE records, de-duplicated */
 	size_t nnotes;
 	const char **warnings; /* problems found by analyze (missing module, no structure...) */
 	size_t nwarnings;
@@ -278,13 +283,11 @@ uint32_t cp_db_proc(struct cp_db *db, const struct cp_db_proc *p);
 /* The child of parent with this identity, created if missing. Returns CP_DB_NONE for a
  * bad parent or kind (ROOT). A child always has a larger id than its parent (ids are given
  * in creation order), so a pass over the scopes in decreasing id order sees every child
- * before its parent; cp_db_read keeps this. Creating a scope un-finishes the database. Identity by kind:
- *   PROC, INLINE: (proc, file, line)   -- the same procedure called from another call
- *                                         site is another frame
- *   LOOP:         (module, addr)
- *   STMT:         (file, line)         -- s->addr of the first one created is kept
- *   PARTIAL:      (kind)
- * s->parent/first_child/next_sibling/depth are ignored and set here. */
+ * before its parent; cp_db_read keeps this. Creating a scope un-finishes the database. Identity by
+ * kind: PROC, INLINE: (proc, file, line)   -- the same procedure called from another call site is
+ * another frame LOOP:         (module, addr) STMT:         (file, line)         -- s->addr of the
+ * first one created is kept PARTIAL:      (kind) s->parent/first_child/next_sibling/depth are
+ * ignored and set here. */
 uint32_t cp_db_scope_child(struct cp_db *db, uint32_t parent, const struct cp_db_scope *s);
 
 /* Raw metrics must all be added before any derived metric and before values. Returns the
@@ -297,8 +300,8 @@ uint32_t cp_db_metric_add(struct cp_db *db, const struct cp_db_metric *m);
  * Returns its id, or a negative CP_E* code with cp_error() set naming the problem
  * (syntax error with its column, unknown metric name, duplicate name). Before or after
  * cp_db_finish(); after, its stats are computed at once. */
-int cp_db_derived_add(struct cp_db *db, const char *name, const char *formula,
-		      const char *unit, const char *description);
+int cp_db_derived_add(struct cp_db *db, const char *name, const char *formula, const char *unit,
+		      const char *description);
 /* Adds the derived-metric presets whose inputs are present (issue "metric sources"):
  * ipc = instructions/cycles, cache-miss-ratio, branch-miss-ratio, mflops (FP operations
  * per microsecond of CPU time), waste = F*cycles - fp_ops (F = waste_factor, the paper's 2
@@ -313,8 +316,7 @@ uint32_t cp_db_profile_add(struct cp_db *db, const struct cp_db_profile *p);
 /* Adds value to the exclusive value of (profile, scope, metric); metric must be raw (calls
  * with an out-of-range profile/scope/metric, a derived metric or a 0 value are ignored).
  * Consecutive adds to the same (scope, metric) are merged at once. */
-void cp_db_add(struct cp_db *db, uint32_t profile, uint32_t scope, uint32_t metric,
-	       double value);
+void cp_db_add(struct cp_db *db, uint32_t profile, uint32_t scope, uint32_t metric, double value);
 
 /* Sorts and merges each profile's values, then computes inclusive values (sums over
  * subtrees of the scope tree) and the summary statistics of every metric (derived ones
@@ -325,8 +327,7 @@ int cp_db_finish(struct cp_db *db);
 /* Per-profile values of one profile, for views of one thread (--thread) or statistics of
  * derived views: fills excl[nscopes * nraw] and, if incl is non-NULL, incl likewise
  * (nraw = number of raw metrics), both zeroed first. */
-void cp_db_profile_dense(const struct cp_db *db, uint32_t profile, double *excl,
-			 double *incl);
+void cp_db_profile_dense(const struct cp_db *db, uint32_t profile, double *excl, double *incl);
 
 /* After cp_db_finish(): self[scope * nmetrics + metric] = the exclusive sum of the scope
  * (cp_db_stat_get(db, scope, metric, 0)->sum). Exclusive values in the statistics are

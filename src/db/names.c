@@ -3,8 +3,8 @@
 #include <string.h>
 
 static const char *const kind_names[] = {
-	[CP_DBK_ROOT] = "root",     [CP_DBK_PROC] = "procedure", [CP_DBK_INLINE] = "inlined",
-	[CP_DBK_LOOP] = "loop",     [CP_DBK_STMT] = "statement", [CP_DBK_PARTIAL] = "partial",
+    [CP_DBK_ROOT] = "root", [CP_DBK_PROC] = "procedure", [CP_DBK_INLINE] = "inlined",
+    [CP_DBK_LOOP] = "loop", [CP_DBK_STMT] = "statement", [CP_DBK_PARTIAL] = "partial",
 };
 
 const char *cp_db_kind_name(enum cp_db_kind k)
@@ -15,8 +15,8 @@ const char *cp_db_kind_name(enum cp_db_kind k)
 }
 
 static const char *const stat_names[] = {
-	[CP_DB_STAT_SUM] = "sum", [CP_DB_STAT_MEAN] = "mean",     [CP_DB_STAT_MIN] = "min",
-	[CP_DB_STAT_MAX] = "max", [CP_DB_STAT_STDDEV] = "stddev",
+    [CP_DB_STAT_SUM] = "sum", [CP_DB_STAT_MEAN] = "mean",     [CP_DB_STAT_MIN] = "min",
+    [CP_DB_STAT_MAX] = "max", [CP_DB_STAT_STDDEV] = "stddev",
 };
 
 const char *cp_db_stat_name(enum cp_db_statkind s)

@@ -196,7 +196,8 @@ static int bad_period(struct cp_ev *ev, const char *text, char *err, size_t cap)
 {
 	if (err) {
 		if (ev->kind == CP_EV_TRIGGER)
-			snprintf(err, cap, "'%s' takes no period: it counts every call (remove '@%s')",
+			snprintf(err, cap,
+				 "'%s' takes no period: it counts every call (remove '@%s')",
 				 ev->name, text);
 		else if (ev->kind == CP_EV_TIMER)
 			snprintf(err, cap,

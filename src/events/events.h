@@ -46,9 +46,9 @@ enum cp_ev_kind {
 /* A row of the catalog. */
 struct cp_ev_desc {
 	const char *name;
-	int kind;      /* enum cp_ev_kind: CP_EV_HARDWARE, _SOFTWARE, _TIMER or _TRIGGER */
+	int kind;	  /* enum cp_ev_kind: CP_EV_HARDWARE, _SOFTWARE, _TIMER or _TRIGGER */
 	const char *unit; /* of the values stored: "ns", "bytes", "events" */
-	uint32_t type; /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE / PERF_TYPE_HW_CACHE */
+	uint32_t type;	  /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE / PERF_TYPE_HW_CACHE */
 	uint64_t config;
 	uint64_t default_period; /* in events, or ns for time events; 0: takes none */
 	uint64_t min_period;

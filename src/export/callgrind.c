@@ -16,12 +16,12 @@
 #include <string.h>
 
 struct cg_entry {
-	uint32_t fn;	 /* procedure key of the frame holding the cost (see fn_key) */
-	uint32_t file;	 /* position: file id (CP_DB_NONE unknown) */
+	uint32_t fn;   /* procedure key of the frame holding the cost (see fn_key) */
+	uint32_t file; /* position: file id (CP_DB_NONE unknown) */
 	uint32_t line;
 	uint32_t callee; /* CP_DB_NONE: self cost; else the called procedure key */
 	uint64_t calls;
-	double *cost;	 /* [nraw] */
+	double *cost; /* [nraw] */
 };
 
 /* Procedures by id; [partial unwind] and [unknown] after them. */
@@ -228,8 +228,7 @@ int cp_export_callgrind(const struct cp_db *db, const struct cp_export_options *
 		if (x->callee != CP_DB_NONE) {
 			fprintf(out, "cob=%s\ncfi=%s\ncfn=%s\n", fn_module(db, x->callee),
 				fn_file(db, x->callee), fn_name(db, x->callee));
-			uint32_t target =
-			    x->callee < db->nprocs ? db->procs[x->callee].line : 0;
+			uint32_t target = x->callee < db->nprocs ? db->procs[x->callee].line : 0;
 			fprintf(out, "calls=%llu %u\n", (unsigned long long)x->calls, target);
 		}
 		put_costs(out, x->line, x->cost, nraw);

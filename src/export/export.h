@@ -45,8 +45,7 @@ uint32_t cp_export_metric(const struct cp_db *db, const struct cp_export_options
 int cp_export_callgrind(const struct cp_db *db, const struct cp_export_options *o, FILE *out);
 int cp_export_pprof(const struct cp_db *db, const struct cp_export_options *o, FILE *out);
 int cp_export_folded(const struct cp_db *db, const struct cp_export_options *o, FILE *out);
-int cp_export_speedscope(const struct cp_db *db, const struct cp_export_options *o,
-			 FILE *out);
+int cp_export_speedscope(const struct cp_db *db, const struct cp_export_options *o, FILE *out);
 int cp_export_gmon(const struct cp_db *db, const struct cp_export_options *o, FILE *out);
 
 /* Writes format f to path ("-" = standard output); on failure no partial file is left. */

@@ -30,37 +30,47 @@ static uint64_t load_used(const void *buf)
 }
 
 /* Checks the common header and copies the kind's fixed part (fixed bytes) into out. */
-static int header_check(const void *buf, size_t size, const char *name, uint32_t kind,
-			size_t fixed, void *out, uint64_t *used_out)
+static int header_check(const void *buf, size_t size, const char *name, uint32_t kind, size_t fixed,
+			void *out, uint64_t *used_out)
 {
 	struct cp_mf_header h;
 	if (size < sizeof h)
-		return cp_error(CP_EFORMAT, "file %s: truncated at offset %zu, the header needs %zu bytes",
+		return cp_error(CP_EFORMAT,
+				"file %s: truncated at offset %zu, the header needs %zu bytes",
 				name, size, sizeof h);
 	memcpy(&h, buf, sizeof h);
 	if (memcmp(h.magic, CP_MF_MAGIC, sizeof h.magic))
-		return cp_error(CP_EFORMAT, "file %s: bad magic at offset 0: not a callpath measurement file",
+		return cp_error(CP_EFORMAT,
+				"file %s: bad magic at offset 0: not a callpath measurement file",
 				name);
 	if (h.version > CP_MF_VERSION)
-		return cp_error(CP_EFORMAT, "file %s: format version %u (offset %zu) is newer than this callpath reads (%d); use a newer callpath",
-				name, h.version, offsetof(struct cp_mf_header, version), CP_MF_VERSION);
+		return cp_error(CP_EFORMAT,
+				"file %s: format version %u (offset %zu) is newer than this "
+				"callpath reads (%d); use a newer callpath",
+				name, h.version, offsetof(struct cp_mf_header, version),
+				CP_MF_VERSION);
 	if (h.version == 0)
 		return cp_error(CP_EFORMAT, "file %s: corrupt version 0 at offset %zu", name,
 				offsetof(struct cp_mf_header, version));
 	if (h.kind != kind)
-		return cp_error(CP_EFORMAT, "file %s: kind %u at offset %zu, expected %u (%s file)", name,
-				h.kind, offsetof(struct cp_mf_header, kind), kind,
+		return cp_error(CP_EFORMAT, "file %s: kind %u at offset %zu, expected %u (%s file)",
+				name, h.kind, offsetof(struct cp_mf_header, kind), kind,
 				kind == CP_MF_KIND_PROCESS ? "process" : "thread");
 	if (h.header_size < fixed || h.header_size % 8)
-		return cp_error(CP_EFORMAT, "file %s: header_size %u at offset %zu is invalid (at least %zu, a multiple of 8)",
-				name, h.header_size, offsetof(struct cp_mf_header, header_size), fixed);
+		return cp_error(CP_EFORMAT,
+				"file %s: header_size %u at offset %zu is invalid (at least %zu, a "
+				"multiple of 8)",
+				name, h.header_size, offsetof(struct cp_mf_header, header_size),
+				fixed);
 	uint64_t used = load_used(buf);
 	if (used < h.header_size)
-		return cp_error(CP_EFORMAT, "file %s: used %llu at offset %zu is smaller than header_size %u",
+		return cp_error(CP_EFORMAT,
+				"file %s: used %llu at offset %zu is smaller than header_size %u",
 				name, (unsigned long long)used, offsetof(struct cp_mf_header, used),
 				h.header_size);
 	if (used > size)
-		return cp_error(CP_EFORMAT, "file %s: truncated at offset %zu, header says %llu bytes", name,
+		return cp_error(CP_EFORMAT,
+				"file %s: truncated at offset %zu, header says %llu bytes", name,
 				size, (unsigned long long)used);
 	memcpy(out, buf, fixed);
 	((struct cp_mf_header *)out)->used = used;
@@ -98,17 +108,21 @@ static int rec_module(struct cp_mf_proc *p, const char *pay, size_t len, const c
 {
 	struct cp_mf_module m;
 	if (len < sizeof m + 1)
-		return cp_error(CP_EFORMAT, "file %s: module record at offset %llu is too short (%zu bytes)",
+		return cp_error(CP_EFORMAT,
+				"file %s: module record at offset %llu is too short (%zu bytes)",
 				name, (unsigned long long)off, len);
 	memcpy(&m, pay, sizeof m);
 	if (m.build_id_len > sizeof m.build_id)
-		return cp_error(CP_EFORMAT, "file %s: module record at offset %llu: build_id_len %u > 32",
-				name, (unsigned long long)off, m.build_id_len);
+		return cp_error(CP_EFORMAT,
+				"file %s: module record at offset %llu: build_id_len %u > 32", name,
+				(unsigned long long)off, m.build_id_len);
 	if (m.id >= MODULE_ID_LIMIT)
-		return cp_error(CP_EFORMAT, "file %s: module record at offset %llu: id %u is out of range",
+		return cp_error(CP_EFORMAT,
+				"file %s: module record at offset %llu: id %u is out of range",
 				name, (unsigned long long)off, m.id);
 	if (cp_mf_proc_module(p, m.id) >= 0)
-		return cp_error(CP_EFORMAT, "file %s: module record at offset %llu: duplicate id %u", name,
+		return cp_error(CP_EFORMAT,
+				"file %s: module record at offset %llu: duplicate id %u", name,
 				(unsigned long long)off, m.id);
 	XGROW(p->modules, p->nmodules + 1, *alloc);
 	struct cp_mf_module_info *mi = &p->modules[p->nmodules];
@@ -139,12 +153,13 @@ static int rec_unload(struct cp_mf_proc *p, const char *pay, size_t len, const c
 {
 	struct cp_mf_unload u;
 	if (len < sizeof u)
-		return cp_error(CP_EFORMAT, "file %s: unload record at offset %llu is too short", name,
-				(unsigned long long)off);
+		return cp_error(CP_EFORMAT, "file %s: unload record at offset %llu is too short",
+				name, (unsigned long long)off);
 	memcpy(&u, pay, sizeof u);
 	long i = cp_mf_proc_module(p, u.id);
 	if (i < 0)
-		return cp_error(CP_EFORMAT, "file %s: unload record at offset %llu names unknown module %u",
+		return cp_error(CP_EFORMAT,
+				"file %s: unload record at offset %llu names unknown module %u",
 				name, (unsigned long long)off, u.id);
 	p->modules[i].unloaded = 1;
 	return 0;
@@ -238,12 +253,17 @@ static int proc_records(struct cp_mf_proc *p, const char *buf, uint64_t used, co
 	while (off < used) {
 		struct cp_mf_record r;
 		if (used - off < sizeof r)
-			return cp_error(CP_EFORMAT, "file %s: record head at offset %llu runs past the end (%llu bytes)",
-					name, (unsigned long long)off, (unsigned long long)used);
+			return cp_error(
+			    CP_EFORMAT,
+			    "file %s: record head at offset %llu runs past the end (%llu bytes)",
+			    name, (unsigned long long)off, (unsigned long long)used);
 		memcpy(&r, buf + off, sizeof r);
 		if (r.size < sizeof r || r.size > used - off)
-			return cp_error(CP_EFORMAT, "file %s: record at offset %llu has size %u, beyond the %llu bytes used",
-					name, (unsigned long long)off, r.size, (unsigned long long)used);
+			return cp_error(CP_EFORMAT,
+					"file %s: record at offset %llu has size %u, beyond the "
+					"%llu bytes used",
+					name, (unsigned long long)off, r.size,
+					(unsigned long long)used);
 		int rc = rec_one(p, r.type, buf + off + sizeof r, r.size - sizeof r, name, off, pp);
 		if (rc)
 			return rc;
@@ -388,20 +408,26 @@ static int node_check(const struct cp_mf_thr *t, size_t i, const struct cp_mf_rn
 	const char *name = t->file;
 	if (i == 0) {
 		if (n->kind != CP_MF_NODE_ROOT || n->parent != UINT32_MAX)
-			return cp_error(CP_EFORMAT, "file %s: node 0 at offset %llu is not the root (kind %u, parent %u)",
-					name, (unsigned long long)off, n->kind, n->parent);
+			return cp_error(
+			    CP_EFORMAT,
+			    "file %s: node 0 at offset %llu is not the root (kind %u, parent %u)",
+			    name, (unsigned long long)off, n->kind, n->parent);
 		return 0;
 	}
 	if (n->parent >= i)
-		return cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu has parent %u, not an earlier node",
-				name, i, (unsigned long long)off, n->parent);
+		return cp_error(
+		    CP_EFORMAT,
+		    "file %s: node %zu at offset %llu has parent %u, not an earlier node", name, i,
+		    (unsigned long long)off, n->parent);
 	if (n->kind == CP_MF_NODE_ROOT || n->kind > CP_MF_NODE_SIGNAL)
-		return cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu has invalid kind %u", name, i,
-				(unsigned long long)off, n->kind);
+		return cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu has invalid kind %u",
+				name, i, (unsigned long long)off, n->kind);
 	if (proc && n->module != CP_MF_MODULE_NONE && n->kind != CP_MF_NODE_PARTIAL &&
 	    cp_mf_proc_module(proc, n->module) < 0)
-		return cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu names module %u, which %s does not list",
-				name, i, (unsigned long long)off, n->module, proc->file);
+		return cp_error(
+		    CP_EFORMAT,
+		    "file %s: node %zu at offset %llu names module %u, which %s does not list",
+		    name, i, (unsigned long long)off, n->module, proc->file);
 	return 0;
 }
 
@@ -433,7 +459,9 @@ static int thr_nodes(struct cp_mf_thr *t, const char *buf, uint64_t used,
 			continue;
 		depth[i] = depth[n->parent] + 1;
 		if (depth[i] > CP_MF_READ_MAX_DEPTH)
-			rc = cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu is %d frames deep, more than any recorded stack",
+			rc = cp_error(CP_EFORMAT,
+				      "file %s: node %zu at offset %llu is %d frames deep, more "
+				      "than any recorded stack",
 				      t->file, i, (unsigned long long)off, depth[i]);
 	}
 	free(depth);
@@ -451,15 +479,17 @@ int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const cha
 		goto out;
 	uint32_t nm = t->hdr.nmetrics;
 	if (nm > CP_MF_MAX_METRICS || (proc && nm != proc->hdr.nmetrics)) {
-		rc = cp_error(CP_EFORMAT, "file %s: nmetrics %u at offset %zu is invalid (process file has %u)",
+		rc = cp_error(CP_EFORMAT,
+			      "file %s: nmetrics %u at offset %zu is invalid (process file has %u)",
 			      name, nm, offsetof(struct cp_mf_thread, nmetrics),
 			      proc ? proc->hdr.nmetrics : 0);
 		goto out;
 	}
 	uint32_t ns = t->hdr.node_size;
 	if (ns < sizeof(struct cp_mf_node) + 8 * nm || ns % 8 || ns > 4096) {
-		rc = cp_error(CP_EFORMAT, "file %s: node_size %u at offset %zu is invalid for %u metrics",
-			      name, ns, offsetof(struct cp_mf_thread, node_size), nm);
+		rc = cp_error(CP_EFORMAT,
+			      "file %s: node_size %u at offset %zu is invalid for %u metrics", name,
+			      ns, offsetof(struct cp_mf_thread, node_size), nm);
 		goto out;
 	}
 	t->hdr.name[sizeof t->hdr.name - 1] = 0;

@@ -27,14 +27,14 @@ struct cp_mf_module_info {
 struct cp_mf_thr;
 
 struct cp_mf_proc {
-	char *file;                  /* path of the .proc file (for messages) */
-	struct cp_mf_process hdr;    /* fixed part (copied; `used`/`flags` as read) */
-	char **argv;                 /* CMDLINE strings */
+	char *file;		  /* path of the .proc file (for messages) */
+	struct cp_mf_process hdr; /* fixed part (copied; `used`/`flags` as read) */
+	char **argv;		  /* CMDLINE strings */
 	size_t argc;
-	char *exe;                   /* EXE record, or NULL */
+	char *exe; /* EXE record, or NULL */
 	struct cp_mf_module_info *modules;
 	size_t nmodules;
-	uint32_t *module_index;      /* module id -> index in modules[], or UINT32_MAX */
+	uint32_t *module_index; /* module id -> index in modules[], or UINT32_MAX */
 	size_t module_index_len;
 	char **notes;
 	size_t nnotes;
@@ -56,11 +56,11 @@ struct cp_mf_rnode {
 
 struct cp_mf_thr {
 	char *file;
-	struct cp_mf_thread hdr;   /* fixed part (copied) */
+	struct cp_mf_thread hdr; /* fixed part (copied) */
 	size_t nnodes;
 	struct cp_mf_rnode *nodes;
-	uint64_t *values;          /* nnodes * hdr.nmetrics exclusive values */
-	uint64_t tail_bytes;       /* bytes after the last complete node (a node being written) */
+	uint64_t *values;    /* nnodes * hdr.nmetrics exclusive values */
+	uint64_t tail_bytes; /* bytes after the last complete node (a node being written) */
 };
 
 /* Parses a process file from memory. name is used in messages. */
@@ -103,9 +103,9 @@ void cp_mf_dir_release(struct cp_mf_dir *d);
 struct cp_mf_list_image {
 	int pid;
 	unsigned gen;
-	uint64_t start_ns;   /* from the process file's header (0 if unreadable) */
-	char *proc_name;     /* file names relative to the directory */
-	char **thr_names;    /* thread files, by tidx (packed threads are in the process file) */
+	uint64_t start_ns; /* from the process file's header (0 if unreadable) */
+	char *proc_name;   /* file names relative to the directory */
+	char **thr_names;  /* thread files, by tidx (packed threads are in the process file) */
 	unsigned *thr_tidx;
 	size_t nthreads; /* thread files listed; cp_mf_list_nthreads counts the threads */
 };

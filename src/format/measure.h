@@ -32,8 +32,8 @@
 
 #include <stdint.h>
 
-#define CP_MF_MAGIC "CPATHMF"         /* 7 chars + NUL = 8 bytes */
-#define CP_MF_VERSION 2		      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
+#define CP_MF_MAGIC "CPATHMF" /* 7 chars + NUL = 8 bytes */
+#define CP_MF_VERSION 2	      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
 #define CP_MF_THREAD_SUFFIX ".thr"
@@ -55,37 +55,37 @@ enum cp_mf_flags {
 
 /* First 64 bytes of every file. */
 struct cp_mf_header {
-	char magic[8];        /* CP_MF_MAGIC */
+	char magic[8];	      /* CP_MF_MAGIC */
 	uint32_t version;     /* CP_MF_VERSION */
-	uint32_t kind;        /* enum cp_mf_kind */
+	uint32_t kind;	      /* enum cp_mf_kind */
 	uint32_t header_size; /* bytes of the fixed part (this kind's struct); records start here */
-	uint32_t flags;       /* enum cp_mf_flags */
-	uint64_t used;        /* bytes [0, used) are complete; release-stored by the writer */
+	uint32_t flags;	      /* enum cp_mf_flags */
+	uint64_t used;	      /* bytes [0, used) are complete; release-stored by the writer */
 	uint64_t reserved[4];
 };
 
 /* Where a metric's values come from. */
 enum cp_mf_source {
-	CP_MF_SRC_CPUTIME = 1,  /* CPU time of the thread; values in ns */
+	CP_MF_SRC_CPUTIME = 1,	/* CPU time of the thread; values in ns */
 	CP_MF_SRC_REALTIME = 2, /* wall-clock time; values in ns */
-	CP_MF_SRC_PERF = 3,     /* perf_event overflow; values in events (issue "metric sources") */
-	CP_MF_SRC_SYNC = 4,     /* synchronous trigger: bytes, calls, ns blocked */
-	CP_MF_SRC_PROBE = 5,    /* entry/exit probes (issue "probe") */
+	CP_MF_SRC_PERF = 3,	/* perf_event overflow; values in events (issue "metric sources") */
+	CP_MF_SRC_SYNC = 4,	/* synchronous trigger: bytes, calls, ns blocked */
+	CP_MF_SRC_PROBE = 5,	/* entry/exit probes (issue "probe") */
 };
 
 /* How a metric's samples are taken (for the report's "delivered rate" line). */
 enum cp_mf_mechanism {
 	CP_MF_MECH_NONE = 0,
 	CP_MF_MECH_PERF_TASK_CLOCK = 1, /* perf_event task-clock / cpu-clock, hrtimer based */
-	CP_MF_MECH_POSIX_TIMER = 2,     /* timer_create per thread, SIGEV_THREAD_ID */
-	CP_MF_MECH_ITIMER = 3,          /* setitimer (process-wide, tick based) */
+	CP_MF_MECH_POSIX_TIMER = 2,	/* timer_create per thread, SIGEV_THREAD_ID */
+	CP_MF_MECH_ITIMER = 3,		/* setitimer (process-wide, tick based) */
 	CP_MF_MECH_PERF_EVENT = 4,
 	CP_MF_MECH_INTERPOSE = 5,
 };
 
 struct cp_mf_metric {
-	char name[32];      /* "cputime", "realtime", "page-faults", "alloc-bytes" ... */
-	char unit[16];      /* unit of the stored values: "ns", "events", "bytes", "calls" */
+	char name[32];	    /* "cputime", "realtime", "page-faults", "alloc-bytes" ... */
+	char unit[16];	    /* unit of the stored values: "ns", "events", "bytes", "calls" */
 	uint32_t source;    /* enum cp_mf_source */
 	uint32_t mechanism; /* enum cp_mf_mechanism */
 	uint64_t period;    /* requested sampling period in `unit` (0 for synchronous) */
@@ -97,7 +97,7 @@ struct cp_mf_process {
 	struct cp_mf_header h;
 	int32_t pid;
 	int32_t ppid;
-	uint32_t gen;        /* the <gen> of the file name */
+	uint32_t gen;	     /* the <gen> of the file name */
 	uint32_t nmetrics;   /* valid entries in metrics[] */
 	uint64_t start_ns;   /* CLOCK_REALTIME at runtime start */
 	uint64_t end_ns;     /* CLOCK_REALTIME at exit; 0 while running or if killed */
@@ -154,7 +154,7 @@ struct cp_mf_record {
 struct cp_mf_module {
 	uint32_t id;
 	uint32_t build_id_len; /* 0 if the module has no NT_GNU_BUILD_ID note */
-	uint64_t bias;         /* load bias: runtime address = bias + ELF virtual address */
+	uint64_t bias;	       /* load bias: runtime address = bias + ELF virtual address */
 	uint64_t text_lo;      /* lowest executable runtime address */
 	uint64_t text_hi;      /* one past the highest */
 	uint64_t load_seq;     /* order of load/unload events in the process */
@@ -169,15 +169,16 @@ struct cp_mf_unload {
 };
 
 /* Special values of cp_mf_node.module. */
-#define CP_MF_MODULE_NONE 0xffffffffu /* not in any known module: offset is the absolute address */
+/* not in any known module: offset is the absolute address */
+#define CP_MF_MODULE_NONE 0xffffffffu
 
 /* The kinds of calling-context tree node. */
 enum cp_mf_node_kind {
-	CP_MF_NODE_ROOT = 0,    /* node 0 of every thread file */
-	CP_MF_NODE_CALL = 1,    /* a return address: the call site is the instruction before it */
-	CP_MF_NODE_PC = 2,      /* the sampled instruction (a leaf; exclusive costs live here) */
+	CP_MF_NODE_ROOT = 0,	/* node 0 of every thread file */
+	CP_MF_NODE_CALL = 1,	/* a return address: the call site is the instruction before it */
+	CP_MF_NODE_PC = 2,	/* the sampled instruction (a leaf; exclusive costs live here) */
 	CP_MF_NODE_PARTIAL = 3, /* child of the root holding samples whose unwind stopped early */
-	CP_MF_NODE_SIGNAL = 4,  /* interrupted PC under a signal frame (exact, not a return addr) */
+	CP_MF_NODE_SIGNAL = 4,	/* interrupted PC under a signal frame (exact, not a return addr) */
 };
 
 /* The thread file's fixed part. Nodes follow at header.header_size. */
@@ -185,7 +186,7 @@ struct cp_mf_thread {
 	struct cp_mf_header h;
 	int32_t pid;
 	int32_t tid;
-	uint32_t gen;       /* the process file this thread belongs to: <pid>.<gen>.proc */
+	uint32_t gen; /* the process file this thread belongs to: <pid>.<gen>.proc */
 	uint32_t tidx;
 	uint32_t nmetrics;  /* same as the process file's */
 	uint32_t node_size; /* bytes per node: sizeof(struct cp_mf_node) + 8 * nmetrics */
@@ -193,12 +194,12 @@ struct cp_mf_thread {
 	uint64_t end_ns;    /* CLOCK_REALTIME at thread exit; 0 while running or if killed */
 	uint64_t cpu_ns;    /* thread CPU time, updated at exit (for the delivered rate) */
 	uint64_t samples[CP_MF_MAX_METRICS]; /* samples (or events) taken, per metric */
-	uint64_t unwind_complete; /* reached the outermost frame (_start, clone) */
-	uint64_t unwind_partial;  /* stopped early; the stack hangs under a PARTIAL node */
-	uint64_t unwind_failed;   /* not even one caller found */
-	uint64_t dropped;         /* samples lost (arena full, runtime disabled, re-entry) */
-	uint64_t frames;          /* total frames unwound (for average depth) */
-	char name[16];            /* thread name (prctl PR_GET_NAME) */
+	uint64_t unwind_complete;	     /* reached the outermost frame (_start, clone) */
+	uint64_t unwind_partial; /* stopped early; the stack hangs under a PARTIAL node */
+	uint64_t unwind_failed;	 /* not even one caller found */
+	uint64_t dropped;	 /* samples lost (arena full, runtime disabled, re-entry) */
+	uint64_t frames;	 /* total frames unwound (for average depth) */
+	char name[16];		 /* thread name (prctl PR_GET_NAME) */
 	uint64_t reserved[8];
 };
 
@@ -207,11 +208,11 @@ struct cp_mf_thread {
  * written; its metric values are then updated in place by the owning thread. */
 struct cp_mf_node {
 	uint32_t parent; /* index of the parent node; 0xffffffff for the root */
-	uint16_t kind;   /* enum cp_mf_node_kind */
+	uint16_t kind;	 /* enum cp_mf_node_kind */
 	uint16_t pad;
 	uint32_t module; /* module id, or CP_MF_MODULE_NONE */
 	uint32_t pad2;
-	uint64_t offset; /* ELF virtual address in the module (runtime address - bias) */
+	uint64_t offset;    /* ELF virtual address in the module (runtime address - bias) */
 	uint64_t metrics[]; /* nmetrics exclusive values, in each metric's unit */
 };
 

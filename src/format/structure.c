@@ -31,16 +31,19 @@ static int check_layout(const struct cp_st_header *h, size_t len, const char *na
 	static const char *what[4] = {"scopes", "ranges", "edges", "notes"};
 	for (int i = 0; i < 4; i++) {
 		if (sizes[i] > len || off > len - sizes[i])
-			return cp_error(CP_EFORMAT, "structure file %s: truncated: %s table at offset "
-					"%llu needs %llu bytes, the file has %zu", name, what[i],
-					(unsigned long long)off, (unsigned long long)sizes[i], len);
+			return cp_error(CP_EFORMAT,
+					"structure file %s: truncated: %s table at offset "
+					"%llu needs %llu bytes, the file has %zu",
+					name, what[i], (unsigned long long)off,
+					(unsigned long long)sizes[i], len);
 		off += sizes[i];
 	}
 	*strings_off = off;
 	if (h->strings_size == 0 || h->strings_size > len - off || off + h->strings_size != len)
-		return cp_error(CP_EFORMAT, "structure file %s: string table at offset %llu: size %u "
-				"does not match the file size %zu", name,
-				(unsigned long long)off, h->strings_size, len);
+		return cp_error(CP_EFORMAT,
+				"structure file %s: string table at offset %llu: size %u "
+				"does not match the file size %zu",
+				name, (unsigned long long)off, h->strings_size, len);
 	return 0;
 }
 
@@ -50,20 +53,24 @@ static int check_header(const struct cp_st_header *h, size_t len, const char *na
 		return cp_error(CP_EFORMAT, "%s: not a callpath structure file (%s at offset 0)",
 				name, len < sizeof(*h) ? "too short" : "bad magic");
 	if (h->version_major != CP_ST_VERSION_MAJOR)
-		return cp_error(CP_EFORMAT, "structure file %s: version %u.%u at offset 8 is not "
+		return cp_error(CP_EFORMAT,
+				"structure file %s: version %u.%u at offset 8 is not "
 				"supported (this callpath reads %d.x); rerun `callpath struct`",
 				name, h->version_major, h->version_minor, CP_ST_VERSION_MAJOR);
 	if (h->header_size < sizeof(*h) || h->header_size > len || (h->header_size & 7))
 		return cp_error(CP_EFORMAT, "structure file %s: bad header size %u at offset 12",
 				name, h->header_size);
 	if (h->file_size != len)
-		return cp_error(CP_EFORMAT, "structure file %s: truncated or extended: header at "
-				"offset 16 says %llu bytes, the file has %zu", name,
-				(unsigned long long)h->file_size, len);
+		return cp_error(CP_EFORMAT,
+				"structure file %s: truncated or extended: header at "
+				"offset 16 says %llu bytes, the file has %zu",
+				name, (unsigned long long)h->file_size, len);
 	if (h->checksum != cp_fnv1a(CP_ST_CHECKSUM_SEED, (const uint8_t *)h + h->header_size,
 				    len - h->header_size))
-		return cp_error(CP_EFORMAT, "structure file %s: checksum mismatch (header offset "
-				"24): the file is corrupt", name);
+		return cp_error(CP_EFORMAT,
+				"structure file %s: checksum mismatch (header offset "
+				"24): the file is corrupt",
+				name);
 	if (h->build_id_len > sizeof(h->build_id))
 		return cp_error(CP_EFORMAT, "structure file %s: bad build-id length %u", name,
 				h->build_id_len);
@@ -74,8 +81,10 @@ static int check_string(const struct cp_structure *st, uint32_t off, const char 
 			const char *what, size_t index, size_t at)
 {
 	if (off >= st->hdr->strings_size)
-		return cp_error(CP_EFORMAT, "structure file %s: %s %zu at offset %zu: string offset "
-				"%u out of range", name, what, index, at, off);
+		return cp_error(CP_EFORMAT,
+				"structure file %s: %s %zu at offset %zu: string offset "
+				"%u out of range",
+				name, what, index, at, off);
 	return 0;
 }
 
@@ -86,12 +95,16 @@ static int check_scopes(const struct cp_structure *st, const char *name)
 		const struct cp_st_scope *s = &st->scopes[i];
 		size_t at = base + i * sizeof(*s);
 		if (s->kind < CP_ST_PROC || s->kind > CP_ST_STMT)
-			return cp_error(CP_EFORMAT, "structure file %s: scope %zu at offset %zu: bad "
-					"kind %u", name, i, at, s->kind);
+			return cp_error(CP_EFORMAT,
+					"structure file %s: scope %zu at offset %zu: bad "
+					"kind %u",
+					name, i, at, s->kind);
 		if ((s->kind == CP_ST_PROC) != (s->parent == CP_ST_NONE) ||
 		    (s->parent != CP_ST_NONE && s->parent >= i))
-			return cp_error(CP_EFORMAT, "structure file %s: scope %zu at offset %zu: bad "
-					"parent %u", name, i, at, s->parent);
+			return cp_error(CP_EFORMAT,
+					"structure file %s: scope %zu at offset %zu: bad "
+					"parent %u",
+					name, i, at, s->parent);
 		int rc = check_string(st, s->name, name, "scope", i, at);
 		if (!rc)
 			rc = check_string(st, s->file, name, "scope", i, at);
@@ -112,20 +125,26 @@ static int check_tables(const struct cp_structure *st, const char *name)
 		size_t at = base + i * sizeof(*r);
 		if (r->scope >= h->nscopes || !r->len || r->lo + r->len < r->lo ||
 		    (i && r->lo < st->ranges[i - 1].lo + st->ranges[i - 1].len))
-			return cp_error(CP_EFORMAT, "structure file %s: range %zu at offset %zu is "
-					"invalid (unsorted, overlapping or bad scope)", name, i, at);
+			return cp_error(CP_EFORMAT,
+					"structure file %s: range %zu at offset %zu is "
+					"invalid (unsorted, overlapping or bad scope)",
+					name, i, at);
 	}
 	base += h->nranges * sizeof(struct cp_st_range);
 	for (size_t i = 0; i < h->nedges; i++)
 		if (st->edges[i].loop >= h->nscopes ||
 		    st->scopes[st->edges[i].loop].kind != CP_ST_LOOP)
-			return cp_error(CP_EFORMAT, "structure file %s: edge %zu at offset %zu: bad "
-					"loop index", name, i, base + i * sizeof(struct cp_st_edge));
+			return cp_error(CP_EFORMAT,
+					"structure file %s: edge %zu at offset %zu: bad "
+					"loop index",
+					name, i, base + i * sizeof(struct cp_st_edge));
 	base += h->nedges * sizeof(struct cp_st_edge);
 	for (size_t i = 0; i < h->nnotes; i++)
 		if (st->notes[i].scope >= h->nscopes)
-			return cp_error(CP_EFORMAT, "structure file %s: note %zu at offset %zu: bad "
-					"scope", name, i, base + i * sizeof(struct cp_st_note));
+			return cp_error(CP_EFORMAT,
+					"structure file %s: note %zu at offset %zu: bad "
+					"scope",
+					name, i, base + i * sizeof(struct cp_st_note));
 	if (st->strings[h->strings_size - 1] || h->module_path >= h->strings_size)
 		return cp_error(CP_EFORMAT, "structure file %s: string table is not terminated",
 				name);
@@ -146,8 +165,10 @@ int cp_structure_adopt(struct cp_structure *st, void *buf, size_t len, const cha
 	st->size = len;
 	if (len < sizeof(struct cp_st_header)) {
 		cp_structure_release(st);
-		return cp_error(CP_EFORMAT, "structure file %s: truncated: %zu bytes, the header "
-				"needs %zu", name, len, sizeof(struct cp_st_header));
+		return cp_error(CP_EFORMAT,
+				"structure file %s: truncated: %zu bytes, the header "
+				"needs %zu",
+				name, len, sizeof(struct cp_st_header));
 	}
 	st->hdr = st->buf;
 	size_t soff = 0;
@@ -182,8 +203,10 @@ int cp_structure_read(struct cp_structure *st, const char *path)
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return cp_error(e == ENOENT ? CP_ENOENT : CP_EIO, "cannot open structure file %s: "
-				"%s", path, strerror(e));
+		return cp_error(e == ENOENT ? CP_ENOENT : CP_EIO,
+				"cannot open structure file %s: "
+				"%s",
+				path, strerror(e));
 	}
 	size_t len = (size_t)sb.st_size, got = 0;
 	char *buf = xmalloc(len ? len : 1);

@@ -31,17 +31,17 @@
 #define CP_ST_NONE UINT32_MAX
 
 enum cp_st_kind {
-	CP_ST_PROC = 1,   /* a procedure (root of a tree; parent = CP_ST_NONE) */
+	CP_ST_PROC = 1,	  /* a procedure (root of a tree; parent = CP_ST_NONE) */
 	CP_ST_INLINE = 2, /* an inlined call: code of `name` inlined at aux:aux_line */
-	CP_ST_LOOP = 3,   /* a loop: header address, header line, line extent */
-	CP_ST_STMT = 4    /* a source line (leaf) */
+	CP_ST_LOOP = 3,	  /* a loop: header address, header line, line extent */
+	CP_ST_STMT = 4	  /* a source line (leaf) */
 };
 
 enum cp_st_scope_flags {
-	CP_ST_F_PLT = 1 << 0,         /* PROC: a PLT stub */
+	CP_ST_F_PLT = 1 << 0,	      /* PROC: a PLT stub */
 	CP_ST_F_NO_DWARF = 1 << 1,    /* PROC: no debug information */
 	CP_ST_F_IRREDUCIBLE = 1 << 2, /* PROC: has an irreducible region (see notes) */
-	CP_ST_F_SPLIT = 1 << 3,       /* PROC: has split-off parts (.cold) */
+	CP_ST_F_SPLIT = 1 << 3,	      /* PROC: has split-off parts (.cold) */
 	CP_ST_F_FROM_DWARF = 1 << 4,  /* PROC: known only from a DWARF subprogram */
 	CP_ST_F_FROM_FDE = 1 << 5     /* PROC: no symbol, found from its .eh_frame FDE */
 };
@@ -53,10 +53,10 @@ struct cp_st_header {
 	uint64_t file_size;
 	uint64_t checksum; /* cp_fnv1a(CP_ST_CHECKSUM_SEED) of bytes [header_size, file_size) */
 	uint32_t nscopes, nranges, nedges, nnotes;
-	uint32_t strings_size;   /* bytes of the string table (ends with NUL) */
-	uint32_t module_path;    /* string offset */
-	uint64_t module_size;    /* size and mtime of the analyzed file (cache key when */
-	int64_t module_mtime;    /* there is no build-id) */
+	uint32_t strings_size;	 /* bytes of the string table (ends with NUL) */
+	uint32_t module_path;	 /* string offset */
+	uint64_t module_size;	 /* size and mtime of the analyzed file (cache key when */
+	int64_t module_mtime;	 /* there is no build-id) */
 	uint32_t nprocs, nloops; /* counts by kind, for quick summaries */
 	uint8_t build_id_len;
 	uint8_t reserved[15];
@@ -65,22 +65,22 @@ struct cp_st_header {
 
 struct cp_st_scope {
 	uint32_t parent; /* scope index, CP_ST_NONE for a procedure */
-	uint8_t kind;    /* enum cp_st_kind */
-	uint8_t flags;   /* enum cp_st_scope_flags */
+	uint8_t kind;	 /* enum cp_st_kind */
+	uint8_t flags;	 /* enum cp_st_scope_flags */
 	uint16_t reserved;
-	uint32_t name;   /* string: PROC/INLINE name (demangled); 0 ("") otherwise */
-	uint32_t file;   /* string: source file of the scope's own lines; 0 if unknown */
-	uint32_t line;   /* PROC/INLINE: declaration line; LOOP: its statement; STMT: line */
+	uint32_t name; /* string: PROC/INLINE name (demangled); 0 ("") otherwise */
+	uint32_t file; /* string: source file of the scope's own lines; 0 if unknown */
+	uint32_t line; /* PROC/INLINE: declaration line; LOOP: its statement; STMT: line */
 	uint32_t line_lo, line_hi; /* extent of its lines in `file` (0, 0 if unknown) */
-	uint32_t aux;      /* PROC: linkage name; INLINE: call-site file (in the parent) */
-	uint32_t aux_line; /* INLINE: call-site line */
+	uint32_t aux;		   /* PROC: linkage name; INLINE: call-site file (in the parent) */
+	uint32_t aux_line;	   /* INLINE: call-site line */
 	uint32_t reserved2;
 	uint64_t addr; /* PROC: entry; INLINE: lowest address; LOOP: header; STMT: first */
-}; /* 48 bytes */
+};		       /* 48 bytes */
 
 struct cp_st_range {
 	uint64_t lo;
-	uint32_t len;   /* [lo, lo + len) */
+	uint32_t len;	/* [lo, lo + len) */
 	uint32_t scope; /* innermost scope */
 };
 
@@ -99,14 +99,14 @@ struct cp_st_edge {
 };
 
 enum cp_st_note_kind {
-	CP_ST_NOTE_IRREDUCIBLE = 1,   /* an irreducible region; addr = one of its entries */
+	CP_ST_NOTE_IRREDUCIBLE = 1,    /* an irreducible region; addr = one of its entries */
 	CP_ST_NOTE_UNRESOLVED_JUMP = 2 /* an indirect jump whose targets are unknown */
 };
 
 struct cp_st_note {
 	uint64_t addr;
 	uint32_t scope; /* the procedure */
-	uint32_t kind;  /* enum cp_st_note_kind */
+	uint32_t kind;	/* enum cp_st_note_kind */
 };
 
 /* A validated structure file in memory. */
@@ -149,7 +149,7 @@ struct cp_structure_builder {
 	char *strings;
 	size_t strings_len, strings_alloc;
 	struct cp_hashtab str_offs; /* string offsets by the strings' hashes */
-	struct cp_st_header hdr; /* module fields filled by the caller */
+	struct cp_st_header hdr;    /* module fields filled by the caller */
 };
 
 void cp_structure_builder_init(struct cp_structure_builder *b);

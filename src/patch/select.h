@@ -4,9 +4,9 @@
  *
  * A pattern is [+|-][MODULE:]GLOB (+: --select, -: --filter). GLOB is matched as fnmatch
  * does (cp_patch_glob) against the symbol name as in the ELF file and, for C++ (Itanium)
- * names, against its demangled forms: as reports show it (`int ns::max<int>(int, int)`), without the return
- * type (`ns::max<int>(int, int)`) and without the parameters (`ns::max<int>`). The module
- * part ends at the first ':' that is not part of a '::'.
+ * names, against its demangled forms: as reports show it (`int ns::max<int>(int, int)`), without
+ * the return type (`ns::max<int>(int, int)`) and without the parameters (`ns::max<int>`). The
+ * module part ends at the first ':' that is not part of a '::'.
  *
  * No allocation: demangling uses libiberty's callback demangler (stack only) into the
  * caller's buffers; the runtime calls this while the program runs, never in a signal

@@ -307,8 +307,7 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 }
 
 int cp_profile_load(struct cp_profile *p, const char *path, int thread, int pid,
-		    const char *const *derived, size_t nderived, FILE *progress,
-		    int no_write)
+		    const char *const *derived, size_t nderived, FILE *progress, int no_write)
 {
 	struct cp_analyze_options o;
 	struct cp_db db;

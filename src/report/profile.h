@@ -73,8 +73,7 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 /* Opens path (a database file or a measurement directory, see cp_profile_open) and builds
  * its profile as cp_profile_from_db. progress: analyze's progress messages, or NULL. */
 int cp_profile_load(struct cp_profile *p, const char *path, int thread, int pid,
-		    const char *const *derived, size_t nderived, FILE *progress,
-		    int no_write);
+		    const char *const *derived, size_t nderived, FILE *progress, int no_write);
 void cp_profile_release(struct cp_profile *p);
 
 /* Evaluates the derived metrics of every node of v from its measured values. */

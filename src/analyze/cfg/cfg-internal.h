@@ -45,11 +45,11 @@ struct cp_cfg_scratch {
 	unsigned hist_n, hist_head;
 	uint64_t *jt_targets; /* targets of all resolved tables, in table order */
 	size_t njt_targets, jt_targets_alloc;
-	uint32_t *jt_first;   /* per cfg->jtables[i]: first index into jt_targets */
+	uint32_t *jt_first; /* per cfg->jtables[i]: first index into jt_targets */
 	size_t jt_first_alloc;
 	struct cp_cfg_pending *pending;
 	size_t npending, pending_alloc;
-	uint32_t *dsts;       /* edge building: distinct destination blocks */
+	uint32_t *dsts; /* edge building: distinct destination blocks */
 	size_t dsts_alloc;
 	uint64_t entry;
 	const struct cp_cfg_oracle *oracle;
@@ -63,7 +63,7 @@ struct cp_cfg_jt_pattern {
 	uint64_t table;
 	uint32_t entries;
 	uint8_t entry_size; /* 4: int32 relative to table; 8: absolute */
-	bool need_base;     /* table unknown: it is the one `lea T(%rip), base_reg` */
+	bool need_base;	    /* table unknown: it is the one `lea T(%rip), base_reg` */
 	uint8_t base_reg;
 };
 

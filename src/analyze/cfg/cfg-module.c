@@ -101,9 +101,10 @@ int cp_cfg_module_build(struct cp_cfg_module *cm, struct cp_cfg *cfg, size_t pro
 	XGROW(cm->parts, p->nparts + 1, cm->parts_alloc);
 	size_t n = 0;
 	if (!part_bytes(&cm->m->image, p->lo, p->hi, &cm->parts[n++]))
-		return cp_error(CP_ENOENT, "%s: procedure %s at 0x%llx is not in an executable "
-				"section with contents", cm->m->image.path, p->name,
-				(unsigned long long)p->lo);
+		return cp_error(CP_ENOENT,
+				"%s: procedure %s at 0x%llx is not in an executable "
+				"section with contents",
+				cm->m->image.path, p->name, (unsigned long long)p->lo);
 	for (size_t i = 0; i < p->nparts; i++)
 		if (part_bytes(&cm->m->image, p->parts[i].lo, p->parts[i].hi, &cm->parts[n]))
 			n++;
@@ -145,12 +146,13 @@ static int pair_cmp(const void *a, const void *b)
 }
 
 /* Appends (callee, caller) for the direct calls and tail calls of the CFG. */
-static void collect_calls(const struct cp_cfg_module *cm, const struct cp_cfg *cfg,
-			  uint32_t caller, struct call_pair **pairs, size_t *n, size_t *alloc)
+static void collect_calls(const struct cp_cfg_module *cm, const struct cp_cfg *cfg, uint32_t caller,
+			  struct call_pair **pairs, size_t *n, size_t *alloc)
 {
 	for (size_t e = 0; e < cfg->nedges; e++) {
 		const struct cp_cfg_edge *E = &cfg->edges[e];
-		if (!E->target || (E->kind != CP_CFG_CALL_FALLTHROUGH && E->kind != CP_CFG_TAILCALL))
+		if (!E->target ||
+		    (E->kind != CP_CFG_CALL_FALLTHROUGH && E->kind != CP_CFG_TAILCALL))
 			continue;
 		long p = proc_at(cm, E->target);
 		if (p < 0 || (uint32_t)p == caller)

@@ -84,16 +84,15 @@ static void merge_adjacent(struct cp_cfg_scratch *s)
 }
 
 /* Sorts the parts by address, drops empty ones and overlaps, lays them out flat. */
-static int flatten_parts(struct cp_cfg_scratch *s, const struct cp_cfg_part *parts,
-			 size_t nparts)
+static int flatten_parts(struct cp_cfg_scratch *s, const struct cp_cfg_part *parts, size_t nparts)
 {
 	XGROW(s->parts, nparts, s->parts_alloc);
 	s->nparts = 0;
 	for (size_t i = 0; i < nparts; i++) {
 		if (parts[i].hi <= parts[i].lo || !parts[i].bytes)
 			continue;
-		s->parts[s->nparts++] = (struct cp_cfg_flat_part){parts[i].lo, parts[i].hi,
-								  parts[i].bytes, 0};
+		s->parts[s->nparts++] =
+		    (struct cp_cfg_flat_part){parts[i].lo, parts[i].hi, parts[i].bytes, 0};
 	}
 	qsort(s->parts, s->nparts, sizeof(*s->parts), part_cmp);
 	merge_adjacent(s);
@@ -109,10 +108,11 @@ static int flatten_parts(struct cp_cfg_scratch *s, const struct cp_cfg_part *par
 		p->base = (uint32_t)size;
 		size += p->hi - p->lo;
 		if (size > CP_CFG_MAX_PROC)
-			return cp_error(CP_EINVAL, "procedure at 0x%llx: %llu bytes of code, more "
-				       "than the %u the CFG builder accepts",
-				       (unsigned long long)parts[0].lo, (unsigned long long)size,
-				       CP_CFG_MAX_PROC);
+			return cp_error(CP_EINVAL,
+					"procedure at 0x%llx: %llu bytes of code, more "
+					"than the %u the CFG builder accepts",
+					(unsigned long long)parts[0].lo, (unsigned long long)size,
+					CP_CFG_MAX_PROC);
 	}
 	s->size = (size_t)size;
 	return 0;
@@ -158,7 +158,8 @@ static void add_target(struct cp_cfg_scratch *s, uint64_t target)
 
 static bool oracle_noreturn(const struct cp_cfg_scratch *s, uint64_t target)
 {
-	return s->oracle && s->oracle->is_noreturn && s->oracle->is_noreturn(s->oracle->ctx, target);
+	return s->oracle && s->oracle->is_noreturn &&
+	       s->oracle->is_noreturn(s->oracle->ctx, target);
 }
 
 static bool oracle_entry(const struct cp_cfg_scratch *s, uint64_t target)
@@ -198,8 +199,7 @@ static void read_jtable(struct cp_cfg *cfg, uint64_t jump, const struct cp_cfg_j
 	XGROW(cfg->jtables, cfg->njtables + 1, cfg->jtables_alloc);
 	XGROW(s->jt_first, cfg->njtables + 1, s->jt_first_alloc);
 	s->jt_first[cfg->njtables] = (uint32_t)first;
-	cfg->jtables[cfg->njtables++] =
-		(struct cp_cfg_jtable){jump, p->table, n, p->entry_size};
+	cfg->jtables[cfg->njtables++] = (struct cp_cfg_jtable){jump, p->table, n, p->entry_size};
 	for (size_t i = first; i < s->njt_targets; i++)
 		add_target(s, s->jt_targets[i]);
 }
@@ -398,7 +398,8 @@ static void make_blocks(struct cp_cfg *cfg)
 			last = cur;
 			ninsns++;
 			cur += s->ilen[cur];
-			if ((s->mark[last] & MARK_ENDS) || (cur < end && (s->mark[cur] & MARK_LEADER)))
+			if ((s->mark[last] & MARK_ENDS) ||
+			    (cur < end && (s->mark[cur] & MARK_LEADER)))
 				break;
 		}
 		if (!ninsns || (cur < end && !s->ilen[cur] && !(s->mark[last] & MARK_ENDS)))
@@ -440,8 +441,7 @@ uint32_t cp_cfg_find_block(const struct cp_cfg *cfg, uint64_t addr)
 	return (uint32_t)(lo - 1);
 }
 
-static void add_edge(struct cp_cfg *cfg, uint32_t src, uint32_t dst, uint64_t target,
-		     unsigned kind)
+static void add_edge(struct cp_cfg *cfg, uint32_t src, uint32_t dst, uint64_t target, unsigned kind)
 {
 	XGROW(cfg->edges, cfg->nedges + 1, cfg->edges_alloc);
 	cfg->edges[cfg->nedges++] = (struct cp_cfg_edge){src, dst, target, (uint8_t)kind};
@@ -625,21 +625,57 @@ int cp_cfg_build(struct cp_cfg *cfg, const struct cp_cfg_part *parts, size_t npa
 
 /* Functions that never return, by symbol name (without version or @plt suffix). */
 static const char *const noreturn_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
-	"__chk_fail", "__fortify_fail", "__assert_fail", "__assert_perror_fail",
-	"__assert_rtn", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-	"__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid",
-	"__cxa_throw_bad_array_new_length", "__cxa_pure_virtual", "_Unwind_Resume",
-	"__libc_fatal", "__libc_message", "err", "errx", "verr", "verrx",
-	"pthread_exit", "__pthread_unwind", "__pthread_unwind_next",
-	"thrd_exit", "__cxa_call_unexpected", "_ZSt9terminatev",
-	"_ZSt17__throw_bad_allocv", "_ZSt20__throw_length_errorPKc",
-	"_ZSt24__throw_out_of_range_fmtPKcz", "_ZSt20__throw_out_of_rangePKc",
-	"_ZSt19__throw_logic_errorPKc", "_ZSt25__throw_bad_function_callv",
-	"__ubsan_handle_builtin_unreachable", "_gfortran_stop_string",
-	"_gfortran_error_stop_string", "_gfortran_runtime_error", "_gfortran_os_error",
-	"_gfortran_runtime_error_at", "_gfortran_os_error_at", "_gfortran_stop_numeric",
-	"_gfortran_error_stop_numeric", "_gfortran_generate_error", "MPI_Abort",
+    "exit",
+    "_exit",
+    "_Exit",
+    "quick_exit",
+    "abort",
+    "__stack_chk_fail",
+    "__chk_fail",
+    "__fortify_fail",
+    "__assert_fail",
+    "__assert_perror_fail",
+    "__assert_rtn",
+    "longjmp",
+    "_longjmp",
+    "siglongjmp",
+    "__longjmp_chk",
+    "__cxa_throw",
+    "__cxa_rethrow",
+    "__cxa_bad_cast",
+    "__cxa_bad_typeid",
+    "__cxa_throw_bad_array_new_length",
+    "__cxa_pure_virtual",
+    "_Unwind_Resume",
+    "__libc_fatal",
+    "__libc_message",
+    "err",
+    "errx",
+    "verr",
+    "verrx",
+    "pthread_exit",
+    "__pthread_unwind",
+    "__pthread_unwind_next",
+    "thrd_exit",
+    "__cxa_call_unexpected",
+    "_ZSt9terminatev",
+    "_ZSt17__throw_bad_allocv",
+    "_ZSt20__throw_length_errorPKc",
+    "_ZSt24__throw_out_of_range_fmtPKcz",
+    "_ZSt20__throw_out_of_rangePKc",
+    "_ZSt19__throw_logic_errorPKc",
+    "_ZSt25__throw_bad_function_callv",
+    "__ubsan_handle_builtin_unreachable",
+    "_gfortran_stop_string",
+    "_gfortran_error_stop_string",
+    "_gfortran_runtime_error",
+    "_gfortran_os_error",
+    "_gfortran_runtime_error_at",
+    "_gfortran_os_error_at",
+    "_gfortran_stop_numeric",
+    "_gfortran_error_stop_numeric",
+    "_gfortran_generate_error",
+    "MPI_Abort",
 };
 
 bool cp_cfg_noreturn_name(const char *name)
@@ -656,17 +692,17 @@ bool cp_cfg_noreturn_name(const char *name)
 const char *cp_cfg_edge_kind_name(unsigned kind)
 {
 	static const char *const names[] = {
-		[CP_CFG_FALLTHROUGH] = "fallthrough",
-		[CP_CFG_COND_TAKEN] = "taken",
-		[CP_CFG_COND_NOT_TAKEN] = "not-taken",
-		[CP_CFG_JUMP] = "jump",
-		[CP_CFG_CALL_FALLTHROUGH] = "call-return",
-		[CP_CFG_INDIRECT] = "indirect",
-		[CP_CFG_TAILCALL] = "tailcall",
-		[CP_CFG_RETURN] = "return",
-		[CP_CFG_NORETURN] = "noreturn-call",
-		[CP_CFG_UNRESOLVED] = "unresolved",
-		[CP_CFG_OUTSIDE] = "outside",
+	    [CP_CFG_FALLTHROUGH] = "fallthrough",
+	    [CP_CFG_COND_TAKEN] = "taken",
+	    [CP_CFG_COND_NOT_TAKEN] = "not-taken",
+	    [CP_CFG_JUMP] = "jump",
+	    [CP_CFG_CALL_FALLTHROUGH] = "call-return",
+	    [CP_CFG_INDIRECT] = "indirect",
+	    [CP_CFG_TAILCALL] = "tailcall",
+	    [CP_CFG_RETURN] = "return",
+	    [CP_CFG_NORETURN] = "noreturn-call",
+	    [CP_CFG_UNRESOLVED] = "unresolved",
+	    [CP_CFG_OUTSIDE] = "outside",
 	};
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }

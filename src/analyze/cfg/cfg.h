@@ -47,49 +47,49 @@ struct cp_cfg_oracle {
 };
 
 enum cp_cfg_edge_kind {
-	CP_CFG_FALLTHROUGH = 0,  /* no branch: the next block starts (a branch target) */
-	CP_CFG_COND_TAKEN,       /* jcc taken */
-	CP_CFG_COND_NOT_TAKEN,   /* jcc not taken (falls through) */
-	CP_CFG_JUMP,             /* unconditional direct jmp inside the procedure */
+	CP_CFG_FALLTHROUGH = 0,	 /* no branch: the next block starts (a branch target) */
+	CP_CFG_COND_TAKEN,	 /* jcc taken */
+	CP_CFG_COND_NOT_TAKEN,	 /* jcc not taken (falls through) */
+	CP_CFG_JUMP,		 /* unconditional direct jmp inside the procedure */
 	CP_CFG_CALL_FALLTHROUGH, /* after a call that returns; target = callee (0: indirect) */
-	CP_CFG_INDIRECT,         /* jmp * resolved through a jump table */
+	CP_CFG_INDIRECT,	 /* jmp * resolved through a jump table */
 	/* Edges that leave the procedure (dst == CP_CFG_NONE; target = where they go): */
-	CP_CFG_TAILCALL,         /* jmp/jcc to another procedure's entry */
-	CP_CFG_RETURN,           /* ret */
-	CP_CFG_NORETURN,         /* a call that does not return ends the block;
-				  * target = callee */
-	CP_CFG_UNRESOLVED,       /* jmp * not resolved (also listed in cfg.unresolved) */
-	CP_CFG_OUTSIDE,          /* direct jmp/jcc/fallthrough to an address outside the
-				  * procedure that is not an entry */
+	CP_CFG_TAILCALL,   /* jmp/jcc to another procedure's entry */
+	CP_CFG_RETURN,	   /* ret */
+	CP_CFG_NORETURN,   /* a call that does not return ends the block;
+			    * target = callee */
+	CP_CFG_UNRESOLVED, /* jmp * not resolved (also listed in cfg.unresolved) */
+	CP_CFG_OUTSIDE,	   /* direct jmp/jcc/fallthrough to an address outside the
+			    * procedure that is not an entry */
 };
 
 struct cp_cfg_edge {
 	uint32_t src, dst; /* block indices; dst CP_CFG_NONE for the kinds that leave */
 	uint64_t target;   /* destination address (callee for call edges; 0 if unknown) */
-	uint8_t kind;      /* enum cp_cfg_edge_kind */
+	uint8_t kind;	   /* enum cp_cfg_edge_kind */
 };
 
 enum {
-	CP_CFG_BLOCK_ENTRY = 1 << 0,    /* contains the procedure entry */
-	CP_CFG_BLOCK_BAD = 1 << 1,      /* ends at bytes that do not decode / leave the part */
-	CP_CFG_BLOCK_TRAP = 1 << 2,     /* ends with hlt/ud2/int3 */
-	CP_CFG_BLOCK_OVERLAP = 1 << 3,  /* overlaps another block (jump into an insn) */
+	CP_CFG_BLOCK_ENTRY = 1 << 0,   /* contains the procedure entry */
+	CP_CFG_BLOCK_BAD = 1 << 1,     /* ends at bytes that do not decode / leave the part */
+	CP_CFG_BLOCK_TRAP = 1 << 2,    /* ends with hlt/ud2/int3 */
+	CP_CFG_BLOCK_OVERLAP = 1 << 3, /* overlaps another block (jump into an insn) */
 };
 
 struct cp_cfg_block {
-	uint64_t lo, hi;         /* [lo, hi): its instructions */
-	uint32_t first_edge;     /* out edges: edges[first_edge .. first_edge + nedges) */
+	uint64_t lo, hi;     /* [lo, hi): its instructions */
+	uint32_t first_edge; /* out edges: edges[first_edge .. first_edge + nedges) */
 	uint32_t nedges;
 	uint32_t ninsns;
-	uint32_t flags;          /* CP_CFG_BLOCK_* */
-	uint64_t last;           /* address of its last instruction */
+	uint32_t flags; /* CP_CFG_BLOCK_* */
+	uint64_t last;	/* address of its last instruction */
 };
 
 /* A jump table that was resolved. */
 struct cp_cfg_jtable {
-	uint64_t jump;    /* address of the jmp * */
-	uint64_t table;   /* address of the table */
-	uint32_t entries; /* number of entries read (bound from the cmp/ja guard) */
+	uint64_t jump;	    /* address of the jmp * */
+	uint64_t table;	    /* address of the table */
+	uint32_t entries;   /* number of entries read (bound from the cmp/ja guard) */
 	uint8_t entry_size; /* 4 (PIC, relative to table) or 8 (absolute) */
 };
 
@@ -106,8 +106,8 @@ struct cp_cfg {
 	size_t nunresolved;
 	struct cp_cfg_jtable *jtables; /* sorted by jump address */
 	size_t njtables;
-	size_t ninsns;        /* instructions decoded */
-	size_t nbad;          /* places where decoding failed */
+	size_t ninsns; /* instructions decoded */
+	size_t nbad;   /* places where decoding failed */
 
 	/* private: allocation sizes and reusable scratch */
 	size_t blocks_alloc, edges_alloc, unresolved_alloc, jtables_alloc;

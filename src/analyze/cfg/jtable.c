@@ -117,8 +117,8 @@ static bool abs8_mem(const struct cp_x86_insn *in)
 	       in->mem.index < CP_X86_RIP && in->mem.disp > 0;
 }
 
-static bool match_abs8(const struct cp_cfg_history *h, unsigned at,
-		       const struct cp_x86_insn *load, struct cp_cfg_jt_pattern *p)
+static bool match_abs8(const struct cp_cfg_history *h, unsigned at, const struct cp_x86_insn *load,
+		       struct cp_cfg_jt_pattern *p)
 {
 	p->table = (uint64_t)load->mem.disp;
 	p->entry_size = 8;
@@ -128,9 +128,8 @@ static bool match_abs8(const struct cp_cfg_history *h, unsigned at,
 
 /* R = movslq (B,X,4) and L = lea T(%rip), B. lea NULL: B is set before the run (a
  * table address hoisted out of a loop); the caller looks for the lea of B itself. */
-static bool match_rel4(const struct cp_cfg_history *h, const struct cp_x86_insn *ld,
-		       unsigned ld_at, const struct cp_x86_insn *lea, uint8_t other,
-		       struct cp_cfg_jt_pattern *p)
+static bool match_rel4(const struct cp_cfg_history *h, const struct cp_x86_insn *ld, unsigned ld_at,
+		       const struct cp_x86_insn *lea, uint8_t other, struct cp_cfg_jt_pattern *p)
 {
 	if (ld->opkind != CP_X86_OP_MOVSXD || !ld->has_mem || ld->mem.scale != 4 ||
 	    ld->mem.index >= CP_X86_RIP || ld->mem.base >= CP_X86_RIP || ld->mem.disp != 0)

@@ -65,13 +65,15 @@ static int index_units(struct cp_dwarf *d, const char *path)
 		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
 			continue;
 		if (add_cu_ranges(d, &cudie, &alloc))
-			return cp_error(CP_EFORMAT, "%s: corrupt DWARF: address ranges of the unit at "
-					".debug_info offset %llu: %s", path,
-					(unsigned long long)dwarf_dieoffset(&cudie), dwarf_errmsg(-1));
+			return cp_error(CP_EFORMAT,
+					"%s: corrupt DWARF: address ranges of the unit at "
+					".debug_info offset %llu: %s",
+					path, (unsigned long long)dwarf_dieoffset(&cudie),
+					dwarf_errmsg(-1));
 	}
 	if (r < 0)
-		return cp_error(CP_EFORMAT, "%s: corrupt DWARF after %zu units: %s", path, d->nunits,
-				dwarf_errmsg(-1));
+		return cp_error(CP_EFORMAT, "%s: corrupt DWARF after %zu units: %s", path,
+				d->nunits, dwarf_errmsg(-1));
 	if (d->ncus)
 		qsort(d->cus, d->ncus, sizeof(*d->cus), cu_range_cmp);
 	return 0;
@@ -84,8 +86,9 @@ int cp_dwarf_open(struct cp_dwarf *d, const struct cp_elf_image *im)
 	if (im->has_debug_info) {
 		d->dbg = dwarf_begin_elf(im->elf, DWARF_C_READ, NULL);
 		if (!d->dbg)
-			return cp_error(CP_EFORMAT, "%s: corrupt DWARF (cannot open .debug_info): %s",
-					im->path, dwarf_errmsg(-1));
+			return cp_error(CP_EFORMAT,
+					"%s: corrupt DWARF (cannot open .debug_info): %s", im->path,
+					dwarf_errmsg(-1));
 	} else {
 		d->dbg = open_separate(d, im);
 		if (!d->dbg)
@@ -146,8 +149,8 @@ const char *cp_dwarf_die_linkage(Dwarf_Die *die)
 	static const int names[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		Dwarf_Attribute attr;
-		const char *s = dwarf_attr_integrate(die, names[i], &attr) ? dwarf_formstring(&attr)
-									   : NULL;
+		const char *s =
+		    dwarf_attr_integrate(die, names[i], &attr) ? dwarf_formstring(&attr) : NULL;
 		if (s && *s)
 			return s;
 	}
@@ -202,8 +205,7 @@ static int is_container(int tag)
 	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_module;
 }
 
-static int chain_walk(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *chain, int n, int max,
-		      int depth)
+static int chain_walk(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *chain, int n, int max, int depth)
 {
 	Dwarf_Die child;
 	if (depth > 256 || dwarf_child(parent, &child) != 0)

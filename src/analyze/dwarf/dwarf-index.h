@@ -16,10 +16,10 @@ struct cp_dwarf_cu_range {
 };
 
 struct cp_dwarf {
-	Dwarf *dbg;       /* NULL: the module has no DWARF */
-	Elf *debug_elf;   /* separate debug file, if used */
+	Dwarf *dbg;	/* NULL: the module has no DWARF */
+	Elf *debug_elf; /* separate debug file, if used */
 	int debug_fd;
-	char *debug_path; /* path of the separate debug file, or NULL */
+	char *debug_path;	       /* path of the separate debug file, or NULL */
 	struct cp_dwarf_cu_range *cus; /* sorted by lo */
 	size_t ncus;
 	size_t nunits;

@@ -20,29 +20,39 @@ static void image_reset(struct cp_elf_image *im)
 static int check_header(struct cp_elf_image *im)
 {
 	if (elf_kind(im->elf) != ELF_K_ELF)
-		return cp_error(CP_EFORMAT, "%s: not an ELF file (bad magic at offset 0)", im->path);
+		return cp_error(CP_EFORMAT, "%s: not an ELF file (bad magic at offset 0)",
+				im->path);
 	if (im->file_size < sizeof(Elf64_Ehdr))
 		return cp_error(CP_EFORMAT, "%s: truncated ELF: %llu bytes, the header needs %zu",
 				im->path, (unsigned long long)im->file_size, sizeof(Elf64_Ehdr));
 	const char *ident = elf_getident(im->elf, NULL);
 	if (!ident || ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
-		return cp_error(CP_ENOTSUP, "%s: not a 64-bit little-endian ELF (byte %d of the "
-				"header); callpath analyzes x86-64 only", im->path, EI_CLASS);
+		return cp_error(CP_ENOTSUP,
+				"%s: not a 64-bit little-endian ELF (byte %d of the "
+				"header); callpath analyzes x86-64 only",
+				im->path, EI_CLASS);
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(im->elf, &eh))
-		return cp_error(CP_EFORMAT, "%s: unreadable ELF header: %s", im->path, elf_errmsg(-1));
+		return cp_error(CP_EFORMAT, "%s: unreadable ELF header: %s", im->path,
+				elf_errmsg(-1));
 	if (eh.e_machine != EM_X86_64)
-		return cp_error(CP_ENOTSUP, "%s: ELF for machine %u (e_machine at offset 18), not "
-				"x86-64 (62); callpath analyzes x86-64 only", im->path, eh.e_machine);
+		return cp_error(CP_ENOTSUP,
+				"%s: ELF for machine %u (e_machine at offset 18), not "
+				"x86-64 (62); callpath analyzes x86-64 only",
+				im->path, eh.e_machine);
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-		return cp_error(CP_ENOTSUP, "%s: ELF type %u is neither an executable nor a shared "
-				"object", im->path, eh.e_type);
+		return cp_error(CP_ENOTSUP,
+				"%s: ELF type %u is neither an executable nor a shared "
+				"object",
+				im->path, eh.e_type);
 	im->e_type = eh.e_type;
 	if (eh.e_shoff > im->file_size ||
 	    (uint64_t)eh.e_shnum * eh.e_shentsize > im->file_size - eh.e_shoff)
-		return cp_error(CP_EFORMAT, "%s: truncated ELF: section headers at offset %llu "
-				"extend past the end of the file (%llu bytes)", im->path,
-				(unsigned long long)eh.e_shoff, (unsigned long long)im->file_size);
+		return cp_error(CP_EFORMAT,
+				"%s: truncated ELF: section headers at offset %llu "
+				"extend past the end of the file (%llu bytes)",
+				im->path, (unsigned long long)eh.e_shoff,
+				(unsigned long long)im->file_size);
 	size_t n, strndx;
 	if (elf_getshdrnum(im->elf, &n) || elf_getshdrstrndx(im->elf, &strndx))
 		return cp_error(CP_EFORMAT, "%s: corrupt section header table at offset %llu: %s",
@@ -54,8 +64,7 @@ static void read_build_id(struct cp_elf_image *im, Elf_Data *d)
 {
 	GElf_Nhdr nh;
 	size_t off = 0, name_off, desc_off, next;
-	while (off < d->d_size &&
-	       (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
 		    nh.n_descsz <= CP_BUILD_ID_MAX) {
@@ -73,8 +82,8 @@ static int section_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int add_section(struct cp_elf_image *im, struct cp_elf_section **v, size_t *n,
-		       size_t index, const GElf_Shdr *sh, size_t *alloc)
+static int add_section(struct cp_elf_image *im, struct cp_elf_section **v, size_t *n, size_t index,
+		       const GElf_Shdr *sh, size_t *alloc)
 {
 	Elf_Data *d = cp_elf_section_data(im, index);
 	if (!d)
@@ -102,9 +111,11 @@ static int scan_sections(struct cp_elf_image *im)
 			return CP_EFORMAT;
 		if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
 		    (sh.sh_offset > im->file_size || sh.sh_size > im->file_size - sh.sh_offset))
-			return cp_error(CP_EFORMAT, "%s: truncated or corrupt ELF: section %zu (%s) at "
+			return cp_error(CP_EFORMAT,
+					"%s: truncated or corrupt ELF: section %zu (%s) at "
 					"offset %llu, size %llu, extends past the end of the file "
-					"(%llu bytes)", im->path, i, cp_elf_section_name(im, &sh),
+					"(%llu bytes)",
+					im->path, i, cp_elf_section_name(im, &sh),
 					(unsigned long long)sh.sh_offset,
 					(unsigned long long)sh.sh_size,
 					(unsigned long long)im->file_size);
@@ -133,10 +144,12 @@ static int scan_sections(struct cp_elf_image *im)
 static int precheck(const struct cp_elf_image *im, const unsigned char *head, size_t n)
 {
 	if (n < 4 || memcmp(head, ELFMAG, SELFMAG))
-		return cp_error(CP_EFORMAT, "%s: not an ELF file (bad magic at offset 0)", im->path);
+		return cp_error(CP_EFORMAT, "%s: not an ELF file (bad magic at offset 0)",
+				im->path);
 	if (im->file_size < sizeof(Elf64_Ehdr))
-		return cp_error(CP_EFORMAT, "%s: truncated ELF: %llu bytes, the ELF header needs %zu",
-				im->path, (unsigned long long)im->file_size, sizeof(Elf64_Ehdr));
+		return cp_error(CP_EFORMAT,
+				"%s: truncated ELF: %llu bytes, the ELF header needs %zu", im->path,
+				(unsigned long long)im->file_size, sizeof(Elf64_Ehdr));
 	return 0;
 }
 
@@ -184,8 +197,7 @@ int cp_elf_image_open(struct cp_elf_image *im, const char *path)
 	return image_finish_open(im);
 }
 
-int cp_elf_image_open_memory(struct cp_elf_image *im, const void *buf, size_t len,
-			     const char *name)
+int cp_elf_image_open_memory(struct cp_elf_image *im, const void *buf, size_t len, const char *name)
 {
 	image_reset(im);
 	elf_version(EV_CURRENT);

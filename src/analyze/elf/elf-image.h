@@ -21,7 +21,7 @@ struct cp_elf_section {
 
 struct cp_elf_image {
 	char *path; /* as given (or "<memory>") */
-	int fd;     /* -1 for memory images */
+	int fd;	    /* -1 for memory images */
 	Elf *elf;
 	uint64_t file_size;
 	uint16_t e_type; /* ET_EXEC, ET_DYN */

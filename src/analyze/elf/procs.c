@@ -75,8 +75,7 @@ static void cand_push(struct cand_vec *cv, uint64_t lo, uint64_t size, const cha
 }
 
 /* Hidden-version flags of .dynsym entries (.gnu.version), or NULL. */
-static const uint16_t *find_versym(const struct cp_elf_image *im, size_t symtab_index,
-				   size_t nsyms)
+static const uint16_t *find_versym(const struct cp_elf_image *im, size_t symtab_index, size_t nsyms)
 {
 	size_t n;
 	if (elf_getshdrnum(im->elf, &n))
@@ -115,8 +114,8 @@ static int read_symbols(const struct cp_elf_image *im, size_t index, const GElf_
 	for (size_t i = 1; i < nsyms; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(d, (int)i, &sym))
-			return cp_error(CP_EFORMAT, "%s: corrupt symbol %zu in section %zu", im->path,
-					i, index);
+			return cp_error(CP_EFORMAT, "%s: corrupt symbol %zu in section %zu",
+					im->path, i, index);
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
@@ -262,8 +261,7 @@ static uint64_t nosize_end(const struct cp_elf_image *im, struct cp_sym_candidat
 
 static void attach_parts(struct cp_proc_table *t, struct cold_part *cold, size_t ncold);
 
-static void build_procs(struct cp_proc_table *t, const struct cp_elf_image *im,
-			struct cand_vec *cv)
+static void build_procs(struct cp_proc_table *t, const struct cp_elf_image *im, struct cand_vec *cv)
 {
 	if (cv->n)
 		qsort(cv->v, cv->n, sizeof(*cv->v), cand_cmp);
@@ -368,8 +366,8 @@ static void build_ranges(struct cp_proc_table *t)
 		XGROW(t->ranges, n + 1 + p->nparts, alloc);
 		t->ranges[n++] = (struct cp_proc_range){p->lo, p->hi, (uint32_t)i, 0};
 		for (size_t k = 0; k < p->nparts; k++)
-			t->ranges[n++] = (struct cp_proc_range){p->parts[k].lo, p->parts[k].hi,
-								(uint32_t)i, 1};
+			t->ranges[n++] =
+			    (struct cp_proc_range){p->parts[k].lo, p->parts[k].hi, (uint32_t)i, 1};
 	}
 	if (n)
 		qsort(t->ranges, n, sizeof(*t->ranges), range_cmp);

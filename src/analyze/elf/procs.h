@@ -16,11 +16,11 @@ enum {
 	CP_PROC_GLOBAL = 1 << 0,
 	CP_PROC_WEAK = 1 << 1,
 	CP_PROC_PLT = 1 << 2,
-	CP_PROC_DWARF = 1 << 3,    /* known only from DWARF */
-	CP_PROC_NOSIZE = 1 << 4,   /* symbol had size 0; extent guessed up to the next one */
+	CP_PROC_DWARF = 1 << 3,	 /* known only from DWARF */
+	CP_PROC_NOSIZE = 1 << 4, /* symbol had size 0; extent guessed up to the next one */
 	CP_PROC_IFUNC = 1 << 5,
 	CP_PROC_VERSIONED = 1 << 6, /* a hidden (non-default) symbol version */
-	CP_PROC_FDE = 1 << 7        /* no symbol: found from its .eh_frame FDE (sub_<hex>) */
+	CP_PROC_FDE = 1 << 7	    /* no symbol: found from its .eh_frame FDE (sub_<hex>) */
 };
 
 struct cp_proc_part {
@@ -28,8 +28,8 @@ struct cp_proc_part {
 };
 
 struct cp_proc {
-	char *name;     /* demangled (== linkage for C) */
-	char *linkage;  /* symbol name as in the ELF file */
+	char *name;	 /* demangled (== linkage for C) */
+	char *linkage;	 /* symbol name as in the ELF file */
 	uint64_t lo, hi; /* the main part (entry point lo) */
 	uint32_t flags;
 	char **aliases; /* other symbol names at lo (linkage names) */

@@ -49,10 +49,10 @@ void cp_loops_scratch_fit(struct cp_loops_scratch *s, const struct cp_cfg *cfg)
 
 void cp_loops_scratch_free(struct cp_loops_scratch *s)
 {
-	void *arrays[] = {s->pred_first, s->rpo, s->rpo_num, s->idom, s->is_root,
-			  s->stack_v, s->stack_e, s->region_stamp, s->scc_stamp, s->t_index,
-			  s->t_low, s->t_stack, s->t_onstack, s->order, s->dom_pre, s->dom_post, s->pred_edge,
-			  s->removed, s->region_pool, s->regions};
+	void *arrays[] = {s->pred_first, s->rpo,       s->rpo_num,	s->idom,	s->is_root,
+			  s->stack_v,	 s->stack_e,   s->region_stamp, s->scc_stamp,	s->t_index,
+			  s->t_low,	 s->t_stack,   s->t_onstack,	s->order,	s->dom_pre,
+			  s->dom_post,	 s->pred_edge, s->removed,	s->region_pool, s->regions};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	memset(s, 0, sizeof(*s));

@@ -16,20 +16,20 @@ struct cp_loops_region {
 struct cp_loops_scratch {
 	size_t nblocks_alloc, nedges_alloc;
 	/* per block (+1 for the virtual root, index nblocks) */
-	uint32_t *pred_first;  /* CSR of predecessors: pred_edge[pred_first[v]..[v+1]) */
-	uint32_t *rpo;         /* blocks in reverse post-order from the virtual root */
-	uint32_t *rpo_num;     /* position of each block in rpo */
-	uint32_t *idom;        /* immediate dominator, root = nblocks */
-	uint8_t *is_root;      /* an edge from the virtual root leads here */
+	uint32_t *pred_first;	     /* CSR of predecessors: pred_edge[pred_first[v]..[v+1]) */
+	uint32_t *rpo;		     /* blocks in reverse post-order from the virtual root */
+	uint32_t *rpo_num;	     /* position of each block in rpo */
+	uint32_t *idom;		     /* immediate dominator, root = nblocks */
+	uint8_t *is_root;	     /* an edge from the virtual root leads here */
 	uint32_t *stack_v, *stack_e; /* DFS / Tarjan explicit stacks */
 	uint32_t *region_stamp, *scc_stamp;
 	uint32_t *t_index, *t_low, *t_stack;
 	uint8_t *t_onstack;
-	uint32_t *order;       /* loop pre-order / remapping */
+	uint32_t *order;	      /* loop pre-order / remapping */
 	uint32_t *dom_pre, *dom_post; /* dominator-tree DFS intervals: O(1) dominance */
 	/* per edge */
 	uint32_t *pred_edge;
-	uint8_t *removed;      /* back edges of loops found so far */
+	uint8_t *removed; /* back edges of loops found so far */
 	/* regions */
 	uint32_t *region_pool;
 	size_t nregion_pool, region_pool_alloc;

@@ -44,7 +44,7 @@ static void push_region(struct cp_loops_scratch *s, int32_t parent, const uint32
 	memcpy(s->region_pool + s->nregion_pool, blocks, nblocks * sizeof(*blocks));
 	XGROW(s->regions, s->nregions + 1, s->regions_alloc);
 	s->regions[s->nregions++] =
-		(struct cp_loops_region){(uint32_t)s->nregion_pool, nblocks, parent};
+	    (struct cp_loops_region){(uint32_t)s->nregion_pool, nblocks, parent};
 	s->nregion_pool += nblocks;
 }
 
@@ -76,8 +76,8 @@ static void loop_headers(struct cp_loop_nest *n, const struct cp_cfg *cfg, struc
 	}
 	L->nheaders = (uint32_t)(s->nblk - L->first_header);
 	if (!L->nheaders) /* cannot happen: the root reaches every block; stay safe */
-		L->nheaders = 1, push_u32(&n->blocks, &s->nblk, &n->blocks_alloc,
-					 n->blocks[L->first_block]);
+		L->nheaders = 1,
+		push_u32(&n->blocks, &s->nblk, &n->blocks_alloc, n->blocks[L->first_block]);
 }
 
 /* a dominates b, in O(1) from the dominator-tree intervals. */
@@ -144,8 +144,8 @@ static void loop_ranges(struct cp_loop_nest *n, const struct cp_cfg *cfg, struct
 
 /* One non-trivial SCC scc[0..k) inside region parent becomes a loop; its body becomes a
  * region to decompose further. */
-static void make_loop(struct cp_loop_nest *n, const struct cp_cfg *cfg, uint32_t *scc,
-		      uint32_t k, int32_t parent)
+static void make_loop(struct cp_loop_nest *n, const struct cp_cfg *cfg, uint32_t *scc, uint32_t k,
+		      int32_t parent)
 {
 	struct cp_loops_scratch *s = n->scratch;
 	uint32_t stamp = ++s->stamp;
@@ -188,8 +188,8 @@ static bool self_loop(const struct cp_loops_scratch *s, const struct cp_cfg *cfg
 }
 
 /* Closes the SCC rooted at v when v is its root (Tarjan). */
-static void tarjan_close(struct cp_loop_nest *n, const struct cp_cfg *cfg, uint32_t v,
-			 size_t *tsp, int32_t parent)
+static void tarjan_close(struct cp_loop_nest *n, const struct cp_cfg *cfg, uint32_t v, size_t *tsp,
+			 int32_t parent)
 {
 	struct cp_loops_scratch *s = n->scratch;
 	if (s->t_low[v] != s->t_index[v])

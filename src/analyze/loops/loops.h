@@ -43,38 +43,38 @@ struct cp_loop_range {
 };
 
 struct cp_loop {
-	uint64_t header;        /* address of the header block (lowest entry if irreducible) */
-	uint32_t header_block;  /* its block index in the cfg */
-	int32_t parent;         /* index in nest.loops, -1 for an outermost loop */
-	uint32_t depth;         /* 1 = outermost */
-	uint32_t flags;         /* CP_LOOP_* */
+	uint64_t header;       /* address of the header block (lowest entry if irreducible) */
+	uint32_t header_block; /* its block index in the cfg */
+	int32_t parent;	       /* index in nest.loops, -1 for an outermost loop */
+	uint32_t depth;	       /* 1 = outermost */
+	uint32_t flags;	       /* CP_LOOP_* */
 	/* Slices of the nest's pools (index, count): */
-	uint32_t first_block, nblocks;     /* nest.blocks: all its blocks, nested loops'
-					    * included, sorted by address */
-	uint32_t first_range, nranges;     /* nest.ranges: its blocks' address ranges,
-					    * adjacent blocks merged, sorted */
-	uint32_t first_header, nheaders;   /* nest.blocks: header blocks (1 unless
-					    * irreducible), sorted by address */
-	uint32_t first_entry, nentries;    /* nest.edges: cfg edge indices from outside into
-					    * a header (the procedure entry, when it is a
-					    * header, has no edge: see entered_at_start) */
-	uint32_t first_exit, nexits;       /* nest.edges: edges from inside to outside the
-					    * loop, including edges leaving the procedure
-					    * (return, tail call, no-return call, unresolved) */
-	uint32_t first_back, nbacks;       /* nest.edges: edges from inside to a header
-					    * (iteration points) */
-	uint32_t first_child, nchildren;   /* nest.children: indices of directly nested
-					    * loops */
-	bool entered_at_start;             /* a header is the procedure's entry block */
+	uint32_t first_block, nblocks;	 /* nest.blocks: all its blocks, nested loops'
+					  * included, sorted by address */
+	uint32_t first_range, nranges;	 /* nest.ranges: its blocks' address ranges,
+					  * adjacent blocks merged, sorted */
+	uint32_t first_header, nheaders; /* nest.blocks: header blocks (1 unless
+					  * irreducible), sorted by address */
+	uint32_t first_entry, nentries;	 /* nest.edges: cfg edge indices from outside into
+					  * a header (the procedure entry, when it is a
+					  * header, has no edge: see entered_at_start) */
+	uint32_t first_exit, nexits;	 /* nest.edges: edges from inside to outside the
+					  * loop, including edges leaving the procedure
+					  * (return, tail call, no-return call, unresolved) */
+	uint32_t first_back, nbacks;	 /* nest.edges: edges from inside to a header
+					  * (iteration points) */
+	uint32_t first_child, nchildren; /* nest.children: indices of directly nested
+					  * loops */
+	bool entered_at_start;		 /* a header is the procedure's entry block */
 };
 
 struct cp_loop_nest {
 	/* Parents before children (pre-order), siblings by header address. */
 	struct cp_loop *loops;
 	size_t nloops;
-	uint32_t *blocks;  /* pool: block indices */
+	uint32_t *blocks; /* pool: block indices */
 	struct cp_loop_range *ranges;
-	uint32_t *edges;   /* pool: cfg edge indices */
+	uint32_t *edges; /* pool: cfg edge indices */
 	uint32_t *children;
 	/* Per cfg block: innermost loop (index in loops) or -1; immediate dominator
 	 * (CP_CFG_NONE for the entry and for blocks only the virtual root reaches). */
@@ -83,8 +83,7 @@ struct cp_loop_nest {
 	size_t nirreducible; /* loops flagged CP_LOOP_IRREDUCIBLE */
 
 	/* private */
-	size_t loops_alloc, blocks_alloc, ranges_alloc, edges_alloc, children_alloc,
-		perblock_alloc;
+	size_t loops_alloc, blocks_alloc, ranges_alloc, edges_alloc, children_alloc, perblock_alloc;
 	struct cp_loops_scratch *scratch;
 };
 

@@ -73,8 +73,8 @@ static int recover_to_buffer(const char *path, int flags, const struct cp_struct
 	return rc;
 }
 
-int cp_struct_build(const char *path, int flags, const struct cp_struct_options *opt,
-		    void **buf, size_t *len)
+int cp_struct_build(const char *path, int flags, const struct cp_struct_options *opt, void **buf,
+		    size_t *len)
 {
 	struct stat st;
 	return recover_to_buffer(path, flags, opt, stat(path, &st) ? NULL : &st, buf, len);

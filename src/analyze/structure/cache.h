@@ -15,7 +15,7 @@ enum {
 
 struct cp_struct_result {
 	int from_cache;
-	char *cache_path; /* entry read or written, or NULL (cache unusable) */
+	char *cache_path;    /* entry read or written, or NULL (cache unusable) */
 	char *cache_warning; /* why the cache could not be written, or NULL */
 };
 
@@ -25,8 +25,8 @@ int cp_struct_get(const char *path, int flags, const struct cp_struct_options *o
 void cp_struct_result_release(struct cp_struct_result *res);
 
 /* Recovers without the cache into a serialized buffer (for -o FILE). */
-int cp_struct_build(const char *path, int flags, const struct cp_struct_options *opt,
-		    void **buf, size_t *len);
+int cp_struct_build(const char *path, int flags, const struct cp_struct_options *opt, void **buf,
+		    size_t *len);
 
 /* The cache directory ("" when neither XDG_CACHE_HOME nor HOME is set). */
 void cp_struct_cache_dir(struct strbuf *sb);

@@ -39,11 +39,11 @@ static void tree_intervals(struct tree *t)
 				if (last[s] == r->lo) {
 					if (pass)
 						t->ivl[t->ivl_first[s] + t->ivl_count[s] - 1].hi =
-							r->lo + r->len;
+						    r->lo + r->len;
 				} else {
 					if (pass)
 						t->ivl[t->ivl_first[s] + t->ivl_count[s]] =
-							(struct interval){r->lo, r->lo + r->len};
+						    (struct interval){r->lo, r->lo + r->len};
 					t->ivl_count[s]++;
 				}
 				last[s] = r->lo + r->len;
@@ -93,7 +93,8 @@ static void tree_children(struct tree *t)
 	sort_tree = t;
 	for (size_t s = 0; s < t->n; s++)
 		if (t->child_count[s])
-			qsort(t->child + t->child_first[s], t->child_count[s], sizeof(uint32_t), child_cmp);
+			qsort(t->child + t->child_first[s], t->child_count[s], sizeof(uint32_t),
+			      child_cmp);
 	t->edge_first = xcalloc(t->n + 1, sizeof(size_t));
 	t->edge_count = xcalloc(t->n + 1, sizeof(size_t));
 	for (size_t i = st->hdr->nedges; i-- > 0;) {
@@ -255,8 +256,7 @@ static void json_str(struct tree *t, const char *key, const char *s, FILE *out)
 	fprintf(out, ",\"%s\":\"%s\"", key, t->esc.buf);
 }
 
-static void json_edges(const struct tree *t, uint32_t s, uint32_t kind, const char *key,
-		       FILE *out)
+static void json_edges(const struct tree *t, uint32_t s, uint32_t kind, const char *key, FILE *out)
 {
 	fprintf(out, ",\"%s\":[", key);
 	int first = 1;
@@ -282,7 +282,7 @@ static void json_kind_fields(struct tree *t, uint32_t s, FILE *out)
 		json_str(t, "origin",
 			 sc->flags & CP_ST_F_PLT	  ? "plt"
 			 : sc->flags & CP_ST_F_FROM_DWARF ? "dwarf"
-			 : sc->flags & CP_ST_F_FROM_FDE   ? "fde"
+			 : sc->flags & CP_ST_F_FROM_FDE	  ? "fde"
 							  : "symbol",
 			 out);
 		fprintf(out, ",\"plt\":%s,\"debug_info\":%s,\"split\":%s",
@@ -295,7 +295,8 @@ static void json_kind_fields(struct tree *t, uint32_t s, FILE *out)
 		fprintf(out, ",\"call_line\":%u", sc->aux_line);
 	}
 	if (sc->kind == CP_ST_LOOP) {
-		fprintf(out, ",\"irreducible\":%s", sc->flags & CP_ST_F_IRREDUCIBLE ? "true" : "false");
+		fprintf(out, ",\"irreducible\":%s",
+			sc->flags & CP_ST_F_IRREDUCIBLE ? "true" : "false");
 		json_edges(t, s, CP_ST_EDGE_ENTRY, "entries", out);
 		json_edges(t, s, CP_ST_EDGE_EXIT, "exits", out);
 		json_edges(t, s, CP_ST_EDGE_BACK, "back_edges", out);
@@ -370,8 +371,8 @@ void cp_struct_print_lookup(const struct cp_structure *st, uint64_t addr, int js
 	for (int i = 0; i < n; i++) {
 		const struct cp_st_scope *sc = &st->scopes[chain[i]];
 		const char *name = cp_structure_string(st, sc->name);
-		const char *file = cp_structure_string(st, sc->kind == CP_ST_INLINE ? sc->aux
-										  : sc->file);
+		const char *file =
+		    cp_structure_string(st, sc->kind == CP_ST_INLINE ? sc->aux : sc->file);
 		unsigned line = sc->kind == CP_ST_INLINE ? sc->aux_line : sc->line;
 		if (json) {
 			strbuf_addf(&sb, "%s{\"kind\":\"%s\",\"name\":\"", i ? "," : "",

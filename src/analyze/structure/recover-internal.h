@@ -12,10 +12,10 @@
 
 /* An inlined call (DW_TAG_inlined_subroutine) of the procedure being analysed. */
 struct rc_inline {
-	Dwarf_Off die;   /* identity */
-	int32_t parent;  /* index in rc_proc.inl, -1 = the procedure */
-	uint32_t depth;  /* 1 = inlined directly into the procedure */
-	char *name;      /* demangled, owned */
+	Dwarf_Off die;	/* identity */
+	int32_t parent; /* index in rc_proc.inl, -1 = the procedure */
+	uint32_t depth; /* 1 = inlined directly into the procedure */
+	char *name;	/* demangled, owned */
 	const char *decl_file, *call_file;
 	int decl_line, call_line;
 	uint64_t low;
@@ -40,8 +40,8 @@ struct rc_proc {
 	struct cp_cfg_part *parts; /* parts[0] = main part (entry) */
 	size_t nparts, parts_alloc;
 	int has_dwarf;
-	int has_cu;       /* cu is set (the procedure is inside a unit's ranges) */
-	size_t cu_rows;   /* rows of cu's line table (0 if it has none) */
+	int has_cu;	/* cu is set (the procedure is inside a unit's ranges) */
+	size_t cu_rows; /* rows of cu's line table (0 if it has none) */
 	Dwarf_Die cu, sub;
 	struct rc_inline *inl;
 	size_t ninl, inl_alloc;

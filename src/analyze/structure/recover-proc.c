@@ -180,9 +180,11 @@ static void add_dwarf_parts(struct rc_proc *rp)
 
 static int die_error(struct rc_proc *rp, Dwarf_Die *die, const char *what)
 {
-	return cp_error(CP_EFORMAT, "%s: corrupt DWARF: %s of the DIE at .debug_info offset %llu "
-			"(procedure %s): %s", rp->m->image.path, what,
-			(unsigned long long)dwarf_dieoffset(die), rp->p->name, dwarf_errmsg(-1));
+	return cp_error(CP_EFORMAT,
+			"%s: corrupt DWARF: %s of the DIE at .debug_info offset %llu "
+			"(procedure %s): %s",
+			rp->m->image.path, what, (unsigned long long)dwarf_dieoffset(die),
+			rp->p->name, dwarf_errmsg(-1));
 }
 
 struct nested_vec {

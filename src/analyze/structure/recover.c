@@ -280,7 +280,8 @@ static void make_loops(struct assembler *as)
 		if (lp->flags & CP_LOOP_IRREDUCIBLE) {
 			s.flags |= CP_ST_F_IRREDUCIBLE;
 			as->b->scopes[as->proc_scope].flags |= CP_ST_F_IRREDUCIBLE;
-			struct cp_st_note note = {lp->header, as->proc_scope, CP_ST_NOTE_IRREDUCIBLE};
+			struct cp_st_note note = {lp->header, as->proc_scope,
+						  CP_ST_NOTE_IRREDUCIBLE};
 			cp_structure_builder_note(as->b, &note);
 		}
 		as->loop_scope[i] = cp_structure_builder_scope(as->b, &s);
@@ -485,8 +486,8 @@ static void fill_header(struct cp_structure_builder *b, const struct cp_module *
 	const struct cp_elf_image *im = &m->image;
 	b->hdr.module_path = cp_structure_builder_string(b, im->path);
 	b->hdr.module_size = im->file_size;
-	size_t n = im->build_id_len < sizeof(b->hdr.build_id) ? im->build_id_len
-							      : sizeof(b->hdr.build_id);
+	size_t n =
+	    im->build_id_len < sizeof(b->hdr.build_id) ? im->build_id_len : sizeof(b->hdr.build_id);
 	memcpy(b->hdr.build_id, im->build_id, n);
 	b->hdr.build_id_len = (uint8_t)n;
 }
@@ -514,7 +515,8 @@ int cp_struct_recover(struct cp_module *m, struct cp_structure_builder *b,
 	int rc = 0;
 	size_t total = m->procs.nprocs;
 	for (size_t first = 0; first < total && !rc; first += RC_BATCH)
-		rc = recover_batch(r, first, total - first < RC_BATCH ? total - first : RC_BATCH, opt);
+		rc = recover_batch(r, first, total - first < RC_BATCH ? total - first : RC_BATCH,
+				   opt);
 	if (opt)
 		opt->dwarf_reopens = r->bu.reopens;
 	for (size_t k = 0; k < RC_BATCH; k++) {

@@ -24,48 +24,80 @@ static uint8_t canon_reg(ZydisRegister reg)
 static uint8_t jcc_cond(ZydisMnemonic m)
 {
 	switch (m) {
-	case ZYDIS_MNEMONIC_JO: return CP_X86_CC_O;
-	case ZYDIS_MNEMONIC_JNO: return CP_X86_CC_NO;
-	case ZYDIS_MNEMONIC_JB: return CP_X86_CC_B;
-	case ZYDIS_MNEMONIC_JNB: return CP_X86_CC_AE;
-	case ZYDIS_MNEMONIC_JZ: return CP_X86_CC_E;
-	case ZYDIS_MNEMONIC_JNZ: return CP_X86_CC_NE;
-	case ZYDIS_MNEMONIC_JBE: return CP_X86_CC_BE;
-	case ZYDIS_MNEMONIC_JNBE: return CP_X86_CC_A;
-	case ZYDIS_MNEMONIC_JS: return CP_X86_CC_S;
-	case ZYDIS_MNEMONIC_JNS: return CP_X86_CC_NS;
-	case ZYDIS_MNEMONIC_JP: return CP_X86_CC_P;
-	case ZYDIS_MNEMONIC_JNP: return CP_X86_CC_NP;
-	case ZYDIS_MNEMONIC_JL: return CP_X86_CC_L;
-	case ZYDIS_MNEMONIC_JNL: return CP_X86_CC_GE;
-	case ZYDIS_MNEMONIC_JLE: return CP_X86_CC_LE;
-	case ZYDIS_MNEMONIC_JNLE: return CP_X86_CC_G;
+	case ZYDIS_MNEMONIC_JO:
+		return CP_X86_CC_O;
+	case ZYDIS_MNEMONIC_JNO:
+		return CP_X86_CC_NO;
+	case ZYDIS_MNEMONIC_JB:
+		return CP_X86_CC_B;
+	case ZYDIS_MNEMONIC_JNB:
+		return CP_X86_CC_AE;
+	case ZYDIS_MNEMONIC_JZ:
+		return CP_X86_CC_E;
+	case ZYDIS_MNEMONIC_JNZ:
+		return CP_X86_CC_NE;
+	case ZYDIS_MNEMONIC_JBE:
+		return CP_X86_CC_BE;
+	case ZYDIS_MNEMONIC_JNBE:
+		return CP_X86_CC_A;
+	case ZYDIS_MNEMONIC_JS:
+		return CP_X86_CC_S;
+	case ZYDIS_MNEMONIC_JNS:
+		return CP_X86_CC_NS;
+	case ZYDIS_MNEMONIC_JP:
+		return CP_X86_CC_P;
+	case ZYDIS_MNEMONIC_JNP:
+		return CP_X86_CC_NP;
+	case ZYDIS_MNEMONIC_JL:
+		return CP_X86_CC_L;
+	case ZYDIS_MNEMONIC_JNL:
+		return CP_X86_CC_GE;
+	case ZYDIS_MNEMONIC_JLE:
+		return CP_X86_CC_LE;
+	case ZYDIS_MNEMONIC_JNLE:
+		return CP_X86_CC_G;
 	case ZYDIS_MNEMONIC_JCXZ:
 	case ZYDIS_MNEMONIC_JECXZ:
-	case ZYDIS_MNEMONIC_JRCXZ: return CP_X86_CC_RCXZ;
+	case ZYDIS_MNEMONIC_JRCXZ:
+		return CP_X86_CC_RCXZ;
 	case ZYDIS_MNEMONIC_LOOP:
 	case ZYDIS_MNEMONIC_LOOPE:
-	case ZYDIS_MNEMONIC_LOOPNE: return CP_X86_CC_LOOP;
-	default: return CP_X86_CC_NONE;
+	case ZYDIS_MNEMONIC_LOOPNE:
+		return CP_X86_CC_LOOP;
+	default:
+		return CP_X86_CC_NONE;
 	}
 }
 
 static uint8_t op_class(ZydisMnemonic m)
 {
 	switch (m) {
-	case ZYDIS_MNEMONIC_MOV: return CP_X86_OP_MOV;
-	case ZYDIS_MNEMONIC_MOVSXD: return CP_X86_OP_MOVSXD;
-	case ZYDIS_MNEMONIC_MOVZX: return CP_X86_OP_MOVZX;
-	case ZYDIS_MNEMONIC_LEA: return CP_X86_OP_LEA;
-	case ZYDIS_MNEMONIC_ADD: return CP_X86_OP_ADD;
-	case ZYDIS_MNEMONIC_SUB: return CP_X86_OP_SUB;
-	case ZYDIS_MNEMONIC_CMP: return CP_X86_OP_CMP;
-	case ZYDIS_MNEMONIC_AND: return CP_X86_OP_AND;
-	case ZYDIS_MNEMONIC_XOR: return CP_X86_OP_XOR;
-	case ZYDIS_MNEMONIC_NOP: return CP_X86_OP_NOP;
-	case ZYDIS_MNEMONIC_PUSH: return CP_X86_OP_PUSH;
-	case ZYDIS_MNEMONIC_POP: return CP_X86_OP_POP;
-	default: return CP_X86_OP_OTHER;
+	case ZYDIS_MNEMONIC_MOV:
+		return CP_X86_OP_MOV;
+	case ZYDIS_MNEMONIC_MOVSXD:
+		return CP_X86_OP_MOVSXD;
+	case ZYDIS_MNEMONIC_MOVZX:
+		return CP_X86_OP_MOVZX;
+	case ZYDIS_MNEMONIC_LEA:
+		return CP_X86_OP_LEA;
+	case ZYDIS_MNEMONIC_ADD:
+		return CP_X86_OP_ADD;
+	case ZYDIS_MNEMONIC_SUB:
+		return CP_X86_OP_SUB;
+	case ZYDIS_MNEMONIC_CMP:
+		return CP_X86_OP_CMP;
+	case ZYDIS_MNEMONIC_AND:
+		return CP_X86_OP_AND;
+	case ZYDIS_MNEMONIC_XOR:
+		return CP_X86_OP_XOR;
+	case ZYDIS_MNEMONIC_NOP:
+		return CP_X86_OP_NOP;
+	case ZYDIS_MNEMONIC_PUSH:
+		return CP_X86_OP_PUSH;
+	case ZYDIS_MNEMONIC_POP:
+		return CP_X86_OP_POP;
+	default:
+		return CP_X86_OP_OTHER;
 	}
 }
 
@@ -139,8 +171,8 @@ static void set_operands(struct cp_x86_insn *insn, const ZydisDecodedInstruction
 		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
 			if (o) {
 				o->kind = CP_X86_OPND_IMM;
-				o->imm = op->imm.is_signed ? op->imm.value.s
-							   : (int64_t)op->imm.value.u;
+				o->imm =
+				    op->imm.is_signed ? op->imm.value.s : (int64_t)op->imm.value.u;
 			}
 			break;
 		default:
@@ -246,8 +278,7 @@ int cp_x86_format(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, si
 	return 0;
 }
 
-bool cp_x86_is_call_before(const uint8_t *before, size_t avail, uint64_t retaddr,
-			   uint64_t *target)
+bool cp_x86_is_call_before(const uint8_t *before, size_t avail, uint64_t retaddr, uint64_t *target)
 {
 	if (target)
 		*target = 0;

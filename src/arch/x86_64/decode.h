@@ -21,23 +21,36 @@
 
 /* How an instruction transfers control. */
 enum cp_x86_flow {
-	CP_X86_FLOW_NONE = 0,      /* falls through to the next instruction */
-	CP_X86_FLOW_CALL,          /* call rel32: target set */
+	CP_X86_FLOW_NONE = 0,	   /* falls through to the next instruction */
+	CP_X86_FLOW_CALL,	   /* call rel32: target set */
 	CP_X86_FLOW_CALL_INDIRECT, /* call *reg / call *mem */
-	CP_X86_FLOW_JMP,           /* jmp rel8/rel32: target set */
+	CP_X86_FLOW_JMP,	   /* jmp rel8/rel32: target set */
 	CP_X86_FLOW_JMP_INDIRECT,  /* jmp *reg / jmp *mem */
-	CP_X86_FLOW_JCC,           /* jcc, jrcxz, loop*: target set, cond set, falls through */
-	CP_X86_FLOW_RET,           /* ret, ret imm16 */
-	CP_X86_FLOW_SYSCALL,       /* syscall, sysenter, int imm8: falls through */
-	CP_X86_FLOW_TRAP,          /* hlt, ud0/ud1/ud2, int3, int1: does not fall through */
+	CP_X86_FLOW_JCC,	   /* jcc, jrcxz, loop*: target set, cond set, falls through */
+	CP_X86_FLOW_RET,	   /* ret, ret imm16 */
+	CP_X86_FLOW_SYSCALL,	   /* syscall, sysenter, int imm8: falls through */
+	CP_X86_FLOW_TRAP,	   /* hlt, ud0/ud1/ud2, int3, int1: does not fall through */
 };
 
 /* Canonical registers: the 64-bit general purpose register enclosing the operand
  * (eax, ax, al -> RAX), RIP, or OTHER (segment, vector, ...). NONE = no register. */
 enum cp_x86_reg {
-	CP_X86_RAX = 0, CP_X86_RCX, CP_X86_RDX, CP_X86_RBX, CP_X86_RSP, CP_X86_RBP,
-	CP_X86_RSI, CP_X86_RDI, CP_X86_R8, CP_X86_R9, CP_X86_R10, CP_X86_R11,
-	CP_X86_R12, CP_X86_R13, CP_X86_R14, CP_X86_R15,
+	CP_X86_RAX = 0,
+	CP_X86_RCX,
+	CP_X86_RDX,
+	CP_X86_RBX,
+	CP_X86_RSP,
+	CP_X86_RBP,
+	CP_X86_RSI,
+	CP_X86_RDI,
+	CP_X86_R8,
+	CP_X86_R9,
+	CP_X86_R10,
+	CP_X86_R11,
+	CP_X86_R12,
+	CP_X86_R13,
+	CP_X86_R14,
+	CP_X86_R15,
 	CP_X86_RIP = 16,
 	CP_X86_REG_OTHER = 17,
 	CP_X86_REG_NONE = 0xff,
@@ -46,7 +59,7 @@ enum cp_x86_reg {
 /* The operations jump-table recognition looks at; everything else is OTHER. */
 enum cp_x86_op {
 	CP_X86_OP_OTHER = 0,
-	CP_X86_OP_MOV,    /* mov (register, memory, immediate) */
+	CP_X86_OP_MOV,	  /* mov (register, memory, immediate) */
 	CP_X86_OP_MOVSXD, /* movslq / movsxd */
 	CP_X86_OP_MOVZX,
 	CP_X86_OP_LEA,
@@ -63,9 +76,22 @@ enum cp_x86_op {
 /* Condition of a CP_X86_FLOW_JCC (the taken condition). */
 enum cp_x86_cond {
 	CP_X86_CC_NONE = 0,
-	CP_X86_CC_O, CP_X86_CC_NO, CP_X86_CC_B, CP_X86_CC_AE, CP_X86_CC_E, CP_X86_CC_NE,
-	CP_X86_CC_BE, CP_X86_CC_A, CP_X86_CC_S, CP_X86_CC_NS, CP_X86_CC_P, CP_X86_CC_NP,
-	CP_X86_CC_L, CP_X86_CC_GE, CP_X86_CC_LE, CP_X86_CC_G,
+	CP_X86_CC_O,
+	CP_X86_CC_NO,
+	CP_X86_CC_B,
+	CP_X86_CC_AE,
+	CP_X86_CC_E,
+	CP_X86_CC_NE,
+	CP_X86_CC_BE,
+	CP_X86_CC_A,
+	CP_X86_CC_S,
+	CP_X86_CC_NS,
+	CP_X86_CC_P,
+	CP_X86_CC_NP,
+	CP_X86_CC_L,
+	CP_X86_CC_GE,
+	CP_X86_CC_LE,
+	CP_X86_CC_G,
 	CP_X86_CC_RCXZ, /* jrcxz / jecxz */
 	CP_X86_CC_LOOP, /* loop, loope, loopne */
 };
@@ -95,23 +121,23 @@ struct cp_x86_opnd {
 };
 
 struct cp_x86_insn {
-	uint64_t addr;    /* address the instruction was decoded at */
-	uint64_t target;  /* direct branch/call target (flow CALL, JMP, JCC), else 0 */
-	uint64_t mem_addr; /* absolute address of a RIP-relative memory operand, else 0 */
-	struct cp_x86_mem mem;     /* the (first) memory operand, when has_mem */
-	struct cp_x86_opnd op[2];  /* first two explicit operands (AT&T: op[0] is the
-				    * destination, i.e. Intel order) */
-	uint16_t mnemonic; /* Zydis mnemonic id; see cp_x86_mnemonic_name() */
+	uint64_t addr;		  /* address the instruction was decoded at */
+	uint64_t target;	  /* direct branch/call target (flow CALL, JMP, JCC), else 0 */
+	uint64_t mem_addr;	  /* absolute address of a RIP-relative memory operand, else 0 */
+	struct cp_x86_mem mem;	  /* the (first) memory operand, when has_mem */
+	struct cp_x86_opnd op[2]; /* first two explicit operands (AT&T: op[0] is the
+				   * destination, i.e. Intel order) */
+	uint16_t mnemonic;	  /* Zydis mnemonic id; see cp_x86_mnemonic_name() */
 	uint8_t len;
-	uint8_t flow;      /* enum cp_x86_flow */
-	uint8_t cond;      /* enum cp_x86_cond */
-	uint8_t opkind;    /* enum cp_x86_op */
-	uint8_t nops;      /* explicit operands (may exceed 2; only 2 summarised) */
-	bool has_mem;      /* an explicit memory operand (mem is set) */
+	uint8_t flow;	   /* enum cp_x86_flow */
+	uint8_t cond;	   /* enum cp_x86_cond */
+	uint8_t opkind;	   /* enum cp_x86_op */
+	uint8_t nops;	   /* explicit operands (may exceed 2; only 2 summarised) */
+	bool has_mem;	   /* an explicit memory operand (mem is set) */
 	bool rip_relative; /* a RIP-relative memory operand (mem_addr, disp_* set) */
 	/* Position of fields inside the instruction bytes, for relocation (0 size: none). */
 	uint8_t disp_offset, disp_size; /* memory displacement (RIP-relative or not) */
-	uint8_t rel_offset, rel_size;   /* relative branch immediate (CALL/JMP/JCC) */
+	uint8_t rel_offset, rel_size;	/* relative branch immediate (CALL/JMP/JCC) */
 };
 
 /* Decodes one 64-bit-mode instruction from bytes[0..len) located at addr.
@@ -136,7 +162,6 @@ int cp_x86_format(const uint8_t *bytes, size_t len, uint64_t addr, char *buf, si
  * -1] are readable (avail may be 0..; at most 15 are used). Sets *target for a direct
  * call (else 0) when target is non-NULL. Pure: reads only before[-avail..-1]. For the
  * unwinder's stack-scanning fallback (is this stack word a return address?). */
-bool cp_x86_is_call_before(const uint8_t *before, size_t avail, uint64_t retaddr,
-			   uint64_t *target);
+bool cp_x86_is_call_before(const uint8_t *before, size_t avail, uint64_t retaddr, uint64_t *target);
 
 #endif

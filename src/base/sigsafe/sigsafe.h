@@ -14,8 +14,8 @@
 /* A fixed-size output buffer; formatting never overflows it, it truncates and remembers. */
 struct cp_ss_buf {
 	char *p;
-	size_t cap;  /* bytes available including the terminating NUL */
-	size_t len;  /* bytes written so far (excluding NUL) */
+	size_t cap; /* bytes available including the terminating NUL */
+	size_t len; /* bytes written so far (excluding NUL) */
 	int truncated;
 };
 
@@ -26,10 +26,10 @@ void cp_ss_buf_putu(struct cp_ss_buf *b, uint64_t v, unsigned base, unsigned min
 void cp_ss_buf_puti(struct cp_ss_buf *b, int64_t v);
 
 /* printf-like subset: %s %c %d %i %u %x %p %%, with the l/ll/z length modifiers and a
- * minimum width for numbers (space-padded, or zero-padded when written %0N). Returns the length written;
- * always NUL-terminates (when cap > 0). */
+ * minimum width for numbers (space-padded, or zero-padded when written %0N). Returns the length
+ * written; always NUL-terminates (when cap > 0). */
 size_t cp_ss_format(char *out, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 size_t cp_ss_vformat(char *out, size_t cap, const char *fmt, va_list ap);
 
 size_t cp_ss_strlen(const char *s);

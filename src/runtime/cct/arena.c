@@ -64,8 +64,8 @@ int cp_arena_create(struct cp_arena *a, const char *path, size_t reserve, size_t
 		goto fail;
 	a->dev = st.st_dev;
 	a->ino = st.st_ino;
-	void *p = mmap(NULL, a->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *p =
+	    mmap(NULL, a->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		goto fail;
 	a->base = p;

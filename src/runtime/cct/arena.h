@@ -13,12 +13,12 @@
 #include <sys/types.h>
 
 struct cp_arena {
-	char *base;      /* start of the reserved range; the file starts here */
+	char *base;	 /* start of the reserved range; the file starts here */
 	size_t reserved; /* bytes of virtual address space reserved */
-	size_t mapped;   /* bytes of the file currently mapped (and allocated on disk) */
-	int fd;          /* kept at a high number, close-on-exec */
-	dev_t dev;       /* identity of the file, checked before growing: a program that */
-	ino_t ino;       /*   closes "all fds" must not make us ftruncate its own file */
+	size_t mapped;	 /* bytes of the file currently mapped (and allocated on disk) */
+	int fd;		 /* kept at a high number, close-on-exec */
+	dev_t dev;	 /* identity of the file, checked before growing: a program that */
+	ino_t ino;	 /*   closes "all fds" must not make us ftruncate its own file */
 	char path[4096]; /* to reopen the file if the program closed our descriptor */
 };
 

@@ -23,8 +23,8 @@ struct cp_cct {
 	uint32_t node_size;
 	uint32_t nmetrics;
 	uint32_t nnodes;
-	uint32_t *table;      /* node index + 1 per slot, 0 = empty */
-	uint32_t table_mask;  /* capacity - 1 (capacity is a power of two) */
+	uint32_t *table;     /* node index + 1 per slot, 0 = empty */
+	uint32_t table_mask; /* capacity - 1 (capacity is a power of two) */
 	uint32_t table_count;
 	size_t table_bytes;
 };

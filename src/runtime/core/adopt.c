@@ -2,13 +2,13 @@
  * pthread_create's PLT entry, or already running when the runtime initialised.
  *
  * A POSIX timer on the process CPU clock (CLOCK_PROCESS_CPUTIME_ID, so it advances when any
- * thread runs, seen or not; CLOCK_MONOTONIC when a realtime metric is recorded) sends our signal with sival_int = CP_SCAN_MAGIC to the thread
- * that initialised the runtime every CP_SCAN_PERIOD_NS of that clock. Its handler
- * lists /proc/self/task with raw openat/getdents64 and adopts each tid that has no state:
- * control block, thread file and sample sources are created by the scanning thread with
- * the signal routed to that tid (perf_event_open(pid = tid) + F_OWNER_TID, or a timer with
- * SIGEV_THREAD_ID on that thread's CPU clock). The adopted thread's samples find their
- * state by tid, since its TLS may be its creator's (clone without CLONE_SETTLS).
+ * thread runs, seen or not; CLOCK_MONOTONIC when a realtime metric is recorded) sends our signal
+ * with sival_int = CP_SCAN_MAGIC to the thread that initialised the runtime every CP_SCAN_PERIOD_NS
+ * of that clock. Its handler lists /proc/self/task with raw openat/getdents64 and adopts each tid
+ * that has no state: control block, thread file and sample sources are created by the scanning
+ * thread with the signal routed to that tid (perf_event_open(pid = tid) + F_OWNER_TID, or a timer
+ * with SIGEV_THREAD_ID on that thread's CPU clock). The adopted thread's samples find their state
+ * by tid, since its TLS may be its creator's (clone without CLONE_SETTLS).
  *
  * A tid is adopted only when two consecutive scans saw it without state: a thread started
  * by pthread_create appears in /proc a moment before its trampoline registers it. At
@@ -119,7 +119,8 @@ void cp_adopt_start(void)
 	/* With a wall-clock metric, threads that only wait must be found too. */
 	clockid_t clock = CLOCK_PROCESS_CPUTIME_ID;
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
-		if (!cp_rt.metrics[i].disabled && cp_rt.metrics[i].src->source == CP_MF_SRC_REALTIME)
+		if (!cp_rt.metrics[i].disabled &&
+		    cp_rt.metrics[i].src->source == CP_MF_SRC_REALTIME)
 			clock = CLOCK_MONOTONIC;
 	if (syscall(SYS_timer_create, clock, &sev, &id)) {
 		cp_rt_note("thread scan: timer_create failed; threads not started through "

@@ -74,8 +74,9 @@ static int config_events(const char *events)
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		if (len && config_add_event(p, len)) {
-			fprintf(stderr, "callpath runtime: bad event '%.*s' in CALLPATH_EVENTS; "
-					"profiling disabled\n",
+			fprintf(stderr,
+				"callpath runtime: bad event '%.*s' in CALLPATH_EVENTS; "
+				"profiling disabled\n",
 				(int)len, p);
 			return -1;
 		}

@@ -121,7 +121,8 @@ static void note_fallback_rates(void)
 {
 	for (uint32_t m = 0; m < cp_rt.nmetrics; m++) {
 		const struct cp_metric *met = &cp_rt.metrics[m];
-		if (met->mechanism != CP_MF_MECH_POSIX_TIMER || met->src->source != CP_MF_SRC_CPUTIME)
+		if (met->mechanism != CP_MF_MECH_POSIX_TIMER ||
+		    met->src->source != CP_MF_SRC_CPUTIME)
 			continue;
 		uint64_t samples = 0, cpu = 0;
 		for (uint32_t i = 0; i < CP_MAX_THREADS; i++) {
@@ -288,7 +289,7 @@ void cp_rt_exec_failed(void)
 		for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 			if (!cp_rt.metrics[i].disabled)
 				cp_rt.metrics[i].src->thread_start(&cp_rt.metrics[i], &self->src[i],
-								    self->tid);
+								   self->tid);
 	}
 }
 

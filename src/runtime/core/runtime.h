@@ -56,28 +56,28 @@ struct cp_thread {
 	struct cp_path_cache sync_path;
 	struct cp_frame sync_frames[CP_MAX_FRAMES];
 	struct cp_sync_cache sync_cache;
-	volatile int busy;        /* inside the runtime: a sample landing now is dropped */
-	volatile int stopped;     /* sampling ended for this thread */
-	uint64_t our_signals;     /* sampling signals taken (sleep wrappers compare it) */
+	volatile int busy;	  /* inside the runtime: a sample landing now is dropped */
+	volatile int stopped;	  /* sampling ended for this thread */
+	uint64_t our_signals;	  /* sampling signals taken (sleep wrappers compare it) */
 	uint64_t foreign_signals; /* deliveries of our signal number that were not ours */
 	int32_t tid;
 	uint32_t tidx;
-	uint64_t cpu_start_ns;    /* thread CPU clock when measuring began (exec keeps it) */
-	uint32_t slot;            /* index in the registry */
-	int lazy;                 /* first seen in a signal handler */
-	int adopted;              /* found by the task scan; set up by another thread */
-	int app_blocked;          /* the program asked our signal to be blocked */
-	int packed;		  /* the file is packed into the process file and unlinked */
+	uint64_t cpu_start_ns;	       /* thread CPU clock when measuring began (exec keeps it) */
+	uint32_t slot;		       /* index in the registry */
+	int lazy;		       /* first seen in a signal handler */
+	int adopted;		       /* found by the task scan; set up by another thread */
+	int app_blocked;	       /* the program asked our signal to be blocked */
+	int packed;		       /* the file is packed into the process file and unlinked */
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
 };
 
 struct cp_runtime {
-	volatile int active;   /* configured and initialised */
-	volatile int enabled;  /* sampling (cleared on failure, at exit, by callpath_stop) */
+	volatile int active;  /* configured and initialised */
+	volatile int enabled; /* sampling (cleared on failure, at exit, by callpath_stop) */
 	int signo;
 	int follow_exec;
-	int no_perf;            /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
-	int show_runtime;	/* CALLPATH_SHOW_RUNTIME=1: keep our frames in paths */
+	int no_perf;		     /* CALLPATH_NO_PERF=1: use the POSIX-timer fallbacks */
+	int show_runtime;	     /* CALLPATH_SHOW_RUNTIME=1: keep our frames in paths */
 	uintptr_t self_lo, self_len; /* the runtime's own text (core/init.c) */
 	int no_pack;		     /* CALLPATH_PACK=0: thread files stay (trimmed), not packed */
 	int32_t pid;
@@ -91,15 +91,15 @@ struct cp_runtime {
 	struct cp_mf_process *phdr;
 	pthread_mutex_t proc_lock;
 	uint32_t next_tidx;
-	uint64_t cpu_start_ns;	   /* process CPU clock when this image's measurement began */
-	uint64_t cpu_armed_ns;	   /*   when its start was done (sampling armed) */
-	uint64_t cpu_fini_ns;	   /*   when its end began (cp_rt_fini) */
-	uint64_t dropped_nothread; /* samples on threads that have no state */
-	uint32_t threads_unmeasured; /* threads whose state or file could not be created */
-	uint32_t sources_unarmed;    /* (thread, metric) pairs whose source failed to start */
+	uint64_t cpu_start_ns;	       /* process CPU clock when this image's measurement began */
+	uint64_t cpu_armed_ns;	       /*   when its start was done (sampling armed) */
+	uint64_t cpu_fini_ns;	       /*   when its end began (cp_rt_fini) */
+	uint64_t dropped_nothread;     /* samples on threads that have no state */
+	uint32_t threads_unmeasured;   /* threads whose state or file could not be created */
+	uint32_t sources_unarmed;      /* (thread, metric) pairs whose source failed to start */
 	volatile uint64_t modules_gen; /* bumped after each registry change (path caches) */
-	volatile int note_pending;  /* a failure in signal context awaits its NOTE */
-	const char *failure;        /* static text of that failure */
+	volatile int note_pending;     /* a failure in signal context awaits its NOTE */
+	const char *failure;	       /* static text of that failure */
 	/* Registry of live threads. Entries are added lock-free (CAS, AS-safe); removing one
 	 * (thread end, which unmaps it) and walking them (exit) hold threads_lock. */
 	pthread_mutex_t threads_lock;
@@ -110,7 +110,7 @@ struct cp_runtime {
 	/* Threads adopted by the task scan (core/adopt.c), found by tid in the handler. */
 	struct cp_thread *volatile adopted[CP_MAX_ADOPTED];
 	volatile uint32_t nadopted;
-	int scan_timer;            /* kernel id of the process-CPU timer that triggers scans */
+	int scan_timer; /* kernel id of the process-CPU timer that triggers scans */
 	int scan_timer_valid;
 	int exit_status;
 	int exit_status_known;
@@ -173,19 +173,19 @@ void cp_proc_cpu_end(void) CP_HIDDEN;
 void cp_startup_charge(struct cp_thread *t) CP_HIDDEN;
 
 /* core/thread.c */
-struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN; /* AS-safe */
-struct cp_thread *cp_thread_adopt(pid_t tid) CP_HIDDEN;        /* AS-safe */
+struct cp_thread *cp_thread_begin(int lazy) CP_HIDDEN;	       /* AS-safe */
+struct cp_thread *cp_thread_adopt(pid_t tid) CP_HIDDEN;	       /* AS-safe */
 struct cp_thread *cp_thread_find_adopted(pid_t tid) CP_HIDDEN; /* AS-safe */
 
 /* core/adopt.c: threads the runtime did not see start. */
 #define CP_SCAN_MAGIC (CP_TIMER_MAGIC | 0xff) /* sival_int of the scan timer */
-void cp_adopt_start(void) CP_HIDDEN;  /* process start / fork child: scan, arm the timer */
-void cp_adopt_stop(void) CP_HIDDEN;   /* fini: disarm the timer */
-void cp_adopt_scan(int immediate) CP_HIDDEN; /* AS-safe */
+void cp_adopt_start(void) CP_HIDDEN;	      /* process start / fork child: scan, arm the timer */
+void cp_adopt_stop(void) CP_HIDDEN;	      /* fini: disarm the timer */
+void cp_adopt_scan(int immediate) CP_HIDDEN;  /* AS-safe */
 void cp_thread_end(struct cp_thread *t, int finished) CP_HIDDEN;
 void cp_thread_sources_stop(struct cp_thread *t) CP_HIDDEN;
 void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns) CP_HIDDEN;
-void cp_thread_finish_all(void) CP_HIDDEN; /* process exit: every thread's header */
+void cp_thread_finish_all(void) CP_HIDDEN;	    /* process exit: every thread's header */
 void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
 /* Image end (exit, exec): every thread's file packed into the process file and unlinked;
  * the mappings stay (a late sample lands in memory no one reads). */
@@ -210,7 +210,8 @@ extern char *cp_saved_env[] CP_HIDDEN;
 /* core/signal.c: inserts a path of frames (leaf first) into t's CCT through the path
  * cache pc (t->path for samples, t->sync_path for synchronous triggers); the leaf node. */
 uint32_t cp_path_insert(struct cp_thread *t, struct cp_path_cache *pc,
-			const struct cp_frame *frames, int n, enum cp_unwind_status status) CP_HIDDEN;
+			const struct cp_frame *frames, int n,
+			enum cp_unwind_status status) CP_HIDDEN;
 /* interpose/process.c: registers the fork handlers (pthread_atfork) at init. */
 void cp_fork_hooks_install(void) CP_HIDDEN;
 /* interpose/dl.c: fork() keeps the module registry's lock consistent. */

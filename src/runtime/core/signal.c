@@ -76,8 +76,7 @@ uint32_t cp_path_insert(struct cp_thread *t, struct cp_path_cache *pc,
 	return node;
 }
 
-static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight,
-			const ucontext_t *uc)
+static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight, const ucontext_t *uc)
 {
 	struct cp_frame *frames = t->frames;
 	enum cp_unwind_status status = CP_UNWIND_FAILED;
@@ -188,7 +187,7 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 		 * at exit it may be gone): its header keeps the time up to its last sample. */
 		if (t->adopted)
 			t->cct.hdr->cpu_ns =
-				cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_start_ns;
+			    cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_start_ns;
 		t->busy = 0;
 	}
 	errno = saved_errno;
@@ -222,9 +221,8 @@ void cp_signal_set_real_sigaction(int (*fn)(int, const struct sigaction *, struc
  * finished, then the signal takes its default action, so the exit status the parent sees
  * is unchanged. Installed only where the disposition is SIG_DFL at start; a program that
  * installs its own handler replaces ours (and sigaction reports SIG_DFL for ours). */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTRAP,
-				    SIGSYS,  SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
-				    SIGXCPU, SIGXFSZ};
+static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,  SIGABRT, SIGTRAP, SIGSYS,
+				    SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ};
 
 static void fatal_handler(int sig, siginfo_t *si, void *ucv)
 {
@@ -255,7 +253,8 @@ void cp_signal_fatal_install(void)
 	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-		if (real_sigaction_fn(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		if (real_sigaction_fn(fatal_signals[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL)
 			real_sigaction_fn(fatal_signals[i], &sa, NULL);
 	}
 }

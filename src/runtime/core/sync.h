@@ -32,7 +32,8 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Families, bits of cp_sync_on (the order of the trigger families in the event catalog, events/events.h). */
+/* Families, bits of cp_sync_on (the order of the trigger families in the event catalog,
+ * events/events.h). */
 enum {
 	CP_SYNC_ALLOC = 1u << 0,
 	CP_SYNC_IO = 1u << 1,

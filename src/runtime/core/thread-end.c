@@ -84,7 +84,7 @@ void cp_thread_finish_all(void)
 		t->stopped = 1;
 		cp_thread_sources_stop(t);
 		cp_thread_header_finish(t, t == cp_self ? cp_ss_now_ns(CLOCK_THREAD_CPUTIME_ID)
-						     : thread_cpu_ns(t->tid));
+							: thread_cpu_ns(t->tid));
 		__atomic_or_fetch(&t->cct.hdr->h.flags, CP_MF_FINISHED, __ATOMIC_RELEASE);
 	}
 }

@@ -65,13 +65,13 @@ static int thread_file(struct cp_thread *t)
 {
 	char path[PATH_MAX];
 	struct cp_cct_info info = {
-		.pid = cp_rt.pid,
-		.tid = t->tid,
-		.gen = cp_rt.gen,
-		.tidx = t->tidx,
-		.nmetrics = cp_rt.nmetrics,
-		.start_ns = cp_ss_now_ns(CLOCK_REALTIME),
-		.reserve = CP_THREAD_RESERVE,
+	    .pid = cp_rt.pid,
+	    .tid = t->tid,
+	    .gen = cp_rt.gen,
+	    .tidx = t->tidx,
+	    .nmetrics = cp_rt.nmetrics,
+	    .start_ns = cp_ss_now_ns(CLOCK_REALTIME),
+	    .reserve = CP_THREAD_RESERVE,
 	};
 	cp_ss_format(path, sizeof path, "%s/%d.%u.%u%s", cp_rt.outdir, (int)cp_rt.pid, cp_rt.gen,
 		     t->tidx, CP_MF_THREAD_SUFFIX);
@@ -115,7 +115,8 @@ static struct cp_thread *thread_state_create(pid_t tid, int lazy, int adopted)
 	t->tid = tid;
 	t->lazy = lazy;
 	t->adopted = adopted;
-	t->cpu_start_ns = cp_ss_now_ns(adopted ? cp_thread_cpu_clock(tid) : CLOCK_THREAD_CPUTIME_ID);
+	t->cpu_start_ns =
+	    cp_ss_now_ns(adopted ? cp_thread_cpu_clock(tid) : CLOCK_THREAD_CPUTIME_ID);
 	t->tidx = __atomic_fetch_add(&cp_rt.next_tidx, 1, __ATOMIC_ACQ_REL);
 	/* One thread that cannot be measured (descriptor or thread limits, full disk) is
 	 * counted and noted at exit; the others go on. */
@@ -133,7 +134,8 @@ static struct cp_thread *thread_state_create(pid_t tid, int lazy, int adopted)
 	}
 	if (cp_rt.phdr) /* "thread files created so far", readable while running */
 		__atomic_store_n(&cp_rt.phdr->nthreads,
-				 __atomic_load_n(&cp_rt.next_tidx, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+				 __atomic_load_n(&cp_rt.next_tidx, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
 	return t;
 }
 

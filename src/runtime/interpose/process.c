@@ -147,17 +147,17 @@ CP_EXPORT int execvp(const char *file, char *const argv[])
 
 /* execl* take their arguments as varargs; collect them (bounded) and call the v form. */
 #define CP_ARGS_MAX 1024
-#define COLLECT_ARGS(arg0, ap, argv)                                    \
-	do {                                                            \
-		size_t n_ = 0;                                          \
-		argv[n_++] = (char *)(arg0);                            \
-		while (argv[n_ - 1] && n_ < CP_ARGS_MAX)                \
-			argv[n_++] = va_arg(ap, char *);                \
-		if (argv[n_ - 1]) {                                     \
-			errno = E2BIG;                                  \
-			va_end(ap);                                     \
-			return -1;                                      \
-		}                                                       \
+#define COLLECT_ARGS(arg0, ap, argv)                                                               \
+	do {                                                                                       \
+		size_t n_ = 0;                                                                     \
+		argv[n_++] = (char *)(arg0);                                                       \
+		while (argv[n_ - 1] && n_ < CP_ARGS_MAX)                                           \
+			argv[n_++] = va_arg(ap, char *);                                           \
+		if (argv[n_ - 1]) {                                                                \
+			errno = E2BIG;                                                             \
+			va_end(ap);                                                                \
+			return -1;                                                                 \
+		}                                                                                  \
 	} while (0)
 
 CP_EXPORT int execl(const char *path, const char *arg, ...)

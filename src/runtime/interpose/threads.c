@@ -37,8 +37,8 @@ static void *thread_trampoline(void *p)
 	return start.fn(start.arg);
 }
 
-CP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-			     void *(*fn)(void *), void *arg)
+CP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
 {
 	typeof(cp_real.pthread_create) real = CP_REAL(pthread_create);
 	if (!cp_rt.active)

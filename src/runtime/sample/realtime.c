@@ -17,11 +17,11 @@ static int realtime_process_init(struct cp_metric *m)
 }
 
 const struct cp_sample_source cp_source_realtime = {
-	.name = "realtime",
-	.unit = "ns",
-	.source = CP_MF_SRC_REALTIME,
-	.process_init = realtime_process_init,
-	.thread_start = cp_timer_thread_start,
-	.thread_stop = cp_timer_thread_stop,
-	.claims = cp_timer_claims,
+    .name = "realtime",
+    .unit = "ns",
+    .source = CP_MF_SRC_REALTIME,
+    .process_init = realtime_process_init,
+    .thread_start = cp_timer_thread_start,
+    .thread_stop = cp_timer_thread_stop,
+    .claims = cp_timer_claims,
 };

@@ -9,9 +9,9 @@ extern const struct cp_sample_source cp_source_cputime;
 extern const struct cp_sample_source cp_source_realtime;
 
 const struct cp_sample_source *const cp_sample_sources[] = {
-	&cp_source_cputime,
-	&cp_source_realtime,
-	0,
+    &cp_source_cputime,
+    &cp_source_realtime,
+    0,
 };
 
 const struct cp_sample_source *cp_sample_source_find(const char *name, unsigned len)

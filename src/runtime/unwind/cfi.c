@@ -138,22 +138,49 @@ static uintptr_t rd_encoded(struct cursor *c, uint8_t enc, uintptr_t data)
 	if (enc == PE_OMIT)
 		return 0;
 	switch (enc & 0x0f) {
-	case PE_ABSPTR: v = rd_fixed(c, 8); break;
-	case PE_ULEB: v = rd_uleb(c); break;
-	case PE_UDATA2: v = (uint16_t)rd_fixed(c, 2); break;
-	case PE_UDATA4: v = (uint32_t)rd_fixed(c, 4); break;
-	case PE_UDATA8: v = rd_fixed(c, 8); break;
-	case PE_SLEB: v = (uintptr_t)rd_sleb(c); break;
-	case PE_SDATA2: v = (uintptr_t)(int64_t)(int16_t)rd_fixed(c, 2); break;
-	case PE_SDATA4: v = (uintptr_t)(int64_t)(int32_t)rd_fixed(c, 4); break;
-	case PE_SDATA8: v = rd_fixed(c, 8); break;
-	default: c->bad = 1; return 0;
+	case PE_ABSPTR:
+		v = rd_fixed(c, 8);
+		break;
+	case PE_ULEB:
+		v = rd_uleb(c);
+		break;
+	case PE_UDATA2:
+		v = (uint16_t)rd_fixed(c, 2);
+		break;
+	case PE_UDATA4:
+		v = (uint32_t)rd_fixed(c, 4);
+		break;
+	case PE_UDATA8:
+		v = rd_fixed(c, 8);
+		break;
+	case PE_SLEB:
+		v = (uintptr_t)rd_sleb(c);
+		break;
+	case PE_SDATA2:
+		v = (uintptr_t)(int64_t)(int16_t)rd_fixed(c, 2);
+		break;
+	case PE_SDATA4:
+		v = (uintptr_t)(int64_t)(int32_t)rd_fixed(c, 4);
+		break;
+	case PE_SDATA8:
+		v = rd_fixed(c, 8);
+		break;
+	default:
+		c->bad = 1;
+		return 0;
 	}
 	switch (enc & 0x70) {
-	case 0: break;
-	case PE_PCREL: v += base; break;
-	case PE_DATAREL: v += data; break;
-	default: c->bad = 1; return 0;
+	case 0:
+		break;
+	case PE_PCREL:
+		v += base;
+		break;
+	case PE_DATAREL:
+		v += data;
+		break;
+	default:
+		c->bad = 1;
+		return 0;
 	}
 	if ((enc & PE_INDIRECT) && !c->bad)
 		v = *(const uintptr_t *)v;
@@ -323,8 +350,8 @@ static void cfa_expression(const uint8_t *p, uint64_t len, struct cfa_rule *cfa)
 	}
 	if (reg != CP_DW_RSP || !expr_breg(&c, &reg2, &off2) || reg2 != CP_DW_RIP || off2 != 0)
 		return;
-	if (c.end - c.p != 7 || memcmp(c.p, plt_mid, 2) || c.p[2] < OP_LIT0 ||
-	    c.p[2] > OP_LIT31 || memcmp(c.p + 3, plt_tail, 4))
+	if (c.end - c.p != 7 || memcmp(c.p, plt_mid, 2) || c.p[2] < OP_LIT0 || c.p[2] > OP_LIT31 ||
+	    memcmp(c.p + 3, plt_tail, 4))
 		return;
 	cfa->how = CP_CFA_PLT;
 	cfa->reg = CP_DW_RSP;
@@ -437,18 +464,37 @@ static void op_register_rule(struct interp *st, struct cursor *c, uint8_t op)
 	uint64_t reg = rd_uleb(c), len;
 
 	switch (op) {
-	case 0x05: set_reg(st, reg, CP_REG_CFA, (int64_t)rd_uleb(c) * da); break;
-	case 0x11: set_reg(st, reg, CP_REG_CFA, rd_sleb(c) * da); break;
-	case 0x2f: set_reg(st, reg, CP_REG_CFA, -(int64_t)rd_uleb(c) * da); break;
+	case 0x05:
+		set_reg(st, reg, CP_REG_CFA, (int64_t)rd_uleb(c) * da);
+		break;
+	case 0x11:
+		set_reg(st, reg, CP_REG_CFA, rd_sleb(c) * da);
+		break;
+	case 0x2f:
+		set_reg(st, reg, CP_REG_CFA, -(int64_t)rd_uleb(c) * da);
+		break;
 	case 0x06: /* restore_extended */
 		if (reg < NREGS)
 			st->cur.regs[reg] = st->init.regs[reg];
 		break;
-	case 0x07: set_reg(st, reg, CP_REG_UNDEF, 0); break;
-	case 0x08: set_reg(st, reg, CP_REG_SAME, 0); break;
-	case 0x09: rd_uleb(c); set_reg(st, reg, CP_REG_OTHER, 0); break;
-	case 0x14: rd_uleb(c); set_reg(st, reg, CP_REG_OTHER, 0); break;
-	case 0x15: rd_sleb(c); set_reg(st, reg, CP_REG_OTHER, 0); break;
+	case 0x07:
+		set_reg(st, reg, CP_REG_UNDEF, 0);
+		break;
+	case 0x08:
+		set_reg(st, reg, CP_REG_SAME, 0);
+		break;
+	case 0x09:
+		rd_uleb(c);
+		set_reg(st, reg, CP_REG_OTHER, 0);
+		break;
+	case 0x14:
+		rd_uleb(c);
+		set_reg(st, reg, CP_REG_OTHER, 0);
+		break;
+	case 0x15:
+		rd_sleb(c);
+		set_reg(st, reg, CP_REG_OTHER, 0);
+		break;
 	default: /* 0x10 expression, 0x16 val_expression */
 		len = rd_uleb(c);
 		if (len > (uint64_t)(c->end - c->p)) {
@@ -470,33 +516,60 @@ static int run_one(struct interp *st, struct cursor *c)
 	uint64_t ca = st->cie->code_align;
 
 	switch (op >> 6) {
-	case 1: return advance(st, lo6 * ca);
-	case 2: set_reg(st, lo6, CP_REG_CFA, (int64_t)rd_uleb(c) * st->cie->data_align); return 0;
+	case 1:
+		return advance(st, lo6 * ca);
+	case 2:
+		set_reg(st, lo6, CP_REG_CFA, (int64_t)rd_uleb(c) * st->cie->data_align);
+		return 0;
 	case 3:
 		if (lo6 < NREGS)
 			st->cur.regs[lo6] = st->init.regs[lo6];
 		return 0;
 	}
 	switch (op) {
-	case 0x00: return 0;
+	case 0x00:
+		return 0;
 	case 0x01: { /* set_loc */
 		uintptr_t to = rd_encoded(c, st->cie->fde_enc, 0);
 		return to > st->loc ? advance(st, to - st->loc) : 0;
 	}
-	case 0x02: return advance(st, rd_fixed(c, 1) * ca);
-	case 0x03: return advance(st, rd_fixed(c, 2) * ca);
-	case 0x04: return advance(st, rd_fixed(c, 4) * ca);
+	case 0x02:
+		return advance(st, rd_fixed(c, 1) * ca);
+	case 0x03:
+		return advance(st, rd_fixed(c, 2) * ca);
+	case 0x04:
+		return advance(st, rd_fixed(c, 4) * ca);
 	case 0x0a:
-	case 0x0b: op_state(st, op); return 0;
-	case 0x0c: case 0x0d: case 0x0e: case 0x0f: case 0x12: case 0x13:
+	case 0x0b:
+		op_state(st, op);
+		return 0;
+	case 0x0c:
+	case 0x0d:
+	case 0x0e:
+	case 0x0f:
+	case 0x12:
+	case 0x13:
 		op_def_cfa(st, c, op);
 		return 0;
-	case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x10:
-	case 0x11: case 0x14: case 0x15: case 0x16: case 0x2f:
+	case 0x05:
+	case 0x06:
+	case 0x07:
+	case 0x08:
+	case 0x09:
+	case 0x10:
+	case 0x11:
+	case 0x14:
+	case 0x15:
+	case 0x16:
+	case 0x2f:
 		op_register_rule(st, c, op);
 		return 0;
-	case 0x2e: rd_uleb(c); return 0; /* GNU_args_size: only matters for landing pads */
-	default: st->bad = 1; return 1;
+	case 0x2e:
+		rd_uleb(c);
+		return 0; /* GNU_args_size: only matters for landing pads */
+	default:
+		st->bad = 1;
+		return 1;
 	}
 }
 

@@ -27,20 +27,20 @@ enum {
 struct cp_ehinfo {
 	const uint8_t *hdr;   /* .eh_frame_hdr */
 	const uint8_t *table; /* sorted (initial_loc, fde) pairs, datarel sdata4 */
-	uint32_t count;       /* 0: no usable binary-search table */
+	uint32_t count;	      /* 0: no usable binary-search table */
 };
 
 /* How the CFA is computed. */
 enum cp_cfa_how {
-	CP_CFA_REG = 0,   /* CFA = reg + off */
+	CP_CFA_REG = 0,	  /* CFA = reg + off */
 	CP_CFA_DEREF = 1, /* CFA = *(reg + off)      (gcc's realigned-stack frames) */
-	CP_CFA_PLT = 2,   /* CFA = rsp + off + ((rip & 15) >= plt_thr ? 8 : 0)  (PLT stubs) */
+	CP_CFA_PLT = 2,	  /* CFA = rsp + off + ((rip & 15) >= plt_thr ? 8 : 0)  (PLT stubs) */
 };
 
 /* How a saved register (RA, rbp) is recovered. */
 enum cp_reg_how {
 	CP_REG_SAME = 0,   /* unchanged (also: no rule given) */
-	CP_REG_CFA = 1,    /* saved at CFA + off */
+	CP_REG_CFA = 1,	   /* saved at CFA + off */
 	CP_REG_UNDEF = 2,  /* undefined (RA undefined = outermost frame) */
 	CP_REG_AT_REG = 3, /* saved at *(reg + off)  (DW_CFA_expression: bregN off) */
 	CP_REG_OTHER = 4,  /* a rule we do not evaluate (register, val_*, long expression) */
@@ -48,10 +48,10 @@ enum cp_reg_how {
 
 /* Row kinds. */
 enum cp_row_kind {
-	CP_ROW_NONE = 0,      /* no CFI covers this pc */
+	CP_ROW_NONE = 0, /* no CFI covers this pc */
 	CP_ROW_NORMAL = 1,
-	CP_ROW_SIGNAL = 2,    /* pc is a signal trampoline (__restore_rt): ucontext at rsp */
-	CP_ROW_OUTERMOST = 3, /* RA undefined: _start, clone, thread start */
+	CP_ROW_SIGNAL = 2,	/* pc is a signal trampoline (__restore_rt): ucontext at rsp */
+	CP_ROW_OUTERMOST = 3,	/* RA undefined: _start, clone, thread start */
 	CP_ROW_UNSUPPORTED = 4, /* CFI exists but uses rules we do not evaluate */
 };
 

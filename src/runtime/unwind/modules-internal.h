@@ -13,7 +13,7 @@ struct cp_mod_range {
 };
 
 extern struct cp_module cp_mod_slots[CP_MODULES_MAX];
-extern uint32_t cp_mod_n_slots;                         /* published slots (release) */
+extern uint32_t cp_mod_n_slots;				 /* published slots (release) */
 extern struct cp_mod_range cp_mod_index[CP_MODULES_MAX]; /* sorted by lo */
 extern uint32_t cp_mod_index_n;
 extern uint32_t cp_mod_index_seq; /* odd while the index is rewritten */

@@ -29,13 +29,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sync_ctx {
 	uint32_t first_new; /* slots [first_new, n) were added in this pass */
-	uint32_t n;         /* slots filled so far (published or not) */
+	uint32_t n;	    /* slots filled so far (published or not) */
 	int overflow;
 	int calls;     /* callbacks so far in this pass */
 	int unchanged; /* nothing loaded or unloaded since the last pass */
 };
 
-static void module_read_build_id(struct cp_module *m, const ElfW(Phdr) *ph)
+static void module_read_build_id(struct cp_module *m, const ElfW(Phdr) * ph)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr);
 	const uint8_t *end = p + ph->p_memsz;
@@ -64,7 +64,8 @@ static void module_set_path(struct cp_module *m, const struct dl_phdr_info *info
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	const char *name = info->dlpi_name;
 
-	if (vdso && (uintptr_t)info->dlpi_phdr >= vdso && (uintptr_t)info->dlpi_phdr < vdso + 4096) {
+	if (vdso && (uintptr_t)info->dlpi_phdr >= vdso &&
+	    (uintptr_t)info->dlpi_phdr < vdso + 4096) {
 		strcpy(m->path, "[vdso]");
 	} else if (!name || !name[0]) {
 		ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
@@ -114,7 +115,8 @@ static int sync_one(struct dl_phdr_info *info, size_t size, void *arg)
 	struct sync_ctx *ctx = arg;
 	struct cp_module tmp;
 
-	if (ctx->calls++ == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+	if (ctx->calls++ == 0 &&
+	    size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
 		if (sync_pass > 1 && info->dlpi_adds == last_adds && info->dlpi_subs == last_subs) {
 			ctx->unchanged = 1;
 			return 1;
@@ -230,8 +232,10 @@ int cp_modules_sync(void)
 			listener.loaded(&cp_mod_slots[i], listener.arg);
 	pthread_mutex_unlock(&lock);
 	if (ctx.overflow)
-		return cp_error(CP_ENOMEM, "module registry: more than %d load modules; "
-					   "samples in the rest are unattributed", CP_MODULES_MAX);
+		return cp_error(CP_ENOMEM,
+				"module registry: more than %d load modules; "
+				"samples in the rest are unattributed",
+				CP_MODULES_MAX);
 	return 0;
 }
 

@@ -16,10 +16,10 @@
 #define CP_MODULE_PATH_MAX 512
 
 struct cp_module {
-	uint32_t id;         /* process-wide, load order, never reused (cp_mf_module.id) */
-	uint32_t unloaded;   /* set (release) when the module disappeared */
-	uint64_t bias;       /* dlpi_addr */
-	uint64_t text_lo;    /* executable PT_LOAD range, runtime addresses */
+	uint32_t id;	   /* process-wide, load order, never reused (cp_mf_module.id) */
+	uint32_t unloaded; /* set (release) when the module disappeared */
+	uint64_t bias;	   /* dlpi_addr */
+	uint64_t text_lo;  /* executable PT_LOAD range, runtime addresses */
 	uint64_t text_hi;
 	/* Position of the load, and of the unload (0 while loaded), in the process's sequence
 	 * of load/unload events as the registry saw them (1, 2, ...). One sync that finds

@@ -22,7 +22,7 @@
 #include "base/sigsafe/banned.h"
 
 #define UW_PAGE 4096ul
-#define UW_PROBE_MAX (8ul << 20) /* 8 MiB: the default thread stack size */
+#define UW_PROBE_MAX (8ul << 20)   /* 8 MiB: the default thread stack size */
 #define UW_OTHER_MAX (256ul << 10) /* foreign stacks: probed on every unwind, kept short */
 #define UW_SCAN_WORDS 64
 

@@ -17,8 +17,8 @@
 
 enum cp_unwind_status {
 	CP_UNWIND_COMPLETE = 0, /* reached the outermost frame (_start / clone / RA undefined) */
-	CP_UNWIND_PARTIAL = 1,  /* some callers found, then stopped (no CFI, bad read, depth) */
-	CP_UNWIND_FAILED = 2,   /* no caller found at all */
+	CP_UNWIND_PARTIAL = 1,	/* some callers found, then stopped (no CFI, bad read, depth) */
+	CP_UNWIND_FAILED = 2,	/* no caller found at all */
 };
 
 enum cp_frame_kind {
@@ -30,8 +30,8 @@ enum cp_frame_kind {
 /* How a frame's caller was found (cp_frame.how). */
 enum cp_unwind_how {
 	CP_HOW_NONE = 0,   /* no caller (last frame) */
-	CP_HOW_CFI = 1,    /* .eh_frame CFI */
-	CP_HOW_FP = 2,     /* frame-pointer chain (no CFI for this pc) */
+	CP_HOW_CFI = 1,	   /* .eh_frame CFI */
+	CP_HOW_FP = 2,	   /* frame-pointer chain (no CFI for this pc) */
 	CP_HOW_SCAN = 3,   /* stack scan for a validated return address */
 	CP_HOW_SIGNAL = 4, /* the ucontext of a signal frame (__restore_rt) */
 };

@@ -59,8 +59,9 @@ int cp_proc_create(void)
 		if (rc == -EEXIST)
 			continue;
 		if (rc) {
-			fprintf(stderr, "callpath runtime: cannot create %s: %s; profiling "
-					"disabled\n",
+			fprintf(stderr,
+				"callpath runtime: cannot create %s: %s; profiling "
+				"disabled\n",
 				path, strerror(-rc));
 			return rc;
 		}
@@ -258,7 +259,7 @@ static void on_module_unloaded(const struct cp_module *m, void *arg)
 }
 
 const struct cp_modules_listener cp_proc_module_listener = {
-	.loaded = on_module_loaded,
-	.unloaded = on_module_unloaded,
-	.arg = NULL,
+    .loaded = on_module_loaded,
+    .unloaded = on_module_unloaded,
+    .arg = NULL,
 };

@@ -13,23 +13,71 @@
 #include <cmocka.h>
 
 #define FX(name) extern const char name[]
-FX(fx_nest3); FX(fx_nest3_outer); FX(fx_nest3_mid); FX(fx_nest3_inner);
-FX(fx_nest3_midlatch); FX(fx_nest3_outerlatch); FX(fx_nest3_exit); FX(fx_nest3_end);
-FX(fx_twoback); FX(fx_twoback_head); FX(fx_twoback_odd); FX(fx_twoback_out1);
-FX(fx_twoback_even); FX(fx_twoback_out2); FX(fx_twoback_end);
-FX(fx_irred); FX(fx_irred_a); FX(fx_irred_b); FX(fx_irred_exit); FX(fx_irred_end);
-FX(fx_switch); FX(fx_switch_head); FX(fx_switch_dispatch); FX(fx_switch_c0);
-FX(fx_switch_c1); FX(fx_switch_c2); FX(fx_switch_default); FX(fx_switch_latch);
-FX(fx_switch_exit); FX(fx_switch_jmp); FX(fx_switch_end); FX(fx_switch_table);
+FX(fx_nest3);
+FX(fx_nest3_outer);
+FX(fx_nest3_mid);
+FX(fx_nest3_inner);
+FX(fx_nest3_midlatch);
+FX(fx_nest3_outerlatch);
+FX(fx_nest3_exit);
+FX(fx_nest3_end);
+FX(fx_twoback);
+FX(fx_twoback_head);
+FX(fx_twoback_odd);
+FX(fx_twoback_out1);
+FX(fx_twoback_even);
+FX(fx_twoback_out2);
+FX(fx_twoback_end);
+FX(fx_irred);
+FX(fx_irred_a);
+FX(fx_irred_b);
+FX(fx_irred_exit);
+FX(fx_irred_end);
+FX(fx_switch);
+FX(fx_switch_head);
+FX(fx_switch_dispatch);
+FX(fx_switch_c0);
+FX(fx_switch_c1);
+FX(fx_switch_c2);
+FX(fx_switch_default);
+FX(fx_switch_latch);
+FX(fx_switch_exit);
+FX(fx_switch_jmp);
+FX(fx_switch_end);
+FX(fx_switch_table);
 FX(fx_switch_table_end);
-FX(fx_unres); FX(fx_unres_jmp); FX(fx_unres_end);
-FX(fx_ptrtail); FX(fx_ptrtail_1); FX(fx_ptrtail_end);
-FX(fx_hoist); FX(fx_hoist_head); FX(fx_hoist_c0); FX(fx_hoist_c1); FX(fx_hoist_out);
-FX(fx_hoist_end); FX(fx_hoist_table); FX(fx_hoist_table_end);
-FX(fx_tail); FX(fx_tail_1); FX(fx_tail_2); FX(fx_tail_end);
-FX(fx_noret); FX(fx_noret_die); FX(fx_noret_pad); FX(fx_noret_ok); FX(fx_noret_after);
-FX(fx_noret_end); FX(fx_die); FX(fx_die_end); FX(fx_helper);
-FX(fx_split); FX(fx_split_loop); FX(fx_split_ret); FX(fx_split_end); FX(fx_split_cold);
+FX(fx_unres);
+FX(fx_unres_jmp);
+FX(fx_unres_end);
+FX(fx_ptrtail);
+FX(fx_ptrtail_1);
+FX(fx_ptrtail_end);
+FX(fx_hoist);
+FX(fx_hoist_head);
+FX(fx_hoist_c0);
+FX(fx_hoist_c1);
+FX(fx_hoist_out);
+FX(fx_hoist_end);
+FX(fx_hoist_table);
+FX(fx_hoist_table_end);
+FX(fx_tail);
+FX(fx_tail_1);
+FX(fx_tail_2);
+FX(fx_tail_end);
+FX(fx_noret);
+FX(fx_noret_die);
+FX(fx_noret_pad);
+FX(fx_noret_ok);
+FX(fx_noret_after);
+FX(fx_noret_end);
+FX(fx_die);
+FX(fx_die_end);
+FX(fx_helper);
+FX(fx_split);
+FX(fx_split_loop);
+FX(fx_split_ret);
+FX(fx_split_end);
+FX(fx_split_cold);
 FX(fx_split_cold_end);
 #undef FX
 
@@ -38,8 +86,8 @@ FX(fx_split_cold_end);
 static inline bool fx_is_entry(void *ctx, uint64_t addr)
 {
 	(void)ctx;
-	const char *entries[] = {fx_nest3, fx_twoback, fx_irred, fx_switch, fx_unres, fx_tail,
-				 fx_ptrtail, fx_hoist, fx_noret, fx_die, fx_helper, fx_split};
+	const char *entries[] = {fx_nest3,   fx_twoback, fx_irred, fx_switch, fx_unres,	 fx_tail,
+				 fx_ptrtail, fx_hoist,	 fx_noret, fx_die,    fx_helper, fx_split};
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
 		if (addr == A(entries[i]))
 			return true;
@@ -70,8 +118,8 @@ static inline void fx_build(struct cp_cfg *cfg, const char *lo, const char *hi, 
 			    const char *hi2)
 {
 	struct cp_cfg_part parts[2] = {
-		{A(lo), A(hi), (const uint8_t *)lo},
-		{lo2 ? A(lo2) : 0, lo2 ? A(hi2) : 0, (const uint8_t *)lo2},
+	    {A(lo), A(hi), (const uint8_t *)lo},
+	    {lo2 ? A(lo2) : 0, lo2 ? A(hi2) : 0, (const uint8_t *)lo2},
 	};
 	assert_int_equal(cp_cfg_build(cfg, parts, lo2 ? 2 : 1, &fx_oracle), 0);
 }
@@ -102,8 +150,8 @@ static inline uint32_t fx_edge(const struct cp_cfg *cfg, const char *src, const 
 }
 
 /* The blocks are exactly [labels[i], labels[i+1]) for i < n, the last ending at end. */
-static inline void fx_expect_blocks(const struct cp_cfg *cfg, const char *const *labels,
-				    size_t n, const char *end)
+static inline void fx_expect_blocks(const struct cp_cfg *cfg, const char *const *labels, size_t n,
+				    const char *end)
 {
 	assert_int_equal(cfg->nblocks, n);
 	for (size_t i = 0; i < n; i++) {

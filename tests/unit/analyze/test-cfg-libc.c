@@ -75,8 +75,8 @@ static size_t lower_bound(const struct addrs *x, uint64_t v)
 }
 
 /* Linear decode of [lo, hi) compared with objdump's boundaries there. */
-static bool proc_agrees(const struct cp_module *m, const struct cp_proc *p,
-			const struct addrs *ref, size_t *ninsns)
+static bool proc_agrees(const struct cp_module *m, const struct cp_proc *p, const struct addrs *ref,
+			size_t *ninsns)
 {
 	const struct cp_elf_section *s = cp_elf_code_at(&m->image, p->lo);
 	if (!s || !s->data || p->hi > s->addr + s->size)
@@ -113,12 +113,12 @@ static void test_boundaries_match_objdump(void **state)
 		compared++;
 		if (!proc_agrees(&m, p, &ref, &ninsns)) {
 			if (differ++ < 5)
-				printf("# boundaries differ from objdump in %s at 0x%llx\n", p->name,
-				       (unsigned long long)p->lo);
+				printf("# boundaries differ from objdump in %s at 0x%llx\n",
+				       p->name, (unsigned long long)p->lo);
 		}
 	}
-	printf("# %zu procedures, %zu instructions compared with objdump; %zu differ\n",
-	       compared, ninsns, differ);
+	printf("# %zu procedures, %zu instructions compared with objdump; %zu differ\n", compared,
+	       ninsns, differ);
 	assert_true(compared > 1000);
 	assert_true(differ * 1000 <= compared); /* at most 0.1% (data in text) */
 	free(ref.a);
@@ -126,8 +126,8 @@ static void test_boundaries_match_objdump(void **state)
 }
 
 struct totals {
-	size_t procs, failed, blocks, edges, insns, bad, loops, irreducible, jtables,
-		unresolved, maxdepth, inferred;
+	size_t procs, failed, blocks, edges, insns, bad, loops, irreducible, jtables, unresolved,
+	    maxdepth, inferred;
 };
 
 static void check_nest(const struct cp_cfg *cfg, const struct cp_loop_nest *n)
@@ -199,8 +199,8 @@ static void test_every_procedure(void **state)
 	assert_true(t.failed * 100 < t.procs);
 	assert_true(t.bad * 1000 < t.insns);
 	assert_true(t.inferred > 0); /* static helpers such as malloc_printerr */
-	assert_true(t.loops > 500);     /* libc is full of loops (string functions, printf) */
-	assert_true(t.jtables > 20);    /* and of switches (vfprintf, strtod, ...) */
+	assert_true(t.loops > 500);  /* libc is full of loops (string functions, printf) */
+	assert_true(t.jtables > 20); /* and of switches (vfprintf, strtod, ...) */
 	/* hand-written string functions (bsf-indexed tables), computed jumps */
 	assert_true(t.unresolved * 20 < t.procs);
 	cp_module_release(&m);
@@ -253,7 +253,8 @@ static void test_compiled_switches(void **state)
 			assert_int_equal(cp_cfg_module_build(&cm, &cfg, i, &o), 0);
 			if (cfg.nunresolved)
 				fail_msg("%s: %s: unresolved jump at 0x%llx", path,
-					 m.procs.procs[i].name, (unsigned long long)cfg.unresolved[0]);
+					 m.procs.procs[i].name,
+					 (unsigned long long)cfg.unresolved[0]);
 			for (size_t k = 0; k < cfg.njtables; k++)
 				assert_true(cfg.jtables[k].entries >= 7);
 			tables += (int)cfg.njtables;
@@ -516,13 +517,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--bench"))
 		return bench(argc - 2, argv + 2);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boundaries_match_objdump),
-		cmocka_unit_test(test_every_procedure),
-		cmocka_unit_test(test_module_fixtures),
-		cmocka_unit_test(test_struct_noreturn_inferred),
-		cmocka_unit_test(test_struct_dwarf_reopen_same_output),
-		cmocka_unit_test(test_compiled_switches),
-		cmocka_unit_test(test_parallel_matches_serial),
+	    cmocka_unit_test(test_boundaries_match_objdump),
+	    cmocka_unit_test(test_every_procedure),
+	    cmocka_unit_test(test_module_fixtures),
+	    cmocka_unit_test(test_struct_noreturn_inferred),
+	    cmocka_unit_test(test_struct_dwarf_reopen_same_output),
+	    cmocka_unit_test(test_compiled_switches),
+	    cmocka_unit_test(test_parallel_matches_serial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@ static void test_nest3_blocks_edges(void **state)
 	struct cp_cfg cfg;
 	cp_cfg_init(&cfg);
 	fx_build(&cfg, fx_nest3, fx_nest3_end, NULL, NULL);
-	const char *const blocks[] = {fx_nest3,	    fx_nest3_outer,	 fx_nest3_mid,
+	const char *const blocks[] = {fx_nest3,	      fx_nest3_outer,	 fx_nest3_mid,
 				      fx_nest3_inner, fx_nest3_midlatch, fx_nest3_outerlatch,
 				      fx_nest3_exit};
 	fx_expect_blocks(&cfg, blocks, 7, fx_nest3_end);
@@ -44,7 +44,7 @@ static void test_twoback_edges(void **state)
 	struct cp_cfg cfg;
 	cp_cfg_init(&cfg);
 	fx_build(&cfg, fx_twoback, fx_twoback_end, NULL, NULL);
-	const char *const blocks[] = {fx_twoback,	 fx_twoback_head, fx_twoback_odd,
+	const char *const blocks[] = {fx_twoback,      fx_twoback_head, fx_twoback_odd,
 				      fx_twoback_out1, fx_twoback_even, fx_twoback_out2};
 	fx_expect_blocks(&cfg, blocks, 6, fx_twoback_end);
 	assert_int_equal(cfg.nedges, 9);
@@ -84,8 +84,8 @@ static void test_jump_table_pic(void **state)
 	struct cp_cfg cfg;
 	cp_cfg_init(&cfg);
 	fx_build(&cfg, fx_switch, fx_switch_end, NULL, NULL);
-	const char *const blocks[] = {fx_switch,    fx_switch_head,    fx_switch_dispatch,
-				      fx_switch_c0, fx_switch_c1,      fx_switch_c2,
+	const char *const blocks[] = {fx_switch,	 fx_switch_head,  fx_switch_dispatch,
+				      fx_switch_c0,	 fx_switch_c1,	  fx_switch_c2,
 				      fx_switch_default, fx_switch_latch, fx_switch_exit};
 	fx_expect_blocks(&cfg, blocks, 9, fx_switch_end);
 	assert_int_equal(cfg.njtables, 1);
@@ -249,11 +249,11 @@ static void test_jump_table_absolute(void **state)
 {
 	(void)state;
 	const uint8_t code[] = {
-		0x83, 0xff, 0x02,                         /* 0: cmp $2,%edi */
-		0x77, 0x0a,                               /* 3: ja 15 */
-		0xff, 0x24, 0xfd, 0x00, 0x00, 0x60, 0x00, /* 5: jmp *0x600000(,%rdi,8) */
-		0xc3, 0xc3, 0xc3,                         /* 12, 13, 14: cases */
-		0xc3,                                     /* 15: default */
+	    0x83, 0xff, 0x02,			      /* 0: cmp $2,%edi */
+	    0x77, 0x0a,				      /* 3: ja 15 */
+	    0xff, 0x24, 0xfd, 0x00, 0x00, 0x60, 0x00, /* 5: jmp *0x600000(,%rdi,8) */
+	    0xc3, 0xc3, 0xc3,			      /* 12, 13, 14: cases */
+	    0xc3,				      /* 15: default */
 	};
 	uint64_t table[3] = {0x40000c, 0x40000d, 0x40000e};
 	struct synth s = {0x600000, (const uint8_t *)table, sizeof(table)};
@@ -381,9 +381,9 @@ static void test_random_bytes(void **state)
 		for (size_t i = 0; i < len; i++)
 			buf[i] = (uint8_t)rand();
 		/* a part split in two, the second "cold" one 1 KiB further */
-		struct cp_cfg_part parts[2] = {{0x10000, 0x10000 + len, buf},
-					       {0x10000 + len + 1024, 0x10000 + len + 1024 + 16,
-						buf}};
+		struct cp_cfg_part parts[2] = {
+		    {0x10000, 0x10000 + len, buf},
+		    {0x10000 + len + 1024, 0x10000 + len + 1024 + 16, buf}};
 		assert_int_equal(cp_cfg_build(&cfg, parts, seed % 2 ? 2 : 1, &o), 0);
 		check_invariants(&cfg, 0x10000, 0x10000 + len + 1024 + 16);
 		assert_true(cfg.ninsns <= len + 16);
@@ -421,19 +421,19 @@ static void test_noreturn_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nest3_blocks_edges),
-		cmocka_unit_test(test_twoback_edges),
-		cmocka_unit_test(test_irreducible_edges),
-		cmocka_unit_test(test_jump_table_pic),
-		cmocka_unit_test(test_jump_table_hoisted_base),
-		cmocka_unit_test(test_unresolved_indirect),
-		cmocka_unit_test(test_tail_calls),
-		cmocka_unit_test(test_noreturn_call),
-		cmocka_unit_test(test_cold_part),
-		cmocka_unit_test(test_jump_table_absolute),
-		cmocka_unit_test(test_bad_bytes_and_overlap),
-		cmocka_unit_test(test_random_bytes),
-		cmocka_unit_test(test_noreturn_names),
+	    cmocka_unit_test(test_nest3_blocks_edges),
+	    cmocka_unit_test(test_twoback_edges),
+	    cmocka_unit_test(test_irreducible_edges),
+	    cmocka_unit_test(test_jump_table_pic),
+	    cmocka_unit_test(test_jump_table_hoisted_base),
+	    cmocka_unit_test(test_unresolved_indirect),
+	    cmocka_unit_test(test_tail_calls),
+	    cmocka_unit_test(test_noreturn_call),
+	    cmocka_unit_test(test_cold_part),
+	    cmocka_unit_test(test_jump_table_absolute),
+	    cmocka_unit_test(test_bad_bytes_and_overlap),
+	    cmocka_unit_test(test_random_bytes),
+	    cmocka_unit_test(test_noreturn_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,8 +29,7 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-static void analyse(struct fx *f, const char *lo, const char *hi, const char *lo2,
-		    const char *hi2)
+static void analyse(struct fx *f, const char *lo, const char *hi, const char *lo2, const char *hi2)
 {
 	fx_build(&f->cfg, lo, hi, lo2, hi2);
 	assert_int_equal(cp_loops_find(&f->nest, &f->cfg), 0);
@@ -83,8 +82,8 @@ static void test_nest3(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(f->nest.loops[i].flags, 0);
 
-	const char *const b0[] = {fx_nest3_outer, fx_nest3_mid, fx_nest3_inner,
-				  fx_nest3_midlatch, fx_nest3_outerlatch};
+	const char *const b0[] = {fx_nest3_outer, fx_nest3_mid, fx_nest3_inner, fx_nest3_midlatch,
+				  fx_nest3_outerlatch};
 	expect_loop_blocks(f, L0, b0, 5);
 	expect_loop_blocks(f, L1, b0 + 1, 3);
 	expect_loop_blocks(f, L2, b0 + 2, 1);
@@ -101,8 +100,8 @@ static void test_nest3(void **state)
 	expect_edges(EDGES(f, L0, exit, exits), x0, 1);
 	uint32_t e1[] = {fx_edge(cfg, fx_nest3_outer, fx_nest3_mid, CP_CFG_FALLTHROUGH)};
 	uint32_t b1[] = {fx_edge(cfg, fx_nest3_midlatch, fx_nest3_mid, CP_CFG_COND_TAKEN)};
-	uint32_t x1[] = {fx_edge(cfg, fx_nest3_midlatch, fx_nest3_outerlatch,
-				 CP_CFG_COND_NOT_TAKEN)};
+	uint32_t x1[] = {
+	    fx_edge(cfg, fx_nest3_midlatch, fx_nest3_outerlatch, CP_CFG_COND_NOT_TAKEN)};
 	expect_edges(EDGES(f, L1, entry, entries), e1, 1);
 	expect_edges(EDGES(f, L1, back, backs), b1, 1);
 	expect_edges(EDGES(f, L1, exit, exits), x1, 1);
@@ -138,9 +137,8 @@ static void test_two_back_edges_one_loop(void **state)
 	assert_int_equal(L->nranges, 2); /* out1 sits between the arms */
 	uint32_t back[] = {fx_edge(cfg, fx_twoback_odd, fx_twoback_head, CP_CFG_COND_TAKEN),
 			   fx_edge(cfg, fx_twoback_even, fx_twoback_head, CP_CFG_COND_TAKEN)};
-	uint32_t exits[] = {
-		fx_edge(cfg, fx_twoback_odd, fx_twoback_out1, CP_CFG_COND_NOT_TAKEN),
-		fx_edge(cfg, fx_twoback_even, fx_twoback_out2, CP_CFG_COND_NOT_TAKEN)};
+	uint32_t exits[] = {fx_edge(cfg, fx_twoback_odd, fx_twoback_out1, CP_CFG_COND_NOT_TAKEN),
+			    fx_edge(cfg, fx_twoback_even, fx_twoback_out2, CP_CFG_COND_NOT_TAKEN)};
 	uint32_t entries[] = {fx_edge(cfg, fx_twoback, fx_twoback_head, CP_CFG_FALLTHROUGH)};
 	expect_edges(EDGES(f, L, back, backs), back, 2);
 	expect_edges(EDGES(f, L, exit, exits), exits, 2);
@@ -171,10 +169,10 @@ static void test_irreducible(void **state)
 	expect_edges(EDGES(f, L, back, backs), back, 2);
 	expect_edges(EDGES(f, L, exit, exits), exits, 1);
 	/* neither entry dominates the other */
-	assert_false(cp_loops_dominates(&f->nest, fx_block(cfg, fx_irred_a),
-					fx_block(cfg, fx_irred_b)));
-	assert_false(cp_loops_dominates(&f->nest, fx_block(cfg, fx_irred_b),
-					fx_block(cfg, fx_irred_a)));
+	assert_false(
+	    cp_loops_dominates(&f->nest, fx_block(cfg, fx_irred_a), fx_block(cfg, fx_irred_b)));
+	assert_false(
+	    cp_loops_dominates(&f->nest, fx_block(cfg, fx_irred_b), fx_block(cfg, fx_irred_a)));
 }
 
 static void test_switch_in_loop(void **state)
@@ -186,7 +184,7 @@ static void test_switch_in_loop(void **state)
 	const struct cp_loop *L = &f->nest.loops[0];
 	assert_int_equal(L->header, A(fx_switch_head));
 	const char *const blocks[] = {fx_switch_head, fx_switch_dispatch, fx_switch_c0,
-				      fx_switch_c1,   fx_switch_c2,	    fx_switch_default,
+				      fx_switch_c1,   fx_switch_c2,	  fx_switch_default,
 				      fx_switch_latch};
 	expect_loop_blocks(f, L, blocks, 7);
 	assert_int_equal(L->nranges, 1);
@@ -254,7 +252,7 @@ static void graph_to_cfg(const struct graph *g, struct cp_cfg *cfg)
 		for (int w = 0; w < g->n; w++)
 			if (g->adj[v][w])
 				cfg->edges[cfg->nedges++] = (struct cp_cfg_edge){
-					(uint32_t)v, (uint32_t)w, 0x1000 + 16 * (uint64_t)w, 0};
+				    (uint32_t)v, (uint32_t)w, 0x1000 + 16 * (uint64_t)w, 0};
 		b->nedges = (uint32_t)(cfg->nedges - b->first_edge);
 	}
 	cfg->entry = 0;
@@ -450,17 +448,16 @@ static void test_deep_nest_truncated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_nest3, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_two_back_edges_one_loop, fx_setup,
-						fx_teardown),
-		cmocka_unit_test_setup_teardown(test_irreducible, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_switch_in_loop, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_loop_entered_from_cold_part, fx_setup,
-						fx_teardown),
-		cmocka_unit_test_setup_teardown(test_no_loops, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_random_graphs, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_unreachable_loop, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_deep_nest_truncated, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_nest3, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_two_back_edges_one_loop, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_irreducible, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_switch_in_loop, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_loop_entered_from_cold_part, fx_setup,
+					    fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_no_loops, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_random_graphs, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_unreachable_loop, fx_setup, fx_teardown),
+	    cmocka_unit_test_setup_teardown(test_deep_nest_truncated, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,8 +28,12 @@ static void build(struct sample *s)
 	sc.name = cp_structure_builder_string(&b, "f");
 	sc.file = cp_structure_builder_string(&b, "a.c");
 	s->proc = cp_structure_builder_scope(&b, &sc);
-	struct cp_st_scope loop = {.parent = s->proc, .kind = CP_ST_LOOP, .addr = 0x1010,
-				   .line = 11, .line_lo = 11, .line_hi = 14};
+	struct cp_st_scope loop = {.parent = s->proc,
+				   .kind = CP_ST_LOOP,
+				   .addr = 0x1010,
+				   .line = 11,
+				   .line_lo = 11,
+				   .line_hi = 14};
 	loop.file = sc.file;
 	s->loop = cp_structure_builder_scope(&b, &loop);
 	struct cp_st_scope inl = {.parent = s->loop, .kind = CP_ST_INLINE, .aux_line = 12};
@@ -99,7 +103,8 @@ static void test_truncations(void **state)
 		struct cp_structure st;
 		int rc = cp_structure_load(&st, s.buf, n, "t");
 		assert_int_equal(rc, CP_EFORMAT);
-		assert_non_null(strstr(cp_error_message(), "structure file") ?: strstr(cp_error_message(), "t:"));
+		assert_non_null(strstr(cp_error_message(), "structure file")
+				    ?: strstr(cp_error_message(), "t:"));
 	}
 	free(s.buf);
 }

@@ -35,8 +35,8 @@ static void test_errors(void **state)
 	struct cp_symbolizer *s = cp_symbolizer_new();
 	struct cp_sym_info info;
 	for (int i = 0; i < 2; i++) { /* the failure is remembered, and reported again */
-		assert_int_equal(cp_symbolizer_lookup(s, "/no/such/file", NULL, 0, 0x1000, 0, &info),
-				 CP_ENOENT);
+		assert_int_equal(
+		    cp_symbolizer_lookup(s, "/no/such/file", NULL, 0, 0x1000, 0, &info), CP_ENOENT);
 		assert_non_null(strstr(cp_error_message(), "/no/such/file"));
 		assert_int_equal(info.found, 0);
 	}
@@ -77,7 +77,8 @@ static void test_procedures(void **state)
 	struct cp_symbolizer *s = cp_symbolizer_new();
 	struct cp_sym_info info;
 	assert_int_equal(cp_symbolizer_lookup(s, fixture, m.image.build_id, m.image.build_id_len,
-					      nest->lo, 0, &info), 0);
+					      nest->lo, 0, &info),
+			 0);
 	assert_int_equal(info.found, 1);
 	assert_string_equal(info.procedure, "nest");
 	assert_int_equal(info.proc_lo, nest->lo);
@@ -89,10 +90,12 @@ static void test_procedures(void **state)
 	assert_true(!info.found || strcmp(info.procedure, "nest") != 0);
 	/* A build-id mismatch is a warning (printed once), not a failure. */
 	const uint8_t other[4] = {1, 2, 3, 4};
-	assert_int_equal(cp_symbolizer_lookup(s, fixture, other, sizeof other, nest->lo, 0, &info), 0);
+	assert_int_equal(cp_symbolizer_lookup(s, fixture, other, sizeof other, nest->lo, 0, &info),
+			 0);
 	assert_string_equal(info.procedure, "nest");
 	/* The cold part reports its parent. */
-	assert_int_equal(cp_symbolizer_lookup(s, fixture, NULL, 0, main_->parts[0].lo, 0, &info), 0);
+	assert_int_equal(cp_symbolizer_lookup(s, fixture, NULL, 0, main_->parts[0].lo, 0, &info),
+			 0);
 	assert_string_equal(info.procedure, "main");
 	cp_symbolizer_free(s);
 	cp_module_release(&m);
@@ -147,9 +150,9 @@ static void test_inline_chain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_procedures),
-		cmocka_unit_test(test_inline_chain),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_procedures),
+	    cmocka_unit_test(test_inline_chain),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -13,8 +13,8 @@
 struct enc {
 	const char *what;
 	uint8_t bytes[16];
-	unsigned n;      /* bytes given */
-	unsigned len;    /* expected length (0: invalid) */
+	unsigned n;   /* bytes given */
+	unsigned len; /* expected length (0: invalid) */
 	uint8_t flow, cond, opkind;
 	uint64_t target; /* expected direct target (decoded at 0x1000) */
 	uint8_t rel_offset, rel_size, disp_offset, disp_size;
@@ -24,6 +24,8 @@ struct enc {
 
 #define AT 0x1000
 
+/* one instruction a line: */
+/* clang-format off */
 static const struct enc table[] = {
 	{"call rel32", {0xe8, 0x10, 0x00, 0x00, 0x00}, 5, 5, CP_X86_FLOW_CALL, 0, 0,
 	 AT + 5 + 0x10, 1, 4, 0, 0, false, 0},
@@ -75,6 +77,7 @@ static const struct enc table[] = {
 	  0x90},
 	 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0},
 };
+/* clang-format on */
 
 static void test_encodings(void **state)
 {
@@ -241,11 +244,9 @@ static void test_random_bytes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_encodings),
-		cmocka_unit_test(test_operands),
-		cmocka_unit_test(test_names_and_format),
-		cmocka_unit_test(test_call_before),
-		cmocka_unit_test(test_random_bytes),
+	    cmocka_unit_test(test_encodings),	     cmocka_unit_test(test_operands),
+	    cmocka_unit_test(test_names_and_format), cmocka_unit_test(test_call_before),
+	    cmocka_unit_test(test_random_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -296,10 +296,10 @@ static void test_directory(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),          cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupt_header), cmocka_unit_test(test_bad_nodes),
-		cmocka_unit_test(test_bad_records),    cmocka_unit_test(test_directory),
-		cmocka_unit_test(test_too_deep),
+	    cmocka_unit_test(test_valid),	   cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_corrupt_header), cmocka_unit_test(test_bad_nodes),
+	    cmocka_unit_test(test_bad_records),	   cmocka_unit_test(test_directory),
+	    cmocka_unit_test(test_too_deep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,8 +25,13 @@ static void make_path(char *out, size_t cap, const char *name)
 static void cct_open(struct cp_cct *c, const char *name, uint32_t nmetrics, size_t reserve)
 {
 	char path[256];
-	struct cp_cct_info info = {.pid = 1, .tid = 2, .gen = 0, .tidx = 3,
-				   .nmetrics = nmetrics, .start_ns = 5, .reserve = reserve};
+	struct cp_cct_info info = {.pid = 1,
+				   .tid = 2,
+				   .gen = 0,
+				   .tidx = 3,
+				   .nmetrics = nmetrics,
+				   .start_ns = 5,
+				   .reserve = reserve};
 	make_path(path, sizeof path, name);
 	assert_int_equal(cp_cct_create(c, path, &info), 0);
 }
@@ -35,8 +40,8 @@ static uint32_t insert_path(struct cp_cct *c, const uint64_t *pcs, int n)
 {
 	uint32_t node = 0;
 	for (int i = 0; i < n; i++)
-		node = cp_cct_child(c, node, i == n - 1 ? CP_MF_NODE_PC : CP_MF_NODE_CALL, 7,
-				    pcs[i]);
+		node =
+		    cp_cct_child(c, node, i == n - 1 ? CP_MF_NODE_PC : CP_MF_NODE_CALL, 7, pcs[i]);
 	return node;
 }
 
@@ -82,8 +87,7 @@ static void test_shared_prefix_and_repeat(void **state)
 	}
 	assert_int_equal(c.nnodes, 5);
 	assert_int_equal(c.hdr->h.used, used); /* samples add values, not memory */
-	assert_int_equal(cp_cct_node(&c, l1)->metrics[0] + cp_cct_node(&c, l2)->metrics[0],
-			 100000);
+	assert_int_equal(cp_cct_node(&c, l1)->metrics[0] + cp_cct_node(&c, l2)->metrics[0], 100000);
 	/* Same address, different kind or module: different nodes. */
 	assert_int_not_equal(cp_cct_child(&c, 0, CP_MF_NODE_PC, 7, 0x100),
 			     cp_cct_child(&c, 0, CP_MF_NODE_CALL, 7, 0x100));
@@ -170,11 +174,11 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_and_root),
-		cmocka_unit_test(test_shared_prefix_and_repeat),
-		cmocka_unit_test(test_growth),
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_exclusive_create),
+	    cmocka_unit_test(test_header_and_root),
+	    cmocka_unit_test(test_shared_prefix_and_repeat),
+	    cmocka_unit_test(test_growth),
+	    cmocka_unit_test(test_full),
+	    cmocka_unit_test(test_exclusive_create),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

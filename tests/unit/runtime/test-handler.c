@@ -43,8 +43,12 @@ static int fake_claims(struct cp_metric *m, struct cp_source_thread *st, const s
 }
 
 static const struct cp_sample_source fake_source = {
-	.name = "fake", .unit = "ns", .source = CP_MF_SRC_CPUTIME,
-	.thread_start = fake_start, .thread_stop = fake_stop, .claims = fake_claims,
+    .name = "fake",
+    .unit = "ns",
+    .source = CP_MF_SRC_CPUTIME,
+    .thread_start = fake_start,
+    .thread_stop = fake_stop,
+    .claims = fake_claims,
 };
 
 static char dir[] = "/tmp/cp-test-handler.XXXXXX";
@@ -180,7 +184,7 @@ static void test_program_handler_chained(void **state)
 	assert_int_equal(sigaction(cp_rt.signo, &sa, &old), 0); /* the interposed one */
 	assert_true(old.sa_handler == SIG_DFL);
 	uint64_t samples = cp_self->cct.hdr->samples[0];
-	send_self(SI_QUEUE, 1);       /* the program's own use of the signal */
+	send_self(SI_QUEUE, 1);		 /* the program's own use of the signal */
 	send_self(SI_QUEUE, FAKE_VALUE); /* a sample: not given to the program */
 	assert_int_equal(app_calls, 1);
 	assert_int_equal(cp_self->cct.hdr->samples[0], samples + 1);

@@ -114,12 +114,12 @@ static void test_find_basic(void **state)
 	check_build_id(libc);
 	assert_null(cp_modules_find(0));
 	assert_null(cp_modules_find(0x1000));
-	assert_null(cp_modules_find((uintptr_t)&seen)); /* data, not text */
+	assert_null(cp_modules_find((uintptr_t)&seen));	    /* data, not text */
 	assert_null(cp_modules_find((uintptr_t)&on_stack)); /* the stack */
 	/* The vDSO: its text lies in the image the kernel maps at AT_SYSINFO_EHDR. */
 	vdso = NULL;
-	for (uintptr_t a = getauxval(AT_SYSINFO_EHDR); a && !vdso && a < getauxval(AT_SYSINFO_EHDR) + 0x4000;
-	     a += 16)
+	for (uintptr_t a = getauxval(AT_SYSINFO_EHDR);
+	     a && !vdso && a < getauxval(AT_SYSINFO_EHDR) + 0x4000; a += 16)
 		vdso = cp_modules_find(a);
 	assert_non_null(vdso);
 	assert_string_equal(vdso->path, "[vdso]");
@@ -250,10 +250,10 @@ static void test_concurrent_find(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_find_basic),
-		cmocka_unit_test(test_dlopen_epochs),
-		cmocka_unit_test(test_replay),
-		cmocka_unit_test(test_concurrent_find),
+	    cmocka_unit_test(test_find_basic),
+	    cmocka_unit_test(test_dlopen_epochs),
+	    cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_concurrent_find),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

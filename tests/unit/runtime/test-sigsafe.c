@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SAME_AS_SNPRINTF(...)                                                  \
-	do {                                                                   \
-		char a[128], b[128];                                           \
-		size_t n = cp_ss_format(a, sizeof a, __VA_ARGS__);             \
-		int m = snprintf(b, sizeof b, __VA_ARGS__);                    \
-		assert_string_equal(a, b);                                     \
-		assert_int_equal(n, (size_t)m);                                \
+#define SAME_AS_SNPRINTF(...)                                                                      \
+	do {                                                                                       \
+		char a[128], b[128];                                                               \
+		size_t n = cp_ss_format(a, sizeof a, __VA_ARGS__);                                 \
+		int m = snprintf(b, sizeof b, __VA_ARGS__);                                        \
+		assert_string_equal(a, b);                                                         \
+		assert_int_equal(n, (size_t)m);                                                    \
 	} while (0)
 
 static void test_format_matches_snprintf(void **state)
@@ -94,10 +94,10 @@ static void test_strings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_matches_snprintf),
-		cmocka_unit_test(test_format_truncates),
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_strings),
+	    cmocka_unit_test(test_format_matches_snprintf),
+	    cmocka_unit_test(test_format_truncates),
+	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

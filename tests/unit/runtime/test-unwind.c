@@ -141,7 +141,8 @@ NOINLINE static void run_frames(void)
 
 static void test_prologue_epilogue(void **state)
 {
-	static const char *const n1[] = {"big_frame", "pushy", "run_frames", "test_prologue_epilogue"};
+	static const char *const n1[] = {"big_frame", "pushy", "run_frames",
+					 "test_prologue_epilogue"};
 	static const char *const n2[] = {"pushy", "run_frames", "test_prologue_epilogue"};
 	int edge = 0;
 
@@ -327,7 +328,8 @@ static void test_libc_qsort(void **state)
 		if (strcmp(ut_frame_sym(&s->f[0]), "cmp_slow") || k < 0)
 			continue;
 		for (int j = 1; j < k; j++)
-			assert_true(in_libc(s->f[j].kind == CP_FRAME_RETURN ? s->f[j].pc - 1 : s->f[j].pc));
+			assert_true(
+			    in_libc(s->f[j].kind == CP_FRAME_RETURN ? s->f[j].pc - 1 : s->f[j].pc));
 		through_libc += k >= 2;
 	}
 	fprintf(stderr, "  %d samples in the comparator, below libc frames\n", through_libc);
@@ -528,8 +530,8 @@ static void unwind_synthetic(uintptr_t rip, uintptr_t rsp, uintptr_t rbp, int ex
 static void test_corrupt(void **state)
 {
 	uintptr_t text = (uintptr_t)chain_b + 4, local = (uintptr_t)&state;
-	uintptr_t *junk = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+	uintptr_t *junk =
+	    mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned long x = 12345;
 
 	setup_once();
@@ -572,7 +574,8 @@ NOINLINE static void call_jit(void (*code)(void (*)(void)))
 /* Runs code (no CFI, no module) and checks the unwind crosses it with `how`. */
 static void check_jit(const uint8_t *bytes, size_t len, uint32_t how)
 {
-	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *page =
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int k;
 
 	memcpy(page, bytes, len);
@@ -583,7 +586,8 @@ static void check_jit(const uint8_t *bytes, size_t len, uint32_t how)
 	if (jit_sample.status != CP_UNWIND_COMPLETE || k != 2)
 		ut_print(&jit_sample);
 	assert_string_equal(ut_frame_sym(&jit_sample.f[0]), "jit_callback");
-	assert_true(jit_sample.f[1].pc >= (uintptr_t)page && jit_sample.f[1].pc < (uintptr_t)page + len);
+	assert_true(jit_sample.f[1].pc >= (uintptr_t)page &&
+		    jit_sample.f[1].pc < (uintptr_t)page + len);
 	assert_int_equal(jit_sample.f[1].how, how);
 	assert_int_equal(k, 2);
 	assert_int_equal(jit_sample.status, CP_UNWIND_COMPLETE);
@@ -772,22 +776,22 @@ static void test_no_malloc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_prologue_epilogue),
-		cmocka_unit_test(test_plt),
-		cmocka_unit_test(test_single_step),
-		cmocka_unit_test(test_libc_qsort),
-		cmocka_unit_test(test_nanosleep),
-		cmocka_unit_test(test_here),
-		cmocka_unit_test(test_through_signal),
-		cmocka_unit_test(test_thread),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_fallbacks),
-		cmocka_unit_test(test_makecontext),
-		cmocka_unit_test(test_probe_guard),
-		cmocka_unit_test(test_concurrent_cache),
-		cmocka_unit_test(test_closed_library),
-		cmocka_unit_test(test_no_malloc),
+	    cmocka_unit_test(test_chain),
+	    cmocka_unit_test(test_prologue_epilogue),
+	    cmocka_unit_test(test_plt),
+	    cmocka_unit_test(test_single_step),
+	    cmocka_unit_test(test_libc_qsort),
+	    cmocka_unit_test(test_nanosleep),
+	    cmocka_unit_test(test_here),
+	    cmocka_unit_test(test_through_signal),
+	    cmocka_unit_test(test_thread),
+	    cmocka_unit_test(test_corrupt),
+	    cmocka_unit_test(test_fallbacks),
+	    cmocka_unit_test(test_makecontext),
+	    cmocka_unit_test(test_probe_guard),
+	    cmocka_unit_test(test_concurrent_cache),
+	    cmocka_unit_test(test_closed_library),
+	    cmocka_unit_test(test_no_malloc),
 	};
 	if (getenv("UT_FILTER")) /* e.g. UT_FILTER=test_chain, for debugging one test */
 		cmocka_set_test_filter(getenv("UT_FILTER"));

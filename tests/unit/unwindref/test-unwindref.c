@@ -115,8 +115,8 @@ static void compare_cfa(struct stats *s, const char *path, uintptr_t off, Dwarf_
 		return;
 	}
 	v = sym_eval(ops, n);
-	if (row->cfa_how == CP_CFA_REG && (v.base != SB_REG || v.reg != row->cfa_reg ||
-					   v.off != row->cfa_off))
+	if (row->cfa_how == CP_CFA_REG &&
+	    (v.base != SB_REG || v.reg != row->cfa_reg || v.off != row->cfa_off))
 		report(s, path, off, "CFA reg+off differs");
 	else if (row->cfa_how == CP_CFA_DEREF &&
 		 (v.base != SB_DEREF_REG || v.reg != row->cfa_reg || v.off != row->cfa_off))
@@ -173,13 +173,19 @@ static void compare_row(struct stats *s, const struct cp_module *m, Dwarf_CFI *c
 	dwarf_frame_info(fr, &start, &end, &sig);
 	/* libdw's restore_state also restores the remembered row's start address, so its
 	 * start may lie before ours; the rules and the end must agree. */
-	if (start > off || end != row->hi - m->bias)
-		{ char b[128]; snprintf(b, sizeof b, "row range differs: ours %#lx-%#lx libdw %#lx-%#lx", (unsigned long)off, (unsigned long)(row->hi - m->bias), (unsigned long)start, (unsigned long)end); report(s, m->path, off, b); }
+	if (start > off || end != row->hi - m->bias) {
+		char b[128];
+		snprintf(b, sizeof b, "row range differs: ours %#lx-%#lx libdw %#lx-%#lx",
+			 (unsigned long)off, (unsigned long)(row->hi - m->bias),
+			 (unsigned long)start, (unsigned long)end);
+		report(s, m->path, off, b);
+	}
 	if ((row->kind == CP_ROW_SIGNAL) != sig)
 		report(s, m->path, off, "signal-frame flag differs");
 	if (row->kind == CP_ROW_UNSUPPORTED) {
 		if (s->unsupported++ < 5)
-			fprintf(stderr, "  unsupported row at %s+%#lx\n", m->path, (unsigned long)off);
+			fprintf(stderr, "  unsupported row at %s+%#lx\n", m->path,
+				(unsigned long)off);
 	} else if (row->kind != CP_ROW_SIGNAL) {
 		s->deref_rows += row->cfa_how == CP_CFA_DEREF;
 		s->rbp_rows += row->cfa_how == CP_CFA_REG && row->cfa_reg == CP_DW_RBP;
@@ -233,8 +239,8 @@ static void check_at(const char *what, void *addr)
 	assert_non_null(m);
 	check_module(m, &s);
 	last_stats = s;
-	fprintf(stderr, "  %-40s %6ld FDEs %7ld rows, %ld unsupported, %ld mismatches\n",
-		m->path, s.fdes, s.rows, s.unsupported, s.mismatches);
+	fprintf(stderr, "  %-40s %6ld FDEs %7ld rows, %ld unsupported, %ld mismatches\n", m->path,
+		s.fdes, s.rows, s.unsupported, s.mismatches);
 	assert_true(s.rows > s.fdes);
 	assert_int_equal(s.mismatches, 0);
 	assert_true(s.unsupported * 1000 <= s.rows); /* at most 0.1% of rows */
@@ -355,8 +361,8 @@ static int map_flat(const char *path, struct cp_module *m, struct cp_ehinfo *inf
 
 static void test_workload_executables(void **state)
 {
-	static const char *const names[] = {"chain", "callers", "recurse", "threads", "blocking",
-					    "dlopen", "ownsig", "segv", "forkexec"};
+	static const char *const names[] = {"chain",  "callers", "recurse", "threads", "blocking",
+					    "dlopen", "ownsig",	 "segv",    "forkexec"};
 	const char *dir = getenv("CP_BUILD_DIR");
 	int checked = 0;
 
@@ -390,24 +396,24 @@ static void test_workload_executables(void **state)
 /* ---- libraries compiled here by gcc and clang: realigned stacks (CFA by
  * expression), alloca frames (rbp-based CFA), then cross-checked and unwound through ---- */
 static const char fixture_src[] =
-	"#include <alloca.h>\n"
-	"#include <string.h>\n"
-	"typedef int (*cb_t)(void);\n"
-	/* over-aligned local + alloca + stack arguments: gcc's DRAP frame, CFA = *(rbp - k) */
-	"__attribute__((noinline)) int fx_drap(int a, int b, int c, int d, int e, int f,\n"
-	"                                      int g, int h, cb_t cb) {\n"
-	"  char buf[128] __attribute__((aligned(64))); char *p = alloca(a + 16);\n"
-	"  memset(buf, a + g + h, sizeof buf); memset(p, 1, a);\n"
-	"  return buf[(b + c + d + e + f) & 127] + p[a / 2] + cb() + 1; }\n"
-	"__attribute__((noinline)) int fx_alloca(int n, cb_t cb) {\n"
-	"  char *p = alloca(n + 16); memset(p, 1, n);\n"
-	"  return p[n / 2] + fx_drap(n, 1, 2, 3, 4, 5, 6, 7, cb) + 1; }\n"
-	"__attribute__((noinline)) int fx_recurse(int n, cb_t cb) {\n"
-	"  return n ? fx_recurse(n - 1, cb) + 1 : fx_alloca(32, cb) + 1; }\n"
-	"__attribute__((noinline, force_align_arg_pointer)) int fx_realign(int n, cb_t cb) {\n"
-	"  double d[4] __attribute__((aligned(32))); for (int i = 0; i < 4; i++) d[i] = n * i;\n"
-	"  return (int)d[n & 3] + fx_recurse(n, cb) + 1; }\n"
-	"int fx_entry(int n, cb_t cb) { return fx_realign(n, cb) + 1; }\n";
+    "#include <alloca.h>\n"
+    "#include <string.h>\n"
+    "typedef int (*cb_t)(void);\n"
+    /* over-aligned local + alloca + stack arguments: gcc's DRAP frame, CFA = *(rbp - k) */
+    "__attribute__((noinline)) int fx_drap(int a, int b, int c, int d, int e, int f,\n"
+    "                                      int g, int h, cb_t cb) {\n"
+    "  char buf[128] __attribute__((aligned(64))); char *p = alloca(a + 16);\n"
+    "  memset(buf, a + g + h, sizeof buf); memset(p, 1, a);\n"
+    "  return buf[(b + c + d + e + f) & 127] + p[a / 2] + cb() + 1; }\n"
+    "__attribute__((noinline)) int fx_alloca(int n, cb_t cb) {\n"
+    "  char *p = alloca(n + 16); memset(p, 1, n);\n"
+    "  return p[n / 2] + fx_drap(n, 1, 2, 3, 4, 5, 6, 7, cb) + 1; }\n"
+    "__attribute__((noinline)) int fx_recurse(int n, cb_t cb) {\n"
+    "  return n ? fx_recurse(n - 1, cb) + 1 : fx_alloca(32, cb) + 1; }\n"
+    "__attribute__((noinline, force_align_arg_pointer)) int fx_realign(int n, cb_t cb) {\n"
+    "  double d[4] __attribute__((aligned(32))); for (int i = 0; i < 4; i++) d[i] = n * i;\n"
+    "  return (int)d[n & 3] + fx_recurse(n, cb) + 1; }\n"
+    "int fx_entry(int n, cb_t cb) { return fx_realign(n, cb) + 1; }\n";
 
 static struct cp_frame fx_frames[64];
 static int fx_n;
@@ -431,8 +437,8 @@ static void *fixture_build(const char *cc, char *so, size_t len)
 			 (ssize_t)sizeof(fixture_src) - 1);
 	close(fd);
 	snprintf(so, len, "%.*s.so", (int)strlen(src) - 2, src);
-	snprintf(cmd, sizeof(cmd), "%s -O2 -g -fomit-frame-pointer -fPIC -shared -o %s %s 2>&1",
-		 cc, so, src);
+	snprintf(cmd, sizeof(cmd), "%s -O2 -g -fomit-frame-pointer -fPIC -shared -o %s %s 2>&1", cc,
+		 so, src);
 	h = system(cmd) == 0 ? dlopen(so, RTLD_NOW) : NULL;
 	unlink(src);
 	return h;
@@ -493,11 +499,11 @@ static void test_fixture_clang(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_libc),     cmocka_unit_test(test_libm),
-		cmocka_unit_test(test_ld_so),    cmocka_unit_test(test_libdw),
-		cmocka_unit_test(test_self),     cmocka_unit_test(test_cxx_runtime),
-		cmocka_unit_test(test_workload_lib), cmocka_unit_test(test_workload_executables),
-		cmocka_unit_test(test_fixture_gcc), cmocka_unit_test(test_fixture_clang),
+	    cmocka_unit_test(test_libc),	 cmocka_unit_test(test_libm),
+	    cmocka_unit_test(test_ld_so),	 cmocka_unit_test(test_libdw),
+	    cmocka_unit_test(test_self),	 cmocka_unit_test(test_cxx_runtime),
+	    cmocka_unit_test(test_workload_lib), cmocka_unit_test(test_workload_executables),
+	    cmocka_unit_test(test_fixture_gcc),	 cmocka_unit_test(test_fixture_clang),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
