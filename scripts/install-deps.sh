@@ -47,6 +47,7 @@ TEST_PKGS=(
   golang-go                     # `go tool pprof` reads our pprof export
   python3-jsonschema            # validates the speedscope export against its schema
   clang-format                  # scripts/check-format.sh
+  libc6-dbg                     # names of libc's internal functions (record-runtime-frames)
   openmpi-bin                   # mpirun: record-mpi (one summary, ranks in the database)
 )
 # Benchmarks only: the peers in bench/.

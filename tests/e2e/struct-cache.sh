@@ -63,3 +63,18 @@ head -c 8 "$WORK/out.cpst" | grep -q CPSTRUCT || fail "-o file lacks the magic"
 XDG_CACHE_HOME=/proc/no-such-dir run "$CALLPATH" struct "$BIN"
 grep -q "not cached" "$WORK/run.err" || fail "no warning for an unusable cache directory"
 note "cache behaves"
+
+# A separate debug file installed after a first analysis (a -dbg package, here under
+# CALLPATH_DEBUG_ROOT) is used: the entry made without it is not reused.
+objcopy --only-keep-debug "$BIN" "$WORK/loops.debug" || fail "objcopy --only-keep-debug"
+strip -o "$WORK/loops.stripped" "$BIN" || fail "strip"
+export CALLPATH_DEBUG_ROOT=$WORK/debugroot XDG_CACHE_HOME=$WORK/cache2 # (a new cache: the
+# unstripped binary's entry, with the same build-id, would give the copy its lines)
+mkdir -p "$CALLPATH_DEBUG_ROOT/.build-id/${bid:0:2}"
+run "$CALLPATH" struct --dump "$WORK/loops.stripped"
+grep -q 'loops\.c' "$WORK/run.out" && fail "the stripped copy has source files without its debug file"
+cp "$WORK/loops.debug" "$CALLPATH_DEBUG_ROOT/.build-id/${bid:0:2}/${bid:2}.debug"
+run "$CALLPATH" struct --dump "$WORK/loops.stripped"
+grep -q 'loops\.c' "$WORK/run.out" ||
+	fail "the debug file installed after the first analysis was not used (stale cache entry)"
+[ -f "$XDG_CACHE_HOME/callpath/struct/$bid.dbg.v1.cpst" ] || fail "no cache entry for the build-id with its debug file"

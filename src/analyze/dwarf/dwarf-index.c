@@ -7,6 +7,7 @@
 
 #include <dwarf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,16 +20,24 @@ static int cu_range_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The separate debug file of a stripped module: /usr/lib/debug/.build-id/xx/yyyy.debug. */
-static Dwarf *open_separate(struct cp_dwarf *d, const struct cp_elf_image *im)
+int cp_dwarf_separate_path(const struct cp_elf_image *im, char *buf, size_t size)
 {
 	if (im->build_id_len < 2)
-		return NULL;
-	char hex[2 * CP_BUILD_ID_MAX + 1], path[2 * CP_BUILD_ID_MAX + 64];
+		return 0;
+	char hex[2 * CP_BUILD_ID_MAX + 1];
 	cp_build_id_hex(im->build_id, im->build_id_len, hex);
 	const char *root = getenv("CALLPATH_DEBUG_ROOT");
-	snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", root ? root : "/usr/lib/debug",
-		 hex, hex + 2);
+	snprintf(buf, size, "%s/.build-id/%.2s/%s.debug", root ? root : "/usr/lib/debug", hex,
+		 hex + 2);
+	return 1;
+}
+
+/* The separate debug file of a stripped module (cp_dwarf_separate_path). */
+static Dwarf *open_separate(struct cp_dwarf *d, const struct cp_elf_image *im)
+{
+	char path[2 * CP_BUILD_ID_MAX + PATH_MAX];
+	if (!cp_dwarf_separate_path(im, path, sizeof path))
+		return NULL;
 	d->debug_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->debug_fd < 0)
 		return NULL;

@@ -28,6 +28,10 @@ struct cp_dwarf {
 /* Opens the DWARF of im (or its /usr/lib/debug/.build-id/ file). No DWARF is not an error
  * (d->dbg stays NULL); corrupt DWARF is (CP_EFORMAT, with libdw's message). */
 int cp_dwarf_open(struct cp_dwarf *d, const struct cp_elf_image *im);
+/* The path of the separate debug file of a module with a build-id, into buf:
+ * $CALLPATH_DEBUG_ROOT (default /usr/lib/debug)/.build-id/xx/yyyy.debug. Returns 0 (buf
+ * untouched) when the module has no build-id; whether the file exists is not checked. */
+int cp_dwarf_separate_path(const struct cp_elf_image *im, char *buf, size_t size);
 void cp_dwarf_release(struct cp_dwarf *d);
 /* Ends the libdw handle and begins a new one on the same ELF (whose debug sections libdw
  * has already decompressed, and which keeps them), then rebuilds the unit index. This

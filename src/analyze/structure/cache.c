@@ -1,5 +1,7 @@
 #include "analyze/structure/cache.h"
 
+#include "analyze/dwarf/dwarf-index.h"
+
 #include "base/atomic-file.h"
 #include "base/error.h"
 #include "base/hash.h"
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cp_struct_cache_dir(struct strbuf *sb)
 {
@@ -41,7 +44,11 @@ static void cache_key(const struct cp_elf_image *im, const struct stat *st, stru
 	if (im->build_id_len) {
 		char hex[2 * CP_BUILD_ID_MAX + 1];
 		cp_build_id_hex(im->build_id, im->build_id_len, hex);
-		strbuf_addf(sb, "/%s.v%d.cpst", hex, CP_ST_VERSION_MAJOR);
+		/* A separate debug file installed after a first analysis (a -dbg or -dbgsym
+		 * package) must not be hidden by the entry made without it: one key each. */
+		char dbg[2 * CP_BUILD_ID_MAX + PATH_MAX];
+		int separate = cp_dwarf_separate_path(im, dbg, sizeof dbg) && !access(dbg, R_OK);
+		strbuf_addf(sb, "/%s%s.v%d.cpst", hex, separate ? ".dbg" : "", CP_ST_VERSION_MAJOR);
 		return;
 	}
 	char real[PATH_MAX];
