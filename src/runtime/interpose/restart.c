@@ -21,45 +21,21 @@ CP_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
 		    const sigset_t *mask)
 {
 	typeof(cp_real.ppoll) real = CP_REAL(ppoll);
-	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct timespec left;
-		if (timeout)
-			left = cp_timespec_left(timeout, t0);
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(fds, n, timeout ? &left : NULL, mask);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED_TIMED(int, timeout, real(fds, n, cp_left, mask));
 }
 
 CP_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout,
 		      const sigset_t *mask)
 {
 	typeof(cp_real.pselect) real = CP_REAL(pselect);
-	fd_set r0, w0, e0;
-	if (r)
-		r0 = *r;
-	if (w)
-		w0 = *w;
-	if (e)
-		e0 = *e;
+	struct cp_fd_sets keep;
+	cp_fd_sets_keep(&keep, r, w, e);
 	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct timespec left;
-		if (timeout)
-			left = cp_timespec_left(timeout, t0);
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(nfds, r, w, e, timeout ? &left : NULL, mask);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-		if (r)
-			*r = r0;
-		if (w)
-			*w = w0;
-		if (e)
-			*e = e0;
-	}
+	struct timespec buf;
+	const struct timespec *left;
+	return CP_RESTARTED_AFTER(
+	    int, (cp_fd_sets_restore(&keep), left = cp_timeout_left(timeout, t0, &buf)),
+	    real(nfds, r, w, e, left, mask));
 }
 
 CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
@@ -67,54 +43,26 @@ CP_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout
 {
 	typeof(cp_real.epoll_pwait) real = CP_REAL(epoll_pwait);
 	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(epfd, ev, max, cp_ms_left(timeout, t0), mask);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED(int, real(epfd, ev, max, cp_ms_left(timeout, t0), mask));
 }
 
 CP_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 			   const struct timespec *timeout, const sigset_t *mask)
 {
 	typeof(cp_real.epoll_pwait2) real = CP_REAL(epoll_pwait2);
-	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct timespec left;
-		if (timeout)
-			left = cp_timespec_left(timeout, t0);
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(epfd, ev, max, timeout ? &left : NULL, mask);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED_TIMED(int, timeout, real(epfd, ev, max, cp_left, mask));
 }
 
 CP_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
 	typeof(cp_real.sigtimedwait) real = CP_REAL(sigtimedwait);
-	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct timespec left;
-		if (timeout)
-			left = cp_timespec_left(timeout, t0);
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(set, info, timeout ? &left : NULL);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED_TIMED(int, timeout, real(set, info, cp_left));
 }
 
 CP_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	typeof(cp_real.sigwaitinfo) real = CP_REAL(sigwaitinfo);
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(set, info);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED(int, real(set, info));
 }
 
 /* sigsuspend (and pause, sleep.c) end after *any* handler ran. Restarting them when only
@@ -136,47 +84,23 @@ CP_EXPORT int sigsuspend(const sigset_t *mask)
 CP_EXPORT int semop(int id, struct sembuf *ops, size_t n)
 {
 	typeof(cp_real.semop) real = CP_REAL(semop);
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(id, ops, n);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED(int, real(id, ops, n));
 }
 
 CP_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *timeout)
 {
 	typeof(cp_real.semtimedop) real = CP_REAL(semtimedop);
-	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct timespec left;
-		if (timeout)
-			left = cp_timespec_left(timeout, t0);
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(id, ops, n, timeout ? &left : NULL);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED_TIMED(int, timeout, real(id, ops, n, cp_left));
 }
 
 CP_EXPORT ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
 {
 	typeof(cp_real.msgrcv) real = CP_REAL(msgrcv);
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		ssize_t rc = real(id, msg, size, type, flags);
-		if (!cp_interrupted_by_us((int)(rc < 0 ? -1 : 0), before))
-			return rc;
-	}
+	return CP_RESTARTED(ssize_t, real(id, msg, size, type, flags));
 }
 
 CP_EXPORT int msgsnd(int id, const void *msg, size_t size, int flags)
 {
 	typeof(cp_real.msgsnd) real = CP_REAL(msgsnd);
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(id, msg, size, flags);
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED(int, real(id, msg, size, flags));
 }

@@ -20,17 +20,11 @@ CP_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 	struct timespec left, r;
 	if (!req)
 		return real(req, rem);
-	left = *req;
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(&left, &r);
-		if (!cp_interrupted_by_us(rc, before)) {
-			if (rc && rem)
-				*rem = r;
-			return rc;
-		}
-		left = r;
-	}
+	r = *req; /* each try sleeps what the one before left */
+	int rc = CP_RESTARTED_AFTER(int, left = r, real(&left, &r));
+	if (rc && rem)
+		*rem = r;
+	return rc;
 }
 
 CP_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
@@ -74,48 +68,23 @@ CP_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	typeof(cp_real.poll) real = CP_REAL(poll);
 	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(fds, n, cp_ms_left(timeout, t0));
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED(int, real(fds, n, cp_ms_left(timeout, t0)));
 }
 
 CP_EXPORT int epoll_wait(int epfd, struct epoll_event *events, int max, int timeout)
 {
 	typeof(cp_real.epoll_wait) real = CP_REAL(epoll_wait);
 	uint64_t t0 = cp_mono_ns();
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(epfd, events, max, cp_ms_left(timeout, t0));
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-	}
+	return CP_RESTARTED(int, real(epfd, events, max, cp_ms_left(timeout, t0)));
 }
 
 CP_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
 	typeof(cp_real.select) real = CP_REAL(select);
-	fd_set r0, w0, e0;
-	if (r)
-		r0 = *r;
-	if (w)
-		w0 = *w;
-	if (e)
-		e0 = *e;
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(nfds, r, w, e, tv); /* Linux updates *tv to the time left */
-		if (!cp_interrupted_by_us(rc, before))
-			return rc;
-		if (r)
-			*r = r0;
-		if (w)
-			*w = w0;
-		if (e)
-			*e = e0;
-	}
+	struct cp_fd_sets keep;
+	cp_fd_sets_keep(&keep, r, w, e);
+	/* Linux updates *tv to the time left */
+	return CP_RESTARTED_AFTER(int, cp_fd_sets_restore(&keep), real(nfds, r, w, e, tv));
 }
 
 /* -e wait (core/sync.h): 1 if the semaphore was taken without waiting, else the
@@ -138,15 +107,10 @@ CP_EXPORT int sem_wait(sem_t *sem)
 	uint64_t t0 = wait_start(sem);
 	if (t0 == 1)
 		return 0;
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(sem);
-		if (!cp_interrupted_by_us(rc, before)) {
-			if (t0)
-				cp_wait_record(__builtin_return_address(0), t0);
-			return rc;
-		}
-	}
+	int rc = CP_RESTARTED(int, real(sem));
+	if (t0)
+		cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
 }
 
 CP_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
@@ -155,15 +119,11 @@ CP_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 	uint64_t t0 = wait_start(sem);
 	if (t0 == 1)
 		return 0;
-	for (;;) {
-		struct cp_sig_marks before = cp_sig_marks_now();
-		int rc = real(sem, abstime); /* absolute deadline: retrying keeps it */
-		if (!cp_interrupted_by_us(rc, before)) {
-			if (t0)
-				cp_wait_record(__builtin_return_address(0), t0);
-			return rc;
-		}
-	}
+	/* absolute deadline: retrying keeps it */
+	int rc = CP_RESTARTED(int, real(sem, abstime));
+	if (t0)
+		cp_wait_record(__builtin_return_address(0), t0);
+	return rc;
 }
 
 CP_EXPORT int pause(void)

@@ -28,115 +28,50 @@ const int cp_sync_linked_wait = 1; /* this library interposes -e wait (core/sync
 
 #define WAIT_ON() CP_SYNC_ENABLED(CP_SYNC_WAIT)
 
-CP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
-{
-	__typeof__(cp_real.pthread_mutex_lock) lock = CP_REAL(pthread_mutex_lock);
-	if (!WAIT_ON())
-		return lock(m);
-	int rc = CP_REAL(pthread_mutex_trylock)(m);
-	if (rc != EBUSY) /* taken (or an error the lock would give too) */
-		return rc;
-	uint64_t t0 = cp_sync_now_ns();
-	rc = lock(m);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
+/* Defines the wrapper `name` (parameters `params`, arguments `args` in parentheses) that
+ * times the whole call. */
+#define TIMED_WRAPPER(name, params, args)                                                          \
+	CP_EXPORT int name params                                                                  \
+	{                                                                                          \
+		__typeof__(cp_real.name) real = CP_REAL(name);                                     \
+		if (!WAIT_ON())                                                                    \
+			return real args;                                                          \
+		uint64_t t0 = cp_sync_now_ns();                                                    \
+		int rc = real args;                                                                \
+		cp_wait_record(__builtin_return_address(0), t0);                                   \
+		return rc;                                                                         \
+	}
 
-CP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
-{
-	__typeof__(cp_real.pthread_cond_wait) wait = CP_REAL(pthread_cond_wait);
-	if (!WAIT_ON())
-		return wait(c, m);
-	uint64_t t0 = cp_sync_now_ns();
-	int rc = wait(c, m);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
+/* Defines the lock wrapper `name` that tries `trylock` on `lk` first: an uncontended lock
+ * costs no clock read and records nothing; only one that had to wait is timed. */
+#define LOCK_WRAPPER(name, trylock, lk, params, args)                                              \
+	CP_EXPORT int name params                                                                  \
+	{                                                                                          \
+		__typeof__(cp_real.name) real = CP_REAL(name);                                     \
+		if (!WAIT_ON())                                                                    \
+			return real args;                                                          \
+		int rc = CP_REAL(trylock)(lk);                                                     \
+		if (rc != EBUSY) /* taken (or an error the lock would give too) */                 \
+			return rc;                                                                 \
+		uint64_t t0 = cp_sync_now_ns();                                                    \
+		rc = real args;                                                                    \
+		cp_wait_record(__builtin_return_address(0), t0);                                   \
+		return rc;                                                                         \
+	}
 
-CP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-				     const struct timespec *abstime)
-{
-	__typeof__(cp_real.pthread_cond_timedwait) wait = CP_REAL(pthread_cond_timedwait);
-	if (!WAIT_ON())
-		return wait(c, m, abstime);
-	uint64_t t0 = cp_sync_now_ns();
-	int rc = wait(c, m, abstime);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
+LOCK_WRAPPER(pthread_mutex_lock, pthread_mutex_trylock, m, (pthread_mutex_t * m), (m))
+LOCK_WRAPPER(pthread_mutex_timedlock, pthread_mutex_trylock, m,
+	     (pthread_mutex_t * m, const struct timespec *abstime), (m, abstime))
+LOCK_WRAPPER(pthread_rwlock_rdlock, pthread_rwlock_tryrdlock, l, (pthread_rwlock_t * l), (l))
+LOCK_WRAPPER(pthread_rwlock_wrlock, pthread_rwlock_trywrlock, l, (pthread_rwlock_t * l), (l))
 
-CP_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
-{
-	__typeof__(cp_real.pthread_barrier_wait) wait = CP_REAL(pthread_barrier_wait);
-	if (!WAIT_ON())
-		return wait(b);
-	uint64_t t0 = cp_sync_now_ns();
-	int rc = wait(b);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
-
-CP_EXPORT int pthread_join(pthread_t th, void **ret)
-{
-	__typeof__(cp_real.pthread_join) join = CP_REAL(pthread_join);
-	if (!WAIT_ON())
-		return join(th, ret);
-	uint64_t t0 = cp_sync_now_ns();
-	int rc = join(th, ret);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
-
-CP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
-{
-	__typeof__(cp_real.pthread_mutex_timedlock) lock = CP_REAL(pthread_mutex_timedlock);
-	if (!WAIT_ON())
-		return lock(m, abstime);
-	int rc = CP_REAL(pthread_mutex_trylock)(m);
-	if (rc != EBUSY)
-		return rc;
-	uint64_t t0 = cp_sync_now_ns();
-	rc = lock(m, abstime);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
-
-CP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
-				     const struct timespec *abstime)
-{
-	__typeof__(cp_real.pthread_cond_clockwait) wait = CP_REAL(pthread_cond_clockwait);
-	if (!WAIT_ON())
-		return wait(c, m, clk, abstime);
-	uint64_t t0 = cp_sync_now_ns();
-	int rc = wait(c, m, clk, abstime);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
-
-CP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-	__typeof__(cp_real.pthread_rwlock_rdlock) lock = CP_REAL(pthread_rwlock_rdlock);
-	if (!WAIT_ON())
-		return lock(l);
-	int rc = CP_REAL(pthread_rwlock_tryrdlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	uint64_t t0 = cp_sync_now_ns();
-	rc = lock(l);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
-
-CP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
-{
-	__typeof__(cp_real.pthread_rwlock_wrlock) lock = CP_REAL(pthread_rwlock_wrlock);
-	if (!WAIT_ON())
-		return lock(l);
-	int rc = CP_REAL(pthread_rwlock_trywrlock)(l);
-	if (rc != EBUSY)
-		return rc;
-	uint64_t t0 = cp_sync_now_ns();
-	rc = lock(l);
-	cp_wait_record(__builtin_return_address(0), t0);
-	return rc;
-}
+TIMED_WRAPPER(pthread_cond_wait, (pthread_cond_t * c, pthread_mutex_t *m), (c, m))
+TIMED_WRAPPER(pthread_cond_timedwait,
+	      (pthread_cond_t * c, pthread_mutex_t *m, const struct timespec *abstime),
+	      (c, m, abstime))
+TIMED_WRAPPER(pthread_cond_clockwait,
+	      (pthread_cond_t * c, pthread_mutex_t *m, clockid_t clk,
+	       const struct timespec *abstime),
+	      (c, m, clk, abstime))
+TIMED_WRAPPER(pthread_barrier_wait, (pthread_barrier_t * b), (b))
+TIMED_WRAPPER(pthread_join, (pthread_t th, void **ret), (th, ret))
