@@ -8,6 +8,20 @@
  * cp_probe * in r11 (src/patch/patch.h). */
 	.text
 
+/* xmm0-15 to 256 bytes below rsp (rsp moves down over them), and back from there. */
+	.macro save_xmm
+	sub $256, %rsp
+	.irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	movups %xmm\n, \n * 16(%rsp)
+	.endr
+	.endm
+
+	.macro restore_xmm
+	.irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	movups \n * 16(%rsp), %xmm\n
+	.endr
+	.endm
+
 	.globl cp_probe_entry
 	.hidden cp_probe_entry
 	.type cp_probe_entry, @function
@@ -56,43 +70,12 @@ cp_probe_entry:
 	call cp_probe_enter_fast /* general registers only: no xmm saves needed */
 	test %rax, %rax
 	jnz 1f
-	sub $256, %rsp
-	movups %xmm0, 0(%rsp)
-	movups %xmm1, 16(%rsp)
-	movups %xmm2, 32(%rsp)
-	movups %xmm3, 48(%rsp)
-	movups %xmm4, 64(%rsp)
-	movups %xmm5, 80(%rsp)
-	movups %xmm6, 96(%rsp)
-	movups %xmm7, 112(%rsp)
-	movups %xmm8, 128(%rsp)
-	movups %xmm9, 144(%rsp)
-	movups %xmm10, 160(%rsp)
-	movups %xmm11, 176(%rsp)
-	movups %xmm12, 192(%rsp)
-	movups %xmm13, 208(%rsp)
-	movups %xmm14, 224(%rsp)
-	movups %xmm15, 240(%rsp)
+	save_xmm
 	mov %r12, %rdi
 	mov %rbx, %rsi
 	call cp_probe_enter
 	mov %rax, %r12
-	movups 0(%rsp), %xmm0
-	movups 16(%rsp), %xmm1
-	movups 32(%rsp), %xmm2
-	movups 48(%rsp), %xmm3
-	movups 64(%rsp), %xmm4
-	movups 80(%rsp), %xmm5
-	movups 96(%rsp), %xmm6
-	movups 112(%rsp), %xmm7
-	movups 128(%rsp), %xmm8
-	movups 144(%rsp), %xmm9
-	movups 160(%rsp), %xmm10
-	movups 176(%rsp), %xmm11
-	movups 192(%rsp), %xmm12
-	movups 208(%rsp), %xmm13
-	movups 224(%rsp), %xmm14
-	movups 240(%rsp), %xmm15
+	restore_xmm
 	mov %r12, %rax
 1:	mov %rax, %r11 /* the trampoline (the caller's r11 is on the stack) */
 	mov %rbx, %rsp
@@ -146,42 +129,11 @@ cp_probe_return:
 	call cp_probe_leave_fast
 	test %rax, %rax
 	jnz 2f
-	sub $256, %rsp
-	movups %xmm0, 0(%rsp)
-	movups %xmm1, 16(%rsp)
-	movups %xmm2, 32(%rsp)
-	movups %xmm3, 48(%rsp)
-	movups %xmm4, 64(%rsp)
-	movups %xmm5, 80(%rsp)
-	movups %xmm6, 96(%rsp)
-	movups %xmm7, 112(%rsp)
-	movups %xmm8, 128(%rsp)
-	movups %xmm9, 144(%rsp)
-	movups %xmm10, 160(%rsp)
-	movups %xmm11, 176(%rsp)
-	movups %xmm12, 192(%rsp)
-	movups %xmm13, 208(%rsp)
-	movups %xmm14, 224(%rsp)
-	movups %xmm15, 240(%rsp)
+	save_xmm
 	lea 88(%rbx), %rdi /* the stack pointer after the probed function's ret */
 	call cp_probe_leave
 	mov %rax, %r11
-	movups 0(%rsp), %xmm0
-	movups 16(%rsp), %xmm1
-	movups 32(%rsp), %xmm2
-	movups 48(%rsp), %xmm3
-	movups 64(%rsp), %xmm4
-	movups 80(%rsp), %xmm5
-	movups 96(%rsp), %xmm6
-	movups 112(%rsp), %xmm7
-	movups 128(%rsp), %xmm8
-	movups 144(%rsp), %xmm9
-	movups 160(%rsp), %xmm10
-	movups 176(%rsp), %xmm11
-	movups 192(%rsp), %xmm12
-	movups 208(%rsp), %xmm13
-	movups 224(%rsp), %xmm14
-	movups 240(%rsp), %xmm15
+	restore_xmm
 	mov %r11, %rax
 2:	mov %rax, 80(%rbx)
 	mov %rbx, %rsp
