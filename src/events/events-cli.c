@@ -197,16 +197,22 @@ static long ev_open(struct perf_event_attr *attr, int group)
 	return syscall(SYS_perf_event_open, attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int paranoid_level(void)
+/* The integer in the /proc file at path, or fallback when there is none. */
+static int proc_int(const char *path, int fallback)
 {
-	int level = 99;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = fallback;
+	FILE *f = fopen(path, "r");
 	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 99;
+		if (fscanf(f, "%d", &v) != 1)
+			v = fallback;
 		fclose(f);
 	}
-	return level;
+	return v;
+}
+
+static int paranoid_level(void)
+{
+	return proc_int("/proc/sys/kernel/perf_event_paranoid", 99);
 }
 
 static int have_pmu(void)
@@ -218,14 +224,7 @@ static int have_pmu(void)
 
 static int max_sample_rate(void)
 {
-	int rate = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	if (f) {
-		if (fscanf(f, "%d", &rate) != 1)
-			rate = 0;
-		fclose(f);
-	}
-	return rate;
+	return proc_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 }
 
 /* The user's explanation of errno e when opening ev. */
