@@ -421,15 +421,9 @@ static void make_blocks(struct cp_cfg *cfg)
 /* The block starting exactly at addr (every in-procedure target is a leader). */
 static uint32_t block_at(const struct cp_cfg *cfg, uint64_t addr)
 {
-	size_t lo = 0, hi = cfg->nblocks;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (cfg->blocks[mid].lo < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < cfg->nblocks && cfg->blocks[lo].lo == addr ? (uint32_t)lo : CP_CFG_NONE;
+	size_t i = cp_find_u64(cfg->blocks, cfg->nblocks, sizeof(*cfg->blocks),
+			       offsetof(struct cp_cfg_block, lo), addr);
+	return i < cfg->nblocks ? (uint32_t)i : CP_CFG_NONE;
 }
 
 uint32_t cp_cfg_find_block(const struct cp_cfg *cfg, uint64_t addr)
@@ -477,15 +471,8 @@ static void add_next(struct cp_cfg *cfg, uint32_t src, unsigned kind, uint64_t c
 /* Index of the table of the jmp at addr (tables sorted by sort_jtables), or njtables. */
 static size_t jtable_at(const struct cp_cfg *cfg, uint64_t addr)
 {
-	size_t lo = 0, hi = cfg->njtables;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (cfg->jtables[mid].jump < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < cfg->njtables && cfg->jtables[lo].jump == addr ? lo : cfg->njtables;
+	return cp_find_u64(cfg->jtables, cfg->njtables, sizeof(*cfg->jtables),
+			   offsetof(struct cp_cfg_jtable, jump), addr);
 }
 
 struct jt_sort {
