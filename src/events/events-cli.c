@@ -51,6 +51,22 @@ static int pfm_resolve(const char *name, struct cp_ev *ev)
 	ev->period = ev->time_based ? 1000000 : 100003;
 	return CP_EV_OK;
 }
+
+/* Whether PMU p is on this machine, with its description in *pi. */
+static int pmu_present(pfm_pmu_t p, pfm_pmu_info_t *pi)
+{
+	memset(pi, 0, sizeof *pi);
+	pi->size = sizeof *pi;
+	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS && pi->is_present;
+}
+
+/* The description of libpfm event idx in *ei; 0 when it has none for perf. */
+static int event_info(int idx, pfm_event_info_t *ei)
+{
+	memset(ei, 0, sizeof *ei);
+	ei->size = sizeof *ei;
+	return pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, ei) == PFM_SUCCESS;
+}
 #endif
 
 /* ---- suggestions for unknown names ---- */
@@ -131,15 +147,11 @@ static void suggest_names(const char *typed, const char *const *extra, struct su
 	pfm_for_all_pmus(p)
 	{
 		pfm_pmu_info_t pi;
-		memset(&pi, 0, sizeof pi);
-		pi.size = sizeof pi;
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+		if (!pmu_present(p, &pi))
 			continue;
 		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 			pfm_event_info_t ei;
-			memset(&ei, 0, sizeof ei);
-			ei.size = sizeof ei;
-			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			if (!event_info(idx, &ei))
 				continue;
 			if (edit_distance(base, ei.name) <= 2 || contains_ci(ei.name, base))
 				suggest_add(s, ei.name);
@@ -384,16 +396,12 @@ static void list_pfm(FILE *out, const char *pattern)
 	pfm_for_all_pmus(p)
 	{
 		pfm_pmu_info_t pi;
-		memset(&pi, 0, sizeof pi);
-		pi.size = sizeof pi;
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+		if (!pmu_present(p, &pi))
 			continue;
 		int shown = 0, total = 0, usable = 0;
 		for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
 			pfm_event_info_t ei;
-			memset(&ei, 0, sizeof ei);
-			ei.size = sizeof ei;
-			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			if (!event_info(idx, &ei))
 				continue;
 			char full[256];
 			snprintf(full, sizeof full, "%s::%s", pi.name, ei.name);

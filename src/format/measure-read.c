@@ -19,6 +19,15 @@
 
 #define MODULE_ID_LIMIT (1u << 22)
 
+/* What a failed parse of x made, freed by release(x), all but x->file (the caller's). */
+#define RELEASE_BUT_FILE(x, release)                                                               \
+	do {                                                                                       \
+		char *keep_ = (x)->file;                                                           \
+		(x)->file = NULL;                                                                  \
+		release(x);                                                                        \
+		(x)->file = keep_;                                                                 \
+	} while (0)
+
 static uint64_t load_used(const void *buf)
 {
 	const char *p = (const char *)buf + offsetof(struct cp_mf_header, used);
@@ -351,12 +360,8 @@ int cp_mf_proc_parse(struct cp_mf_proc *p, const void *buf, size_t size, const c
 		rc = proc_packed(p, buf, name, &pp);
 	free(pp.packs);
 out:
-	if (rc) {
-		char *keep = p->file;
-		p->file = NULL;
-		cp_mf_proc_release(p);
-		p->file = keep;
-	}
+	if (rc)
+		RELEASE_BUT_FILE(p, cp_mf_proc_release);
 	return rc;
 }
 
@@ -495,12 +500,8 @@ int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const cha
 	t->hdr.name[sizeof t->hdr.name - 1] = 0;
 	rc = thr_nodes(t, buf, used, proc);
 out:
-	if (rc) {
-		char *keep = t->file;
-		t->file = NULL;
-		cp_mf_thr_release(t);
-		t->file = keep;
-	}
+	if (rc)
+		RELEASE_BUT_FILE(t, cp_mf_thr_release);
 	return rc;
 }
 

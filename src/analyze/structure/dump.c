@@ -22,6 +22,7 @@ struct tree {
 	uint32_t *child;
 	size_t *edge_first, *edge_count;
 	struct strbuf esc;
+	char build_id[65]; /* hex, "" without one */
 };
 
 static void tree_intervals(struct tree *t)
@@ -109,6 +110,7 @@ static void tree_init(struct tree *t, const struct cp_structure *st)
 	t->st = st;
 	t->n = st->hdr->nscopes;
 	strbuf_init(&t->esc);
+	cp_build_id_hex(st->hdr->build_id, st->hdr->build_id_len, t->build_id);
 	tree_intervals(t);
 	tree_children(t);
 }
@@ -227,9 +229,8 @@ void cp_struct_dump_text(const struct cp_structure *st, FILE *out)
 {
 	struct tree t;
 	tree_init(&t, st);
-	char hex[65];
+	const char *hex = t.build_id;
 	size_t n, i;
-	cp_build_id_hex(st->hdr->build_id, st->hdr->build_id_len, hex);
 	fprintf(out, "load module %s (build-id %s): %u procedures, %u loops\n",
 		str(&t, st->hdr->module_path), hex[0] ? hex : "none", st->hdr->nprocs,
 		st->hdr->nloops);
@@ -327,9 +328,8 @@ void cp_struct_dump_json(const struct cp_structure *st, FILE *out)
 {
 	struct tree t;
 	tree_init(&t, st);
-	char hex[65];
+	const char *hex = t.build_id;
 	size_t n, i;
-	cp_build_id_hex(st->hdr->build_id, st->hdr->build_id_len, hex);
 	fputs("{\"format\":\"callpath-structure\",\"version\":1", out);
 	json_str(&t, "module", str(&t, st->hdr->module_path), out);
 	json_str(&t, "build_id", hex, out);
