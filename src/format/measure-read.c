@@ -242,7 +242,8 @@ static int rec_one(struct cp_mf_proc *p, uint32_t type, const char *pay, size_t 
 		size_t n;
 		char **v = strings_split(pay, len, &n);
 		p->env = xrealloc(p->env, (p->nenv + n + 1) * sizeof(*p->env));
-		memcpy(p->env + p->nenv, v, n * sizeof(*v));
+		if (n) /* an empty record splits into no strings (v may be NULL) */
+			memcpy(p->env + p->nenv, v, n * sizeof(*v));
 		p->nenv += n;
 		free(v);
 		return 0;
