@@ -12,7 +12,7 @@ want=$((2 * 32 * 256))
 check_two() { # DIR LABEL: cpu-clock and page-faults with consistent totals
 	$CHECK "$1" >"$WORK/c.json" || fail "$2: measurement files invalid"
 	json_assert "$WORK/c.json" '[m["name"] for m in d["procs"][0]["metrics"]][:2] == ["cpu-clock", "page-faults"]' "$2: two metrics"
-	json_assert "$WORK/c.json" 'd["threads"][0]["samples"][0] > 40 and d["threads"][0]["samples"][1] > 50' "$2: both metrics sampled"
+	json_assert "$WORK/c.json" 'd["threads"][0]["samples"][0] > 10 and d["threads"][0]["samples"][1] > 10' "$2: both metrics sampled"
 	json_assert "$WORK/c.json" '0.85 < d["threads"][0]["totals"][0] / d["threads"][0]["cpu_ns"] < 1.15' "$2: cpu-clock total = CPU time +-15%"
 	json_assert "$WORK/c.json" "$want * 0.97 <= d[\"threads\"][0][\"totals\"][1] <= $want * 1.1" "$2: page-faults total = $want faults"
 	"$CALLPATH" report "$1" --format json --threshold 0 >"$WORK/r.json" 2>"$WORK/err" || fail "$2: report: $(cat "$WORK/err")"
