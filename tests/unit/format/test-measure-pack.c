@@ -94,6 +94,7 @@ static void test_damaged_records(void **state)
 	mfb_finish(&pb);
 	assert_true(parse_fails(&pb, "do not match"));
 	free(pb.buf);
+	free(tb.buf);
 	/* used inside shorter than the record. */
 	proc_start(&pb);
 	build_thread(&tb, 1, 2, 42);
