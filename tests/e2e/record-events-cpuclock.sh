@@ -36,7 +36,18 @@ json_assert "$WORK/pc.c.json" "0.8 < $t[\"samples\"][0] / ($t[\"cpu_ns\"] / 1e9)
 json_assert "$WORK/pc.c.json" "0.9 < $t[\"totals\"][0] / $t[\"cpu_ns\"] < 1.1" "cpu-clock weights sum to the CPU time"
 json_assert "$WORK/pf.c.json" "0.6 < $t[\"samples\"][0] / ($t[\"cpu_ns\"] / 1e9) / 2000 < 1.4" \
 	"cpu-clock@f2000: about 2000 samples per CPU second"
-json_assert "$WORK/pf.c.json" "0.9 < $t[\"totals\"][0] / $t[\"cpu_ns\"] < 1.1" "frequency-mode weights sum to the CPU time"
+# In frequency mode the kernel may throttle the event when its interrupts come too fast for
+# a loaded machine, and restarting a throttled cpu-clock drops the time it was stopped
+# (cpu_clock_event_start resets its reference): weights are counter deltas and carry
+# everything the kernel counted, but under heavy load they fall a little short of the
+# thread's CPU time. Quiet machine: 0.999-1.0005.
+python3 - "$WORK/pf.c.json" <<'PY' || fail "frequency-mode weights sum to the CPU time"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+r = t["totals"][0] / t["cpu_ns"]
+print(f"cpu-clock@f2000: weights / CPU time = {r:.4f} ({t['samples'][0]} samples)")
+assert 0.8 < r < 1.1, r
+PY
 json_assert "$WORK/pf.c.json" 'd["procs"][0]["metrics"][0]["period"] == 0 and any("frequency mode" in n for n in d["procs"][0]["notes"])' \
 	"frequency mode: period 0 in the process file and a NOTE"
 # A time suffix for the time events.
