@@ -48,7 +48,10 @@ const char *cp_render_enclosing(const struct cp_view *v, uint32_t node)
 
 double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive)
 {
-	double total = cp_view_incl(r->view, 0)[metric];
+	size_t base = r->hooks && r->hooks->pct_of ? r->hooks->pct_of[metric] : metric;
+	if (base == SIZE_MAX)
+		return NAN;
+	double total = cp_view_incl(r->view, 0)[base];
 	const double *v = inclusive ? cp_view_incl(r->view, node) : cp_view_excl(r->view, node);
 	if (isnan(v[metric]))
 		return NAN;
@@ -237,7 +240,7 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 
 /* A value in the unit of metric m: seconds for ns, integers for counts, 4 significant
  * digits for fractional (derived) values; empty for no value (NaN). */
-static void value_text(const struct cp_render *r, size_t m, double v, char *buf, size_t len)
+void cp_render_value_text(const struct cp_render *r, size_t m, double v, char *buf, size_t len)
 {
 	const char *unit = r->sum->metrics[m].unit;
 	if (isnan(v))
@@ -274,11 +277,13 @@ static void row_text(const struct cp_render *r, size_t i, const char *open_level
 {
 	const struct cp_row *row = &r->rows.rows[i];
 	const struct cp_vnode *n = &r->view->nodes[row->node];
-	for (size_t c = 0; c < r->ncols; c++) {
+	if (r->hooks && r->hooks->text_cells)
+		r->hooks->text_cells(r, row->node, out);
+	for (size_t c = 0; c < r->ncols && !(r->hooks && r->hooks->text_cells); c++) {
 		size_t m = r->cols[c];
 		char iv[32], ev[32], ip[16], ep[16];
-		value_text(r, m, cp_view_incl(r->view, row->node)[m], iv, sizeof iv);
-		value_text(r, m, cp_view_excl(r->view, row->node)[m], ev, sizeof ev);
+		cp_render_value_text(r, m, cp_view_incl(r->view, row->node)[m], iv, sizeof iv);
+		cp_render_value_text(r, m, cp_view_excl(r->view, row->node)[m], ev, sizeof ev);
 		pct_text(cp_render_pct(r, row->node, m, 1), ip, sizeof ip);
 		pct_text(cp_render_pct(r, row->node, m, 0), ep, sizeof ep);
 		fprintf(out, "%7s %10s %7s %10s  ", ip, iv, ep, ev);
@@ -313,6 +318,25 @@ static const char *sort_name(const struct cp_report_options *o)
 					      : "inclusive";
 }
 
+/* The inclusive and exclusive columns' header of each shown metric. */
+static void metric_header(const struct cp_render *r, FILE *out)
+{
+	const struct cp_summary *sum = r->sum;
+	if (r->ncols > 1) {
+		for (size_t c = 0; c < r->ncols; c++)
+			fprintf(out, "%-38.38s  ", sum->metrics[r->cols[c]].name);
+		fputc('\n', out);
+	}
+	for (size_t c = 0; c < r->ncols; c++) {
+		const char *unit = sum->metrics[r->cols[c]].unit;
+		int ns = !strcmp(unit, "ns") || !unit[0];
+		char ih[24], eh[24];
+		snprintf(ih, sizeof ih, "%s", ns ? "incl" : unit);
+		snprintf(eh, sizeof eh, "%s", ns ? "excl" : unit);
+		fprintf(out, "%7s %10s %7s %10s  ", "incl%", ih, "excl%", eh);
+	}
+}
+
 void cp_render_text(const struct cp_render *r, FILE *out)
 {
 	const struct cp_summary *sum = r->sum;
@@ -342,19 +366,10 @@ void cp_render_text(const struct cp_render *r, FILE *out)
 	if (r->via)
 		fprintf(out, "\nall below runs in: %s", r->via);
 	fputc('\n', out);
-	if (r->ncols > 1) {
-		for (size_t c = 0; c < r->ncols; c++)
-			fprintf(out, "%-38.38s  ", sum->metrics[r->cols[c]].name);
-		fputc('\n', out);
-	}
-	for (size_t c = 0; c < r->ncols; c++) {
-		const char *unit = sum->metrics[r->cols[c]].unit;
-		int ns = !strcmp(unit, "ns") || !unit[0];
-		char ih[24], eh[24];
-		snprintf(ih, sizeof ih, "%s", ns ? "incl" : unit);
-		snprintf(eh, sizeof eh, "%s", ns ? "excl" : unit);
-		fprintf(out, "%7s %10s %7s %10s  ", "incl%", ih, "excl%", eh);
-	}
+	if (r->hooks && r->hooks->text_header)
+		r->hooks->text_header(r, out);
+	else
+		metric_header(r, out);
 	fprintf(out, "%s\n", "scope  [call site / line]  (module)");
 	char *open_levels = xcalloc(1, 1);
 	size_t open_len = 1;

@@ -21,6 +21,23 @@ struct cp_rows {
 	size_t n, alloc;
 };
 
+struct cp_render;
+
+/* What a view of other values than a profile's (callpath diff: A, B, their difference and
+ * its noise as metrics) changes in the rendering. */
+struct cp_render_hooks {
+	/* per metric: the metric whose root value is 100%, or SIZE_MAX for no percentage */
+	const size_t *pct_of;
+	/* a row is also shown when this metric's inclusive value passes the threshold (of its
+	 * own total); SIZE_MAX = none */
+	size_t alt_metric;
+	/* text: the value columns' header and each row's value columns, instead of the
+	 * inclusive and exclusive columns of r->cols */
+	void (*text_header)(const struct cp_render *r, FILE *out);
+	void (*text_cells)(const struct cp_render *r, uint32_t node, FILE *out);
+	const void *ctx;
+};
+
 struct cp_render {
 	const struct cp_view *view;
 	const struct cp_summary *sum;
@@ -34,6 +51,7 @@ struct cp_render {
 	struct cp_rows rows;
 	uint8_t *hot; /* with --hot-path: per view node, 1 on the hot path */
 	char *via;    /* text: the folded calling context above the first shown level, or NULL */
+	const struct cp_render_hooks *hooks; /* NULL: a profile's view */
 };
 
 /* The smallest inclusive value shown at threshold percent of total. */
@@ -60,6 +78,8 @@ int cp_report_profile(const struct cp_profile *p, const struct cp_report_options
 /* Helpers shared by the renderers. */
 double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive);
 const char *cp_render_short(const char *path);
+/* A value in the unit of metric m (seconds for ns, integers for counts); "" for NaN. */
+void cp_render_value_text(const struct cp_render *r, size_t m, double v, char *buf, size_t len);
 /* For a loop or statement: the name of its procedure (the nearest procedure above it in the
  * view), else NULL. */
 const char *cp_render_enclosing(const struct cp_view *v, uint32_t node);

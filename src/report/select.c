@@ -12,6 +12,7 @@
 struct select_ctx {
 	struct cp_render *r;
 	double min_incl;
+	double min_alt; /* of r->hooks->alt_metric */
 };
 
 static const struct select_ctx *sort_ctx;
@@ -55,6 +56,9 @@ static int visible(const struct select_ctx *c, uint32_t node, int depth)
 	if (r->opt->depth > 0 && depth > r->opt->depth)
 		return 0;
 	double v = cp_view_incl(r->view, node)[r->metric];
+	if (r->hooks && r->hooks->alt_metric != SIZE_MAX &&
+	    cp_view_incl(r->view, node)[r->hooks->alt_metric] >= c->min_alt)
+		return 1;
 	return isnan(v) || v >= c->min_incl;
 }
 
@@ -242,8 +246,11 @@ static void select_hot(struct select_ctx *c, uint32_t *kids, size_t n, uint32_t 
 
 int cp_render_select(struct cp_render *r)
 {
-	struct select_ctx c = {r, 0};
+	struct select_ctx c = {r, 0, 0};
 	c.min_incl = cp_render_min_incl(cp_view_incl(r->view, 0)[r->metric], r->threshold);
+	if (r->hooks && r->hooks->alt_metric != SIZE_MAX)
+		c.min_alt = cp_render_min_incl(cp_view_incl(r->view, 0)[r->hooks->alt_metric],
+					       r->threshold);
 	row_add(r, 0, UINT32_MAX, 0);
 	r->rows.rows[0].last = 1;
 	uint32_t *roots;
