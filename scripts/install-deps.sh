@@ -35,6 +35,7 @@ BUILD_PKGS=(
   libzstd-dev                   # db/: per-thread value blobs
   zlib1g-dev libprotobuf-c-dev protobuf-c-compiler   # export/: pprof profile.proto, gzip
   libpfm4-dev                   # events/: counter events by name
+  libncurses-dev                # top/: the interactive terminal view
   libcmocka-dev                 # tests/unit: the default build includes the unit tests
   python3 file                  # man pages from docs/ (scripts/md2man.py); cpack -G DEB
 )
@@ -49,6 +50,7 @@ TEST_PKGS=(
   clang-format                  # scripts/check-format.sh
   libc6-dbg                     # names of libc's internal functions (record-runtime-frames)
   openmpi-bin                   # mpirun: record-mpi (one summary, ranks in the database)
+  tmux                          # top-*: drives callpath top, captures its screen
 )
 # Benchmarks only: the peers in bench/.
 BENCH_PKGS=(

@@ -6,11 +6,9 @@
 #include "db/db.h"
 #include "report/report.h"
 
-#include "format/measure.h"
+#include "format/measure-read.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -283,37 +281,6 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 	return 0;
 }
 
-/* --live: is every process image of the measurement directory done (finished, or its
- * process gone)? A directory without process files yet is not done. */
-static int live_done(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	int nproc = 0, running = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t len = strlen(e->d_name), sl = strlen(CP_MF_PROC_SUFFIX);
-		if (len <= sl || strcmp(e->d_name + len - sl, CP_MF_PROC_SUFFIX))
-			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		struct cp_mf_header h;
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = pread(fd, &h, sizeof h, 0);
-		close(fd);
-		nproc++;
-		if (n != (ssize_t)sizeof h || (h.flags & CP_MF_FINISHED))
-			continue;
-		long pid = strtol(e->d_name, NULL, 10);
-		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-			running++;
-	}
-	closedir(d);
-	return nproc > 0 && running == 0;
-}
-
 static volatile sig_atomic_t live_stop;
 static void live_on_sigint(int sig)
 {
@@ -342,7 +309,7 @@ static int report_live(const char *dir, struct cp_report_options *o, FILE *out)
 	o->progress = NULL;
 	int tty = isatty(fileno(out));
 	for (unsigned refresh = 1; !live_stop; refresh++) {
-		int done = live_done(dir);
+		int done = cp_mf_dir_done(dir);
 		char when[32];
 		time_t now = time(NULL);
 		strftime(when, sizeof when, "%H:%M:%S", localtime(&now));

@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"gprof", cmd_gprof, "gprof without recompiling: write a gmon.out for a program"},
     {"analyze", cmd_analyze, "correlate a measurement with program structure into a database"},
     {"report", cmd_report, "show a profile: top-down, bottom-up or flat"},
+    {"top", cmd_top, "interactive terminal view of a running or finished measurement"},
     {"diff", cmd_diff, "compare two profiles per calling context: regressions first"},
     {"export", cmd_export, "write a profile for callgrind, pprof, speedscope, gprof, flame graphs"},
     {"struct", cmd_struct, "recover procedures, inlined code, loops and lines of binaries"},

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -464,4 +465,33 @@ int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const stru
 			rc = list_thread_repacked(l, i, file, t);
 	}
 	return rc;
+}
+
+int cp_mf_dir_done(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int nproc = 0, running = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name), sl = strlen(CP_MF_PROC_SUFFIX);
+		if (len <= sl || strcmp(e->d_name + len - sl, CP_MF_PROC_SUFFIX))
+			continue;
+		char file[4096];
+		snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+		struct cp_mf_header h;
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = pread(fd, &h, sizeof h, 0);
+		close(fd);
+		nproc++;
+		if (n != (ssize_t)sizeof h || (h.flags & CP_MF_FINISHED))
+			continue;
+		long pid = strtol(e->d_name, NULL, 10);
+		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			running++;
+	}
+	closedir(d);
+	return nproc > 0 && running == 0;
 }

@@ -132,6 +132,11 @@ int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const stru
 		      struct cp_mf_thr *t);
 
 /* Reads one file (process or thread) through mmap; for the fuzzer and tools. */
+/* Is every process image of the measurement directory path done (finished, or its process
+ * gone)? 1 yes, 0 no (a directory without process files yet is not done), -1 when it cannot
+ * be read. For live views of a running program (report --live, top). */
+int cp_mf_dir_done(const char *path);
+
 int cp_mf_file_map(const char *path, void **buf, size_t *size);
 void cp_mf_file_unmap(void *buf, size_t size);
 
