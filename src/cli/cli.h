@@ -9,6 +9,7 @@
 #define CP_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -39,6 +40,29 @@ int cli_record_run(struct cp_record_opts *o, int quiet, int no_analyze);
 struct option;
 int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	       const struct option *longopts);
+
+/* Option values of the report's views (view-options.c), for report and diff. cli_parse_enum:
+ * *out = the index of arg in names, or -1. cli_parse_metrics: --metric A,B,C=FORMULA (split
+ * at commas outside parentheses). cli_parse_sort: inclusive|exclusive|name or
+ * NAME[:incl|excl]. Each 0, or -1 for a bad value; cli_options_free frees the copies the
+ * options point into (at the command's end). */
+struct cp_report_options;
+int cli_parse_enum(const char *arg, const char *const *names, int n, int *out);
+int cli_parse_metrics(const char *arg, struct cp_report_options *o);
+int cli_parse_sort(const char *arg, struct cp_report_options *o);
+void cli_options_free(void);
+
+/* The output of -o path (stdout when NULL), or NULL after saying why. cli_output_close:
+ * closes it after the work returned rc (0 or a CP_E* code), says what failed and returns
+ * the exit status. */
+FILE *cli_output(const char *cmd, const char *path);
+int cli_output_close(const char *cmd, FILE *out, const char *path, int rc);
+
+/* The end of a command's option switch: for -h (c == 'h') the usage on stdout, 1; for an
+ * unknown option (said already by cli_getopt) the usage on stderr, -1. */
+int cli_usage(const char *usage_text, int c);
+/* "callpath CMD: invalid value 'ARG' for --OPTION (see callpath CMD --help)"; -1. */
+int cli_bad_value(const char *cmd, const char *arg, const char *option);
 
 /* Prints "callpath NAME: message" (message from cp_error_message() when fmt is NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -65,14 +65,6 @@ static const struct option long_opts[] = {
     {0, 0, 0, 0},
 };
 
-static int parse_enum(const char *arg, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(arg, names[i]))
-			return i;
-	return -1;
-}
-
 static int parse_number(const char *arg, double lo, double hi, double *out)
 {
 	char *end;
@@ -80,39 +72,8 @@ static int parse_number(const char *arg, double lo, double hi, double *out)
 	return *end || end == arg || !(*out >= lo && *out <= hi) ? -1 : 0;
 }
 
-/* --sort: inclusive|exclusive|name or NAME[:incl|excl] (the item is kept in argv). */
-static int parse_sort(char *arg, struct cp_report_options *o)
-{
-	static const char *const sorts[] = {"inclusive", "exclusive", "name"};
-	int v = parse_enum(arg, sorts, 3);
-	o->sort_metric = NULL;
-	if (v >= 0) {
-		o->sort = v;
-		return 0;
-	}
-	char *colon = strrchr(arg, ':');
-	o->sort = CP_SORT_INCLUSIVE;
-	if (colon && (!strcmp(colon, ":excl") || !strcmp(colon, ":exclusive")))
-		o->sort = CP_SORT_EXCLUSIVE, *colon = 0;
-	else if (colon && (!strcmp(colon, ":incl") || !strcmp(colon, ":inclusive")))
-		*colon = 0;
-	o->sort_metric = arg;
-	return *arg ? 0 : -1;
-}
-
-/* --metric A,B (split in place). */
-static int parse_metrics(char *arg, struct cp_report_options *o)
-{
-	for (char *item = strtok(arg, ","); item; item = strtok(NULL, ",")) {
-		if (o->nmetrics == CP_REPORT_MAX_METRICS)
-			return -1;
-		o->metrics[o->nmetrics++] = item;
-	}
-	return o->nmetrics ? 0 : -1;
-}
-
 /* Returns 0, 1 for --help, or -1 after printing the error. */
-static int parse_opt(int c, char *arg, struct cp_diff_options *d, const char **outp)
+static int parse_opt(int c, const char *arg, struct cp_diff_options *d, const char **outp)
 {
 	static const char *const views[] = {"top-down", "bottom-up", "flat"};
 	static const char *const formats[] = {"text", "csv", "json", "folded"};
@@ -122,23 +83,23 @@ static int parse_opt(int c, char *arg, struct cp_diff_options *d, const char **o
 	int v = 0, bad = 0;
 	switch (c) {
 	case OPT_VIEW:
-		bad = (v = parse_enum(arg, views, 3)) < 0;
+		bad = cli_parse_enum(arg, views, 3, &v);
 		o->view = v;
 		break;
 	case OPT_FORMAT:
-		bad = (v = parse_enum(arg, formats, 4)) < 0;
+		bad = cli_parse_enum(arg, formats, 4, &v);
 		d->folded = v == 3;
 		o->format = v == 3 ? CP_FORMAT_TEXT : v;
 		break;
 	case OPT_NORMALIZE:
-		bad = (v = parse_enum(arg, norms, 2)) < 0;
+		bad = cli_parse_enum(arg, norms, 2, &v);
 		d->normalize = v;
 		break;
 	case OPT_METRIC:
-		bad = parse_metrics(arg, o);
+		bad = cli_parse_metrics(arg, o);
 		break;
 	case OPT_SORT:
-		bad = parse_sort(arg, o);
+		bad = cli_parse_sort(arg, o);
 		break;
 	case OPT_THRESHOLD:
 		bad = parse_number(arg, 0, 100, &o->threshold);
@@ -163,22 +124,13 @@ static int parse_opt(int c, char *arg, struct cp_diff_options *d, const char **o
 	case 'o':
 		*outp = arg;
 		break;
-	case 'h':
-		fputs(usage_text, stdout);
-		return 1;
 	default:
-		fputs(usage_text, stderr);
-		return -1;
+		return cli_usage(usage_text, c);
 	}
-	if (bad) {
-		cli_error("diff", "invalid value '%s' for --%s (see callpath diff --help)", arg,
-			  long_opts[c - OPT_VIEW].name);
-		return -1;
-	}
-	return 0;
+	return bad ? cli_bad_value("diff", arg, long_opts[c - OPT_VIEW].name) : 0;
 }
 
-int cmd_diff(int argc, char **argv)
+static int diff_main(int argc, char **argv)
 {
 	struct cp_diff_options o;
 	const char *outpath = NULL;
@@ -191,25 +143,23 @@ int cmd_diff(int argc, char **argv)
 			return rc > 0 ? 0 : CLI_EXIT_FAILURE;
 	}
 	if (argc - optind != 2) {
-		cli_error("diff", "two profiles (A and B) expected, got %d arguments; see "
-				  "callpath diff --help",
+		cli_error("diff",
+			  "two profiles (A and B) expected, got %d arguments; see "
+			  "callpath diff --help",
 			  argc - optind);
 		return CLI_EXIT_FAILURE;
 	}
-	FILE *out = stdout;
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		cli_error("diff", "cannot write %s: %m", outpath);
+	FILE *out = cli_output("diff", outpath);
+	if (!out)
 		return CLI_EXIT_FAILURE;
-	}
 	o.report.progress = stderr;
 	int rc = cp_diff_run(argv[optind], argv[optind + 1], &o, out);
-	if (out != stdout && fclose(out) && !rc) {
-		cli_error("diff", "error writing %s", outpath);
-		return CLI_EXIT_FAILURE;
-	}
-	if (rc) {
-		cli_error("diff", NULL);
-		return CLI_EXIT_FAILURE;
-	}
-	return 0;
+	return cli_output_close("diff", out, outpath, rc);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	int rc = diff_main(argc, argv);
+	cli_options_free();
+	return rc;
 }

@@ -51,16 +51,6 @@ static const char usage_text[] =
     "  -o FILE                write to FILE instead of standard output\n"
     "  -h, --help             show this help\n";
 
-static int parse_enum(const char *arg, const char *const *names, int n, int *out)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(arg, names[i])) {
-			*out = i;
-			return 0;
-		}
-	return -1;
-}
-
 static int parse_thread(const char *arg, struct cp_report_options *o)
 {
 	char *end;
@@ -125,72 +115,6 @@ static const struct option long_opts[] = {
     {0, 0, 0, 0},
 };
 
-/* Copies of option arguments that the options point into, freed at the end of cmd_report. */
-static char *owned[CP_REPORT_MAX_METRICS + 8];
-static size_t nowned;
-
-static char *own(char *s)
-{
-	if (s && nowned < sizeof owned / sizeof owned[0])
-		return owned[nowned++] = s;
-	free(s);
-	return NULL;
-}
-
-static void owned_free(void)
-{
-	while (nowned)
-		free(owned[--nowned]);
-}
-
-/* --metric A,B,C=FORMULA: items split at commas outside parentheses (formulas have
- * min(a,b)). */
-static int parse_metrics(const char *arg, struct cp_report_options *o)
-{
-	char *copy = own(strdup(arg));
-	if (!copy)
-		return -1;
-	char *start = copy;
-	int depth = 0;
-	for (char *c = copy;; c++) {
-		if (*c == '(')
-			depth++;
-		else if (*c == ')')
-			depth--;
-		if (*c && (*c != ',' || depth > 0))
-			continue;
-		int end = !*c;
-		*c = 0;
-		if (!*start || o->nmetrics == CP_REPORT_MAX_METRICS)
-			return -1;
-		o->metrics[o->nmetrics++] = start;
-		if (end)
-			break;
-		start = c + 1;
-	}
-	return 0;
-}
-
-/* --sort: inclusive|exclusive|name, or NAME[:incl|excl|inclusive|exclusive]. */
-static int parse_sort(const char *arg, struct cp_report_options *o)
-{
-	static const char *const sorts[] = {"inclusive", "exclusive", "name"};
-	int v;
-	if (!parse_enum(arg, sorts, 3, &v)) {
-		o->sort = v;
-		o->sort_metric = NULL;
-		return 0;
-	}
-	const char *colon = strrchr(arg, ':');
-	o->sort = CP_SORT_INCLUSIVE;
-	if (colon && (!strcmp(colon, ":excl") || !strcmp(colon, ":exclusive")))
-		o->sort = CP_SORT_EXCLUSIVE;
-	else if (!colon || (strcmp(colon, ":incl") && strcmp(colon, ":inclusive")))
-		colon = NULL; /* a metric name may hold ':' (FP_ARITH:SCALAR_DOUBLE) */
-	o->sort_metric = colon ? own(strndup(arg, (size_t)(colon - arg))) : arg;
-	return o->sort_metric && *o->sort_metric ? 0 : -1;
-}
-
 static double live_interval = -1; /* --live: seconds between refreshes; < 0 = off */
 
 /* Returns 0, 1 for --help, or -1 after printing the error. */
@@ -202,18 +126,18 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 	int v = 0, bad = 0;
 	switch (c) {
 	case OPT_VIEW:
-		bad = parse_enum(arg, views, 3, &v);
+		bad = cli_parse_enum(arg, views, 3, &v);
 		o->view = v;
 		break;
 	case OPT_SORT:
-		bad = parse_sort(arg, o);
+		bad = cli_parse_sort(arg, o);
 		break;
 	case OPT_FORMAT:
-		bad = parse_enum(arg, formats, 3, &v);
+		bad = cli_parse_enum(arg, formats, 3, &v);
 		o->format = v;
 		break;
 	case OPT_METRIC:
-		bad = parse_metrics(arg, o);
+		bad = cli_parse_metrics(arg, o);
 		break;
 	case OPT_STAT:
 		v = cp_db_stat_parse(arg);
@@ -356,11 +280,9 @@ static int report_main(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	const char *dir = optind < argc ? argv[optind] : ".";
-	FILE *out = stdout;
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		cli_error("report", "cannot write %s: %m", outpath);
+	FILE *out = cli_output("report", outpath);
+	if (!out)
 		return CLI_EXIT_FAILURE;
-	}
 	o.progress = stderr;
 	if (live_interval >= 0) {
 		int lrc = report_live(dir, &o, out);
@@ -369,20 +291,12 @@ static int report_main(int argc, char **argv)
 		return lrc;
 	}
 	int rc = cp_report_run(dir, &o, out);
-	if (out != stdout && fclose(out) && !rc) {
-		cli_error("report", "error writing %s", outpath);
-		return CLI_EXIT_FAILURE;
-	}
-	if (rc) {
-		cli_error("report", NULL);
-		return CLI_EXIT_FAILURE;
-	}
-	return 0;
+	return cli_output_close("report", out, outpath, rc);
 }
 
 int cmd_report(int argc, char **argv)
 {
 	int rc = report_main(argc, argv);
-	owned_free();
+	cli_options_free();
 	return rc;
 }

@@ -58,19 +58,10 @@ static int parse_opt(int c, const char *arg, struct cp_top_options *o)
 		o->threshold = strtod(arg, &end);
 		bad = *end || end == arg || !(o->threshold >= 0 && o->threshold <= 100);
 		break;
-	case 'h':
-		fputs(usage_text, stdout);
-		return 1;
 	default:
-		fputs(usage_text, stderr);
-		return -1;
+		return cli_usage(usage_text, c);
 	}
-	if (bad) {
-		cli_error("top", "invalid value '%s' for --%s (see callpath top --help)", arg,
-			  long_opts[c - OPT_VIEW].name);
-		return -1;
-	}
-	return 0;
+	return bad ? cli_bad_value("top", arg, long_opts[c - OPT_VIEW].name) : 0;
 }
 
 /* A PID: digits only, and no file of that name here. */

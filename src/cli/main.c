@@ -69,6 +69,39 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	return c == ':' ? '?' : c;
 }
 
+int cli_usage(const char *usage_text, int c)
+{
+	fputs(usage_text, c == 'h' ? stdout : stderr);
+	return c == 'h' ? 1 : -1;
+}
+
+int cli_bad_value(const char *cmd, const char *arg, const char *option)
+{
+	cli_error(cmd, "invalid value '%s' for --%s (see callpath %s --help)", arg, option, cmd);
+	return -1;
+}
+
+FILE *cli_output(const char *cmd, const char *path)
+{
+	FILE *out = path ? fopen(path, "w") : stdout;
+	if (!out)
+		cli_error(cmd, "cannot write %s: %m", path);
+	return out;
+}
+
+int cli_output_close(const char *cmd, FILE *out, const char *path, int rc)
+{
+	if (out != stdout && fclose(out) && !rc) {
+		cli_error(cmd, "error writing %s", path);
+		return CLI_EXIT_FAILURE;
+	}
+	if (rc) {
+		cli_error(cmd, NULL);
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {

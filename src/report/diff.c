@@ -17,7 +17,7 @@ struct diff {
 	struct cp_intern pool;
 	struct cp_view d; /* the merged view: CP_DIFF_NCOLS metrics per compared metric */
 	size_t nm;	  /* compared metrics */
-	size_t m[2][CP_REPORT_MAX_METRICS]; /* their indices in A and B */
+	size_t m[2][CP_REPORT_MAX_METRICS];	 /* their indices in A and B */
 	double scale[CP_REPORT_MAX_METRICS];	 /* B's values are multiplied by it */
 	double weight[2][CP_REPORT_MAX_METRICS]; /* value of one sample; 0 exact; NaN unknown */
 	struct cp_summary sum;			 /* of the difference view's metrics */
@@ -70,7 +70,8 @@ static int diff_metrics(struct diff *df, enum cp_diff_normalize norm)
 		df->m[1][k] = mb;
 		df->weight[0][k] = sample_weight(sa, m);
 		df->weight[1][k] = sample_weight(sb, mb);
-		double ta = cp_view_incl(&df->p[0].td, 0)[m], tb = cp_view_incl(&df->p[1].td, 0)[mb];
+		double ta = cp_view_incl(&df->p[0].td, 0)[m],
+		       tb = cp_view_incl(&df->p[1].td, 0)[mb];
 		df->scale[k] = 1;
 		if (norm == CP_DIFF_TOTAL && !sa->metrics[m].formula && tb > 0)
 			df->scale[k] = ta / tb;
@@ -96,8 +97,8 @@ static void merge(struct diff *df, const struct cp_view *v, int side)
 		const struct cp_vnode *n = &v->nodes[i];
 		if (i) {
 			int bare = n->kind == CP_VK_MODULE || n->kind == CP_VK_FILE;
-			const char *name = bare ? short_name(df, n->name)
-						: cp_intern(&df->pool, n->name);
+			const char *name =
+			    bare ? short_name(df, n->name) : cp_intern(&df->pool, n->name);
 			map[i] = cp_view_child(&df->d, map[n->parent], n->kind, name,
 					       short_name(df, n->module), short_name(df, n->file),
 					       n->line);
@@ -263,10 +264,10 @@ static void text_cells(const struct cp_render *r, uint32_t node, FILE *out)
 			snprintf(pct, sizeof pct, "%+.2f%%", 100.0 * d / ta);
 		else
 			pct[0] = 0;
-		const char *change = isnan(z)			  ? "?"
-				     : z > CP_DIFF_SIGMAS	  ? "up"
-				     : z < -CP_DIFF_SIGMAS	  ? "down"
-								  : "-";
+		const char *change = isnan(z)		   ? "?"
+				     : z > CP_DIFF_SIGMAS  ? "up"
+				     : z < -CP_DIFF_SIGMAS ? "down"
+							   : "-";
 		fprintf(out, "%10s %10s %11s %8s %10s %-6s  ", va, vb, vd, pct, vn, change);
 	}
 }
@@ -369,8 +370,8 @@ static int compared(const struct diff *df, const char *item, size_t *k)
 			*k = i;
 			return 0;
 		}
-	return cp_error(CP_ENOENT, "--metric %.*s: not a metric of both %s and %s", (int)len,
-			item, df->path[0], df->path[1]);
+	return cp_error(CP_ENOENT, "--metric %.*s: not a metric of both %s and %s", (int)len, item,
+			df->path[0], df->path[1]);
 }
 
 static int render_columns(const struct diff *df, const struct cp_report_options *o,

@@ -310,7 +310,8 @@ void cp_top_act(struct cp_top *t, enum cp_top_action a, size_t page)
 		cp_top_rebuild(t);
 		break;
 	case CP_TOP_NEXT_METRIC:
-		t->metric = t->p ? (t->metric + 1) % (t->p->sum.nmetrics ? t->p->sum.nmetrics : 1) : 0;
+		t->metric =
+		    t->p ? (t->metric + 1) % (t->p->sum.nmetrics ? t->p->sum.nmetrics : 1) : 0;
 		cp_top_rebuild(t);
 		break;
 	case CP_TOP_NEXT_SORT:

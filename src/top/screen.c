@@ -96,8 +96,8 @@ static void draw_row(const struct cp_top *t, size_t i, int y)
 	for (int d = 0; d < rw->depth; d++)
 		strbuf_addstr(&sb, "  ");
 	strbuf_addstr(&sb, !cp_top_has_children(t, row) ? "    "
-			   : cp_top_is_open(t, row)	  ? "[-] "
-							  : "[+] ");
+			   : cp_top_is_open(t, row)	? "[-] "
+							: "[+] ");
 	strbuf_addstr(&sb, n->name);
 	if (n->kind == CP_VK_INLINED)
 		strbuf_addstr(&sb, " [inlined]");
@@ -217,8 +217,9 @@ static void loop(struct cp_top *t)
 int cp_top_run(const char *path, const struct cp_top_options *o)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return cp_error(CP_EINVAL, "top needs a terminal (for a text view: callpath report "
-					   "--live %s)",
+		return cp_error(CP_EINVAL,
+				"top needs a terminal (for a text view: callpath report "
+				"--live %s)",
 				path);
 	struct cp_top t;
 	cp_top_init(&t, path, o);

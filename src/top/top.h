@@ -40,7 +40,7 @@ struct cp_top {
 	const char *path;
 	struct cp_top_options opt;
 	struct cp_profile *p; /* NULL until a load succeeded */
-	struct cp_view view; /* the shown view of p (top-down: a copy) */
+	struct cp_view view;  /* the shown view of p (top-down: a copy) */
 	struct cp_report_options ro;
 	struct cp_render r; /* rows: every row above the threshold, in pre-order */
 	size_t metric;	    /* index in p's metrics */
@@ -49,14 +49,14 @@ struct cp_top {
 	size_t nthreads;
 	uint64_t *open; /* keys of the expanded rows (sorted) */
 	size_t nopen, aopen;
-	int opened;	    /* the initial expansion was made for this view */
-	uint32_t *shown;    /* the visible rows (indices into r.rows) */
+	int opened;	 /* the initial expansion was made for this view */
+	uint32_t *shown; /* the visible rows (indices into r.rows) */
 	size_t nshown;
-	size_t cursor;	    /* index into shown */
+	size_t cursor; /* index into shown */
 	uint64_t cursor_key;
 	uint64_t *keys; /* per view node: its key (the names on its path) */
 	size_t scroll;
-	int done;	    /* the measured program has finished (or a database) */
+	int done; /* the measured program has finished (or a database) */
 	unsigned refreshes;
 	char message[512]; /* the last load error, shown in the header */
 };

@@ -1,0 +1,83 @@
+/* Option values of the report's views, parsed alike by report and diff. */
+#include "cli/cli.h"
+
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_enum(const char *arg, const char *const *names, int n, int *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return 0;
+		}
+	return -1;
+}
+
+/* Copies of option arguments that the options point into, freed by cli_options_free. */
+static char *owned[CP_REPORT_MAX_METRICS + 8];
+static size_t nowned;
+
+static char *own(char *s)
+{
+	if (s && nowned < sizeof owned / sizeof owned[0])
+		return owned[nowned++] = s;
+	free(s);
+	return NULL;
+}
+
+void cli_options_free(void)
+{
+	while (nowned)
+		free(owned[--nowned]);
+}
+
+/* --metric A,B,C=FORMULA: items split at commas outside parentheses (formulas have
+ * min(a,b)). */
+int cli_parse_metrics(const char *arg, struct cp_report_options *o)
+{
+	char *copy = own(strdup(arg));
+	if (!copy)
+		return -1;
+	char *start = copy;
+	int depth = 0;
+	for (char *c = copy;; c++) {
+		if (*c == '(')
+			depth++;
+		else if (*c == ')')
+			depth--;
+		if (*c && (*c != ',' || depth > 0))
+			continue;
+		int end = !*c;
+		*c = 0;
+		if (!*start || o->nmetrics == CP_REPORT_MAX_METRICS)
+			return -1;
+		o->metrics[o->nmetrics++] = start;
+		if (end)
+			break;
+		start = c + 1;
+	}
+	return 0;
+}
+
+/* --sort: inclusive|exclusive|name, or NAME[:incl|excl|inclusive|exclusive]. */
+int cli_parse_sort(const char *arg, struct cp_report_options *o)
+{
+	static const char *const sorts[] = {"inclusive", "exclusive", "name"};
+	int v;
+	if (!cli_parse_enum(arg, sorts, 3, &v)) {
+		o->sort = v;
+		o->sort_metric = NULL;
+		return 0;
+	}
+	const char *colon = strrchr(arg, ':');
+	o->sort = CP_SORT_INCLUSIVE;
+	if (colon && (!strcmp(colon, ":excl") || !strcmp(colon, ":exclusive")))
+		o->sort = CP_SORT_EXCLUSIVE;
+	else if (!colon || (strcmp(colon, ":incl") && strcmp(colon, ":inclusive")))
+		colon = NULL; /* a metric name may hold ':' (FP_ARITH:SCALAR_DOUBLE) */
+	o->sort_metric = colon ? own(strndup(arg, (size_t)(colon - arg))) : arg;
+	return o->sort_metric && *o->sort_metric ? 0 : -1;
+}
