@@ -218,8 +218,8 @@ int cp_top_run(const char *path, const struct cp_top_options *o)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return cp_error(CP_EINVAL,
-				"top needs a terminal (for a text view: callpath report "
-				"--live %s)",
+				"needs a terminal on its standard input and output (a text view: "
+				"callpath report --live %s)",
 				path);
 	struct cp_top t;
 	cp_top_init(&t, path, o);
@@ -235,7 +235,7 @@ int cp_top_run(const char *path, const struct cp_top_options *o)
 	if (!initscr()) {
 		restore_handlers(old);
 		cp_top_release(&t);
-		return cp_error(CP_EIO, "top: cannot initialize the terminal (TERM=%s)",
+		return cp_error(CP_EIO, "cannot initialize the terminal (TERM=%s)",
 				getenv("TERM") ? getenv("TERM") : "");
 	}
 	cbreak();

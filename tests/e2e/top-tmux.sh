@@ -55,7 +55,7 @@ assert_restored() {
 	note "$1: terminal restored ($(screen | grep -E 'RESTORED$'))"
 }
 
-run "$CALLPATH" record -q -o "$WORK/fin" "$CP_WORKLOADS/threads.O2" 2
+run "$CALLPATH" record -q -e cputime -e realtime -o "$WORK/fin" "$CP_WORKLOADS/threads.O2" 2
 tm new-session -d -x 160 -y 45 -s t "env -i PATH=$PATH TERM=screen HOME=$WORK HISTFILE=/dev/null bash --norc --noprofile"
 tm send-keys -t t "$CALLPATH top $WORK/fin" Enter
 wait_screen "callpath top .*\[finished\]"
@@ -75,13 +75,15 @@ tree | grep -q '^    ' && fail "collapsed again: $(tree)"
 
 keys v                                # bottom-up: procedures at the first level
 wait_screen "view bottom-up"
-wait_screen "^ *99\.[0-9]+%.*\[[-+]\] crunch  \(threads.O2\)|^ *100\.00%.*\[[-+]\] crunch"
+tree | grep -q '^  \[[-+]\] crunch  (threads.O2)' || fail "bottom-up: no crunch at level 1: $(tree)"
 keys v
 wait_screen "view flat"
 wait_screen "threads\.O2"
 keys s
 wait_screen "sort exclusive"
-keys v t t                             # top-down, thread 1 (the worker with weight 3)
+keys m
+wait_screen "metric realtime \| sort exclusive"
+keys m v t t                           # cputime, top-down, thread 1 (the worker with weight 3)
 wait_screen "view top-down .* thread [0-9]+:1 "
 total=$(screen | grep -E '<total>' | awk '{print $1}' | tr -d %)
 [ "$total" = "100.00" ] || fail "thread 1's view: total row $total"
