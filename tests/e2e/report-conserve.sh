@@ -14,6 +14,7 @@ args_of() {
 	case $1 in
 	atfork) echo 20 ;;
 	callers) echo 30000 ;;
+	diffpair) echo 3000000 ;;
 	chain | loopinline) echo 500 ;;
 	dlopen) echo "$CP_WORKLOADS/libdlwork.so 60000000" ;;
 	forkmany) echo "20 32" ;;
