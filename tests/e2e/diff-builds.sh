@@ -30,10 +30,11 @@ assert [r["name"] for r in rows].count("beta") == 1  # matched across the two bu
 assert z is None or z > 3, z  # None: infinite (no noise)
 others = [r for r in rows if r["name"] in ("alpha", "gamma_")]
 if sys.argv[2] == "absolute":
-    # beta's cost relative to alpha's, in B over in A: 2 (each run's own speed cancels out)
+    # beta's cost relative to alpha's, in B over in A: 2 (each run's own speed cancels out;
+    # loose bounds: other processes on shared cores change the speed within a run too)
     oa, ob = (others[0]["exclusive"][ix["cputime." + k]] for k in ("a", "b"))
     print("beta/alpha in B over in A:", (b / ob) / (a / oa))
-    assert 1.5 < (b / ob) / (a / oa) < 2.6
+    assert 1.3 < (b / ob) / (a / oa) < 3
 assert len(others) == 2 and all(r["exclusive"][ix["cputime.delta"]] < delta for r in others)
 PY
 done

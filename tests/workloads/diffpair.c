@@ -28,10 +28,10 @@ NOINLINE void gamma_(long n)
 int main(int argc, char **argv)
 {
 	long n = arg_or(argc, argv, 1, 100000000);
-	for (int i = 0; i < 10; i++) {
-		alpha(n / 10);
-		beta(n / 10);
-		gamma_(n / 10);
+	for (int i = 0; i < 40; i++) { /* interleaved: a change of speed hits all three */
+		alpha(n / 40);
+		beta(n / 40);
+		gamma_(n / 40);
 	}
 	printf("diffpair done %llu\n", (unsigned long long)(workload_sink & 1));
 	return 0;
