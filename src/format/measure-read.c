@@ -81,8 +81,17 @@ static int header_check(const void *buf, size_t size, const char *name, uint32_t
 		return cp_error(CP_EFORMAT,
 				"file %s: truncated at offset %zu, header says %llu bytes", name,
 				size, (unsigned long long)used);
+	if (h.version_minor >= 1 &&
+	    (h.rank < CP_MF_NO_RANK || (h.nranks && h.rank >= (int64_t)h.nranks)))
+		return cp_error(CP_EFORMAT, "file %s: rank %d of %u at offset %zu is invalid", name,
+				h.rank, h.nranks, offsetof(struct cp_mf_header, rank));
 	memcpy(out, buf, fixed);
-	((struct cp_mf_header *)out)->used = used;
+	struct cp_mf_header *oh = out;
+	oh->used = used;
+	if (h.version_minor < 1) { /* written before the rank fields existed */
+		oh->rank = CP_MF_NO_RANK;
+		oh->nranks = 0;
+	}
 	*used_out = used;
 	return 0;
 }

@@ -34,6 +34,11 @@
 
 #define CP_MF_MAGIC "CPATHMF" /* 7 chars + NUL = 8 bytes */
 #define CP_MF_VERSION 2	      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
+/* Additions within a version that older readers ignore (they read the fields as reserved
+ * zeros); readers treat a file of a lower minor as having none of the later fields.
+ * 1: rank and nranks in the common header (MPI). */
+#define CP_MF_VERSION_MINOR 1
+#define CP_MF_NO_RANK (-1) /* cp_mf_header.rank of a process that is no MPI rank */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
 #define CP_MF_THREAD_SUFFIX ".thr"
@@ -61,7 +66,15 @@ struct cp_mf_header {
 	uint32_t header_size; /* bytes of the fixed part (this kind's struct); records start here */
 	uint32_t flags;	      /* enum cp_mf_flags */
 	uint64_t used;	      /* bytes [0, used) are complete; release-stored by the writer */
-	uint64_t reserved[4];
+	uint32_t version_minor; /* CP_MF_VERSION_MINOR (0 in files written before minors) */
+	/* Minor 1: the MPI rank of the process in MPI_COMM_WORLD (CP_MF_NO_RANK if it is no
+	 * MPI process) and the number of ranks (0 if unknown), from the launcher's
+	 * environment at start, confirmed by MPI_Init when libcallpath-mpi.so is loaded. The
+	 * host is the process file's hostname. */
+	int32_t rank;
+	uint32_t nranks;
+	uint32_t pad;
+	uint64_t reserved[2];
 };
 
 /* Where a metric's values come from. */

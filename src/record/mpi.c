@@ -4,6 +4,7 @@
 #include "record/record-impl.h"
 
 #include "base/error.h"
+#include "base/mpi-env.h"
 #include "format/measure-read.h"
 
 #include <ctype.h>
@@ -12,35 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int env_int(const char *name, int *out)
-{
-	const char *s = getenv(name);
-	char *end;
-	if (!s || !*s)
-		return -1;
-	long v = strtol(s, &end, 10);
-	if (*end || v < 0 || v > 1 << 30)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 int cp_record_mpi_rank(int *size)
 {
-	/* Open MPI, MPICH/Hydra (and Intel MPI), PMIx launchers */
-	static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-	static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
-	for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++) {
-		int rank, n = 0;
-		if (env_int(ranks[i], &rank))
-			continue;
-		if (size)
-			*size = env_int(sizes[i], &n) ? 0 : n;
-		return rank;
-	}
-	if (size)
-		*size = 0;
-	return -1;
+	return cp_mpi_env_rank(size);
 }
 
 /* A name the job's ranks share (and later jobs do not): the launcher's job id, else the

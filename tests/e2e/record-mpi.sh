@@ -22,6 +22,16 @@ err=$WORK/run.err
 grep -q '^processes: *2 (2 MPI ranks)' "$err" || fail "the summary does not cover both ranks"
 dir=$(sed -n 's/^callpath record: measurement in //p' "$err")
 [ "$(ls "$dir"/*.proc | wc -l)" = 2 ] || fail "not one directory for the job"
+# Every file's header carries its rank and the job's size (format minor 1).
+python3 - "$dir"/*.proc <<'PY' || fail "ranks in the file headers"
+import struct, sys
+ranks = []
+for f in sys.argv[1:]:
+    minor, rank, nranks = struct.unpack_from("<IiI", open(f, "rb").read(44), 32)
+    assert minor >= 1 and nranks == 2, (f, minor, rank, nranks)
+    ranks.append(rank)
+assert sorted(ranks) == [0, 1], ranks
+PY
 
 samples() { sed -n 's/^metric cputime (ns): \([0-9]*\) samples.*/\1/p'; }
 total=$(samples <"$err")

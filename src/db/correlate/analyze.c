@@ -341,9 +341,12 @@ static void pass_structure(struct analysis *a, size_t nmods)
 	}
 }
 
-/* The MPI rank of a process image (CALLPATH_RANK in its ENV record), or -1. */
+/* The MPI rank of a process image: its header's (minor 1), else CALLPATH_RANK in its ENV
+ * record (older files), else -1. */
 static int image_rank(const struct cp_mf_proc *p)
 {
+	if (p->hdr.h.rank >= 0)
+		return p->hdr.h.rank;
 	for (size_t i = 0; i < p->nenv; i++)
 		if (!strncmp(p->env[i], "CALLPATH_RANK=", 14)) {
 			char *end;

@@ -106,6 +106,9 @@ static void header_init(struct cp_cct *c, const struct cp_cct_info *info)
 	struct cp_mf_thread *t = c->hdr;
 	cp_ss_memcpy(t->h.magic, CP_MF_MAGIC, sizeof t->h.magic);
 	t->h.version = CP_MF_VERSION;
+	t->h.version_minor = CP_MF_VERSION_MINOR;
+	t->h.rank = info->rank;
+	t->h.nranks = info->nranks;
 	t->h.kind = CP_MF_KIND_THREAD;
 	t->h.header_size = (uint32_t)((sizeof *t + 7) & ~(size_t)7);
 	t->pid = info->pid;

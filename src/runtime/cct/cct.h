@@ -33,6 +33,8 @@ struct cp_cct_info {
 	int32_t pid, tid;
 	uint32_t gen, tidx, nmetrics;
 	uint64_t start_ns;
+	int32_t rank; /* MPI rank (CP_MF_NO_RANK) and ranks, for the header */
+	uint32_t nranks;
 	size_t reserve; /* virtual bytes to reserve for the file */
 };
 

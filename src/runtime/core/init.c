@@ -1,6 +1,7 @@
 /* Process start and end of the runtime: configuration, the process file, load modules,
  * sample sources, the signal handler and the first thread; fini at exit, crash, exec and
  * in fork children. */
+#include "base/mpi-env.h"
 #include "runtime/core/runtime.h"
 #include "runtime/probe/probe.h"
 #include "runtime/core/sync.h"
@@ -70,6 +71,9 @@ static int image_start(int after_fork)
 	cp_rt.ppid = after_fork ? cp_rt.pid : (int32_t)getppid();
 	cp_rt.pid = (int32_t)getpid();
 	cp_rt.next_tidx = 0;
+	int nranks = 0;
+	cp_rt.rank = cp_mpi_env_rank(&nranks);
+	cp_rt.nranks = (uint32_t)nranks;
 	if (cp_proc_create())
 		return -1;
 	cp_proc_write_cmdline();

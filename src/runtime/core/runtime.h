@@ -83,6 +83,10 @@ struct cp_runtime {
 	int32_t pid;
 	int32_t ppid; /* parent: the forking process for a fork child (even if it exited) */
 	uint32_t gen;
+	/* MPI rank in MPI_COMM_WORLD (CP_MF_NO_RANK: none) and the number of ranks, from the
+	 * launcher's environment at start (core/config.c), confirmed by MPI_Init (core/mpi.c). */
+	int32_t rank;
+	uint32_t nranks;
 	char outdir[PATH_MAX];
 	uint32_t nmetrics;
 	struct cp_metric metrics[CP_MF_MAX_METRICS];

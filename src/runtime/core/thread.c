@@ -71,6 +71,8 @@ static int thread_file(struct cp_thread *t)
 	    .tidx = t->tidx,
 	    .nmetrics = cp_rt.nmetrics,
 	    .start_ns = cp_ss_now_ns(CLOCK_REALTIME),
+	    .rank = cp_rt.rank,
+	    .nranks = cp_rt.nranks,
 	    .reserve = CP_THREAD_RESERVE,
 	};
 	cp_ss_format(path, sizeof path, "%s/%d.%u.%u%s", cp_rt.outdir, (int)cp_rt.pid, cp_rt.gen,

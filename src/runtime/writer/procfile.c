@@ -25,6 +25,9 @@ static void proc_header_init(struct cp_mf_process *p)
 {
 	memcpy(p->h.magic, CP_MF_MAGIC, sizeof p->h.magic);
 	p->h.version = CP_MF_VERSION;
+	p->h.version_minor = CP_MF_VERSION_MINOR;
+	p->h.rank = cp_rt.rank;
+	p->h.nranks = cp_rt.nranks;
 	p->h.kind = CP_MF_KIND_PROCESS;
 	p->h.header_size = (uint32_t)((sizeof *p + 7) & ~(size_t)7);
 	p->pid = cp_rt.pid;
@@ -186,14 +189,11 @@ void cp_proc_write_cmdline(void)
 	char env[512];
 	int len = snprintf(env, sizeof env, "CALLPATH_SIGNAL=%d%cCALLPATH_FOLLOW_EXEC=%d",
 			   cp_rt.signo, 0, cp_rt.follow_exec);
-	/* Under an MPI launcher: the rank, for the report's per-rank view (Open MPI, Hydra,
-	 * PMIx). Analyze reads it back (db profile.rank). */
-	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-	rank = rank ? rank : getenv("PMI_RANK");
-	rank = rank ? rank : getenv("PMIX_RANK");
-	if (rank && strlen(rank) < 16)
-		len += snprintf(env + len + 1, sizeof env - (size_t)len - 1, "CALLPATH_RANK=%s",
-				rank) +
+	/* Under an MPI launcher: the rank, also in the header since minor 1 (readers of
+	 * older files take it from here). */
+	if (cp_rt.rank >= 0)
+		len += snprintf(env + len + 1, sizeof env - (size_t)len - 1, "CALLPATH_RANK=%d",
+				(int)cp_rt.rank) +
 		       1;
 	cp_proc_record(CP_MF_REC_ENV, env, (uint32_t)len + 1);
 }

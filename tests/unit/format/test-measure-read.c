@@ -74,6 +74,47 @@ static void test_valid(void **state)
 	free(tb.buf);
 }
 
+static void set_rank(struct mfb *b, uint32_t minor, int32_t rank, uint32_t nranks)
+{
+	memcpy(b->buf + offsetof(struct cp_mf_header, version_minor), &minor, 4);
+	memcpy(b->buf + offsetof(struct cp_mf_header, rank), &rank, 4);
+	memcpy(b->buf + offsetof(struct cp_mf_header, nranks), &nranks, 4);
+}
+
+/* Minor 1's rank fields: read as written; a file of minor 0 has no rank whatever its
+ * reserved bytes hold; a rank outside [-1, nranks) is corrupt. */
+static void test_rank(void **state)
+{
+	struct mfb pb, tb;
+	struct cp_mf_proc p;
+	struct cp_mf_thr t;
+	build_proc(&pb);
+	build_thread(&tb);
+	set_rank(&pb, 0, 5, 9);
+	assert_int_equal(cp_mf_proc_parse(&p, pb.buf, pb.len, "42.0.proc"), 0);
+	assert_int_equal(p.hdr.h.rank, CP_MF_NO_RANK);
+	assert_int_equal(p.hdr.h.nranks, 0);
+	cp_mf_proc_release(&p);
+	set_rank(&pb, 1, 3, 4);
+	set_rank(&tb, 1, 3, 4);
+	assert_int_equal(cp_mf_proc_parse(&p, pb.buf, pb.len, "42.0.proc"), 0);
+	assert_int_equal(p.hdr.h.rank, 3);
+	assert_int_equal(p.hdr.h.nranks, 4);
+	assert_int_equal(cp_mf_thr_parse(&t, tb.buf, tb.len, "42.0.0.thr", &p), 0);
+	assert_int_equal(t.hdr.h.rank, 3);
+	cp_mf_thr_release(&t);
+	cp_mf_proc_release(&p);
+	set_rank(&pb, 1, 4, 4);
+	assert_int_equal(cp_mf_proc_parse(&p, pb.buf, pb.len, "42.0.proc"), CP_EFORMAT);
+	assert_non_null(strstr(cp_error_message(), "rank 4 of 4"));
+	free(p.file);
+	set_rank(&tb, 1, -2, 0);
+	assert_int_equal(cp_mf_thr_parse(&t, tb.buf, tb.len, "42.0.0.thr", NULL), CP_EFORMAT);
+	free(t.file);
+	free(pb.buf);
+	free(tb.buf);
+}
+
 /* Every prefix of a file whose header claims the full size: an error naming the file, never
  * a crash; every prefix published as `used` (a file being written): a clean read or error. */
 static void truncate_all(const struct mfb *b, int is_proc, const struct cp_mf_proc *proc)
@@ -299,7 +340,7 @@ int main(void)
 	    cmocka_unit_test(test_valid),	   cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_corrupt_header), cmocka_unit_test(test_bad_nodes),
 	    cmocka_unit_test(test_bad_records),	   cmocka_unit_test(test_directory),
-	    cmocka_unit_test(test_too_deep),
+	    cmocka_unit_test(test_too_deep),	   cmocka_unit_test(test_rank),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
