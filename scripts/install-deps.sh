@@ -38,6 +38,7 @@ BUILD_PKGS=(
   libncurses-dev                # top/: the interactive terminal view
   libcmocka-dev                 # tests/unit: the default build includes the unit tests
   python3 file                  # man pages from docs/ (scripts/md2man.py); cpack -G DEB
+  libopenmpi-dev                # mpi/: libcallpath-mpi.so, the PMPI wrappers
 )
 # The test suite: independent references the tests compare against, and the compilers of
 # the fixtures and fuzzers.
@@ -49,7 +50,7 @@ TEST_PKGS=(
   python3-jsonschema            # validates the speedscope export against its schema
   clang-format                  # scripts/check-format.sh
   libc6-dbg                     # names of libc's internal functions (record-runtime-frames)
-  openmpi-bin                   # mpirun: record-mpi (one summary, ranks in the database)
+  openmpi-bin                   # mpirun: record-mpi, mpi-* (ranks, MPI metrics)
   tmux                          # top-*: drives callpath top, captures its screen
 )
 # Benchmarks only: the peers in bench/.

@@ -52,6 +52,9 @@ static void record_usage(FILE *out)
 		     "                              (callpath analyze DIR makes it later)\n"
 		     "      --show-runtime          keep callpath's own frames (its wrappers) in\n"
 		     "                              the paths, for debugging callpath\n"
+		     "      --mpi, --no-mpi         measure MPI calls (mpi-time, bytes, messages\n"
+		     "                              by context; libcallpath-mpi.so): default when\n"
+		     "                              PROGRAM needs libmpi or is mpirun/mpiexec\n"
 		     "  -h, --help                  this help\n\nevents:\n");
 	for (size_t i = 0; i < cp_ev_runtime_len; i++)
 		fprintf(out, "  %-10s %s\n", cp_ev_table[i].name, cp_ev_table[i].help);
@@ -184,6 +187,8 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 	    {"list-events", optional_argument, 0, 'L'},
 	    {"no-analyze", no_argument, 0, 'N'},
 	    {"show-runtime", no_argument, 0, 'R'},
+	    {"mpi", no_argument, 0, 'M'},
+	    {"no-mpi", no_argument, 0, 'm'},
 	    {0, 0, 0, 0},
 	};
 	struct cp_record_opts *o = &c->run;
@@ -212,6 +217,12 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 			break;
 		case 'R':
 			o->show_runtime = 1;
+			break;
+		case 'M':
+			o->mpi = 1;
+			break;
+		case 'm':
+			o->mpi = 0;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -308,10 +319,15 @@ int cli_record_run(struct cp_record_opts *o, int quiet, int no_analyze)
 int cmd_record(int argc, char **argv)
 {
 	struct record_cli c;
+	static char mpi_lib[PATH_MAX];
 	memset(&c, 0, sizeof c);
 	cp_record_opts_init(&c.run);
 	int rc = record_parse(argc, argv, &c);
 	if (rc)
 		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
+	/* Not found (a build without MPI): --mpi says so; otherwise MPI calls go unmeasured. */
+	if (c.run.mpi && !cli_runtime_lib("libcallpath-mpi.so", mpi_lib, sizeof mpi_lib))
+		c.run.mpi_lib = mpi_lib;
+	cp_error_clear();
 	return cli_record_run(&c.run, c.quiet, c.no_analyze);
 }

@@ -7,7 +7,8 @@
 #include <stddef.h>
 
 /* record.c */
-void cp_record_child_environment(const struct cp_record_opts *o, const char *outdir);
+void cp_record_child_environment(const struct cp_record_opts *o,
+				 const struct cp_record_result *res);
 /* run.c: forks, execs and waits for the program (res->outdir set), forwarding signals. */
 int cp_record_spawn(const struct cp_record_opts *o, struct cp_record_result *res);
 /* mpi.c */

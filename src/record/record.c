@@ -16,6 +16,7 @@ void cp_record_opts_init(struct cp_record_opts *o)
 	memset(o, 0, sizeof *o);
 	o->name = "record";
 	o->follow_exec = 1;
+	o->mpi = -1;
 }
 
 int cp_record_find_program(const char *prog, char *out)
@@ -87,12 +88,16 @@ static int make_outdir(const struct cp_record_opts *o, int rank, char *out, size
 
 /* In the child, before exec: LD_PRELOAD (ours first, keeping any existing one) and the
  * CALLPATH_* variables. */
-void cp_record_child_environment(const struct cp_record_opts *o, const char *outdir)
+void cp_record_child_environment(const struct cp_record_opts *o, const struct cp_record_result *res)
 {
-	char preload[2 * PATH_MAX], events[4096] = "";
-	const char *old = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof preload, "%s%s%s", o->runtime, old && *old ? ":" : "",
-		 old ? old : "");
+	char preload[3 * PATH_MAX], events[4096] = "";
+	const char *old = getenv("LD_PRELOAD"), *outdir = res->outdir;
+	snprintf(preload, sizeof preload, "%s%s%s%s%s", o->runtime, res->mpi ? ":" : "",
+		 res->mpi ? o->mpi_lib : "", old && *old ? ":" : "", old ? old : "");
+	if (res->mpi)
+		setenv("CALLPATH_MPI", "1", 1);
+	else
+		unsetenv("CALLPATH_MPI");
 	for (int i = 0; i < o->nevents; i++)
 		snprintf(events + strlen(events), sizeof events - strlen(events), "%s%s",
 			 i ? "," : "", o->events[i]);
@@ -126,6 +131,13 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res)
 	if (cp_record_find_program(o->argv[0], exe))
 		return cp_error(CP_ECHILD, "cannot run '%s': not found or not executable",
 				o->argv[0]);
+	res->mpi =
+	    o->mpi > 0 || (o->mpi < 0 && o->mpi_lib &&
+			   (cp_record_is_launcher(o->argv[0], exe) || cp_record_links_mpi(exe)));
+	if (res->mpi && !o->mpi_lib)
+		return cp_error(CP_ENOENT, "--mpi: libcallpath-mpi.so was not found (this callpath "
+					   "was built without MPI; install libopenmpi-dev and "
+					   "build again)");
 	int rc = make_outdir(o, res->rank, res->outdir, sizeof res->outdir);
 	if (rc)
 		return rc;

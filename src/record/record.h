@@ -35,6 +35,11 @@ struct cp_record_opts {
 	int show_runtime;   /* keep the runtime's own frames in paths (CALLPATH_SHOW_RUNTIME) */
 	const char *probes; /* CALLPATH_PROBES (PAT;+PAT;-PAT); NULL = no probes */
 	const char *probe_metrics; /* CALLPATH_PROBE_METRICS; NULL = as inherited */
+	/* MPI: libcallpath-mpi.so (its path; NULL = not available) preloaded beside the
+	 * runtime with CALLPATH_MPI=1: mpi 1 always, 0 never, -1 (default) when the program
+	 * is an MPI launcher or needs an MPI library (DT_NEEDED, its libraries' too). */
+	int mpi;
+	const char *mpi_lib;
 };
 
 struct cp_record_result {
@@ -42,6 +47,7 @@ struct cp_record_result {
 	int status;	       /* the program's exit status, 128+N when signal N killed it */
 	int signal;	       /* N when signal N killed the program, else 0 */
 	int rank;	       /* MPI rank of this process (cp_record_mpi_rank), -1 without MPI */
+	int mpi;	       /* libcallpath-mpi.so was preloaded */
 };
 
 void cp_record_opts_init(struct cp_record_opts *o);
@@ -61,6 +67,11 @@ int cp_record_analyze(const char *dir);
 /* The MPI rank of this process from the launcher's environment (Open MPI, MPICH/Hydra,
  * PMIx), or -1; *size (may be NULL) gets the number of ranks, 0 if unknown. */
 int cp_record_mpi_rank(int *size);
+
+/* Does the executable, or a library it needs (a few levels deep), need an MPI library
+ * (libmpi*, libmpich*)? Is the program an MPI launcher (mpirun, mpiexec, srun...)? */
+int cp_record_links_mpi(const char *exe);
+int cp_record_is_launcher(const char *argv0, const char *exe);
 
 /* Rank 0 of an MPI job: waits until dir holds the finished measurement of nranks programs
  * (process images that are neither fork children nor exec'd ones), at most timeout_s

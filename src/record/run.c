@@ -87,7 +87,7 @@ int cp_record_spawn(const struct cp_record_opts *o, struct cp_record_result *res
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		cp_record_child_environment(o, res->outdir);
+		cp_record_child_environment(o, res);
 		execvp(o->argv[0], o->argv);
 		fprintf(stderr, "callpath %s: cannot run %s: %s\n", o->name, o->argv[0],
 			strerror(errno));

@@ -78,3 +78,20 @@ require_built() {
 		[ -e "$f" ] || fail "$f is not built (scripts/build.sh builds it)"
 	done
 }
+
+# mpirun as the tests run it: as root in containers, more ranks than cores. Skips when
+# Open MPI or callpath's MPI library is missing.
+require_mpi() {
+	require_tool mpirun
+	[ -e "$CP_BUILD_DIR/libcallpath-mpi.so" ] || skip "callpath was built without MPI"
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+}
+
+# One rank's report as JSON: mpi_report DIR RANK OUT [report options]
+mpi_report() {
+	local dir=$1 rank=$2 out=$3
+	shift 3
+	"$CALLPATH" report "$dir" --rank "$rank" --format json --threshold 0 "$@" >"$out" \
+		2>"$WORK/report.err" || fail "report --rank $rank: $(cat "$WORK/report.err")"
+}

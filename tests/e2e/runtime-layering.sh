@@ -19,10 +19,12 @@ cd "$RT" || fail "no $RT"
 
 # Init-time files: configuration, process start and end, module registration, patching,
 # the process file, the wrappers of libgcc's unwinder (dlsym); core/thread-end.c runs at
-# thread end and exit (its crash-path part uses stores and system calls only).
+# thread end and exit (its crash-path part uses stores and system calls only);
+# core/mpi-rank.c right after the program's MPI_Init.
 INIT_TIME="
 core/config.c
 core/init.c
+core/mpi-rank.c
 core/startup.c
 core/sync-init.c
 core/thread-end.c

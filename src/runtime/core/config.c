@@ -13,6 +13,8 @@
  *   CALLPATH_PROBES=PAT[;PAT]    entry/exit probes (probe/probe.h)
  *   CALLPATH_PROBE_ONLY=1        with probes: no sampling metrics
  *   CALLPATH_SHOW_RUNTIME=1      keep the runtime's own frames in paths (runtime.h)
+ *   CALLPATH_MPI=1               the mpi-* metrics of libcallpath-mpi.so's wrappers
+ *                                (core/mpi.h; set by record when it preloads that library)
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "events/events.h"
 #include "runtime/core/runtime.h"
@@ -135,6 +137,10 @@ int cp_config_load(void)
 		return -1;
 	if (probing && cp_probe_config(probes))
 		return -1;
+	const char *mpi = getenv("CALLPATH_MPI");
+	if (mpi && !strcmp(mpi, "1") && cp_sync_config_family("mpi", 3, 0) < 0)
+		fprintf(stderr, "callpath runtime: too many metrics for the MPI ones; MPI calls "
+				"are not measured\n");
 	config_save_env();
 	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");
 	cp_rt.follow_exec = !follow || strcmp(follow, "0") != 0;

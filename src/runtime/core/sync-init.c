@@ -21,6 +21,7 @@ static const struct sync_family {
     {"alloc", CP_SYNC_ALLOC, CP_SM_ALLOC_BYTES, CP_SM_LEAK_BYTES, &cp_sync_linked_alloc},
     {"io", CP_SYNC_IO, CP_SM_IO_READ_BYTES, CP_SM_IO_CALLS, &cp_sync_linked_io},
     {"wait", CP_SYNC_WAIT, CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS, &cp_sync_linked_wait},
+    {"mpi", CP_SYNC_MPI, CP_SM_MPI_TIME, CP_SM_MPI_RECV_MSGS, &cp_sync_linked_mpi},
 };
 
 static const struct sync_family *family_find(const char *name, size_t len)

@@ -62,6 +62,12 @@ const struct cp_sample_source cp_sync_sources[CP_SM_COUNT] = {
     [CP_SM_IO_CALLS] = SYNC_SOURCE("io-calls", "calls"),
     [CP_SM_WAIT_TIME] = SYNC_SOURCE("wait-time", "ns"),
     [CP_SM_WAIT_CALLS] = SYNC_SOURCE("wait-calls", "calls"),
+    [CP_SM_MPI_TIME] = SYNC_SOURCE("mpi-time", "ns"),
+    [CP_SM_MPI_CALLS] = SYNC_SOURCE("mpi-calls", "calls"),
+    [CP_SM_MPI_SENT_BYTES] = SYNC_SOURCE("mpi-sent-bytes", "bytes"),
+    [CP_SM_MPI_RECV_BYTES] = SYNC_SOURCE("mpi-recv-bytes", "bytes"),
+    [CP_SM_MPI_SENT_MSGS] = SYNC_SOURCE("mpi-sent-msgs", "calls"),
+    [CP_SM_MPI_RECV_MSGS] = SYNC_SOURCE("mpi-recv-msgs", "calls"),
 };
 
 /* ---- the primitive ---- */
@@ -216,10 +222,18 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uint
 	return leaf;
 }
 
-__attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
-						const void *caller_fp,
-						const struct cp_sync_value *v, unsigned n,
-						struct cp_sync_where *where)
+/* The called function's node below the call site's leaf (cp_sync_record_callee). */
+static uint32_t callee_node(struct cp_thread *t, uint32_t leaf, uintptr_t callee)
+{
+	const struct cp_module *m = cp_modules_find(callee);
+	if (!m)
+		return cp_cct_child(&t->cct, leaf, CP_MF_NODE_PC, CP_MF_MODULE_NONE, callee);
+	return cp_cct_child(&t->cct, leaf, CP_MF_NODE_PC, m->id, callee - m->bias);
+}
+
+static __attribute__((always_inline)) inline int
+sync_record(const void *ra, const void *cfa, const void *caller_fp, uintptr_t callee,
+	    const struct cp_sync_value *v, unsigned n, struct cp_sync_where *where)
 {
 	struct cp_thread *t = cp_self;
 	uintptr_t r = (uintptr_t)ra;
@@ -236,6 +250,8 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint32_t leaf = sync_leaf(t, r, (uintptr_t)cfa, (uintptr_t)caller_fp);
+	if (callee && leaf != CP_CCT_NONE)
+		leaf = callee_node(t, leaf, callee);
 	int ok = leaf != CP_CCT_NONE;
 	if (ok) {
 		struct cp_mf_node *node = cp_cct_node(&t->cct, leaf);
@@ -254,6 +270,21 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 	return ok;
+}
+
+__attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
+						const void *caller_fp,
+						const struct cp_sync_value *v, unsigned n,
+						struct cp_sync_where *where)
+{
+	return sync_record(ra, cfa, caller_fp, 0, v, n, where);
+}
+
+__attribute__((noinline)) int cp_sync_record_callee(const void *ra, const void *cfa,
+						    const void *caller_fp, uintptr_t callee,
+						    const struct cp_sync_value *v, unsigned n)
+{
+	return sync_record(ra, cfa, caller_fp, callee, v, n, NULL);
 }
 
 static const enum cp_sync_id wait_ids[2] = {CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS};

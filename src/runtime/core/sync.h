@@ -38,6 +38,7 @@ enum {
 	CP_SYNC_ALLOC = 1u << 0,
 	CP_SYNC_IO = 1u << 1,
 	CP_SYNC_WAIT = 1u << 2,
+	CP_SYNC_MPI = 1u << 3, /* wrappers in libcallpath-mpi.so, through core/mpi.c */
 };
 
 /* The families' metrics (positions in cp_sync_metric[]). */
@@ -51,6 +52,12 @@ enum cp_sync_id {
 	CP_SM_IO_CALLS,
 	CP_SM_WAIT_TIME,
 	CP_SM_WAIT_CALLS,
+	CP_SM_MPI_TIME, /* the order of enum callpath_mpi_value (core/mpi.h) */
+	CP_SM_MPI_CALLS,
+	CP_SM_MPI_SENT_BYTES,
+	CP_SM_MPI_RECV_BYTES,
+	CP_SM_MPI_SENT_MSGS,
+	CP_SM_MPI_RECV_MSGS,
 	CP_SM_COUNT,
 };
 
@@ -76,6 +83,13 @@ struct cp_sync_where {
 /* See above. 1 if recorded (and *where set when where != NULL), 0 if not. */
 int cp_sync_record_at(const void *ra, const void *cfa, const void *caller_fp,
 		      const struct cp_sync_value *v, unsigned n, struct cp_sync_where *where)
+    __attribute__((visibility("hidden")));
+/* As cp_sync_record_at, with the values on a kind-2 (PC) node at `callee` (the entry of
+ * the called function, e.g. a wrapper of MPI_Recv in another library) below the call
+ * site's node: the path ends in the function called, as a probe's does. callee 0: the
+ * call site's node. */
+int cp_sync_record_callee(const void *ra, const void *cfa, const void *caller_fp, uintptr_t callee,
+			  const struct cp_sync_value *v, unsigned n)
     __attribute__((visibility("hidden")));
 /* In an interposed function: its return address, its CFA (the caller's stack pointer at
  * the call) and the caller's rbp at the call (the function's frame pointer is forced by
@@ -168,6 +182,7 @@ void cp_wait_record(const void *ra, uint64_t t0) __attribute__((visibility("hidd
 extern const int cp_sync_linked_alloc CP_SYNC_LINKED_DECL;
 extern const int cp_sync_linked_io CP_SYNC_LINKED_DECL;
 extern const int cp_sync_linked_wait CP_SYNC_LINKED_DECL;
+extern const int cp_sync_linked_mpi CP_SYNC_LINKED_DECL; /* core/mpi.c: always */
 
 /* interpose/alloc.c (weak references: the unit tests link the runtime statically with
  * their own malloc, so nothing may pull alloc.o in): live allocations by context (side table),
