@@ -31,6 +31,8 @@ static const char usage_text[] =
     "  --sort NAME[:incl|excl]  sort siblings by that metric's inclusive (default) or\n"
     "                         exclusive value; or inclusive|exclusive|name (first shown metric)\n"
     "  --stat sum|mean|min|max|stddev  statistic over threads (default sum)\n"
+    "  --stat-over threads|ranks  what --stat is over: threads, or MPI ranks (a rank's\n"
+    "                         value: the sum over its threads)\n"
     "  --threshold PCT        hide scopes below PCT% of the total inclusive value\n"
     "                         (default 1 for text, 0 for csv/json)\n"
     "  --depth N              show at most N levels\n"
@@ -41,7 +43,8 @@ static const char usage_text[] =
     "                         of its parent's inclusive value\n"
     "  --thread TIDX|PID:TIDX|PID:all|all   one thread (by index), the threads of one\n"
     "                         process, or all (default)\n"
-    "  --rank R               the threads of MPI rank R's program (mpirun ... callpath record)\n"
+    "  --thread R.T|R.all     thread T (or all threads) of MPI rank R\n"
+    "  --rank R               the threads of MPI rank R's program\n"
     "  --format text|csv|json output format (default text; json: docs/report-json.md)\n"
     "  --ascii                draw the tree with ASCII characters\n"
     "  --no-summary           omit the run summary above the text view\n"
@@ -58,8 +61,17 @@ static int parse_thread(const char *arg, struct cp_report_options *o)
 		o->thread = CP_REPORT_ALL_THREADS;
 		return 0;
 	}
-	const char *colon = strchr(arg, ':');
-	if (colon) {
+	const char *dot = strchr(arg, '.'), *colon = strchr(arg, ':');
+	if (dot && !colon) { /* R.T: thread T of MPI rank R */
+		o->rank = (int)strtol(arg, &end, 10);
+		if (end != dot || o->rank < 0)
+			return -1;
+		arg = dot + 1;
+		if (!strcmp(arg, "all")) {
+			o->thread = CP_REPORT_ALL_THREADS;
+			return 0;
+		}
+	} else if (colon) {
 		o->thread_pid = (int)strtol(arg, &end, 10);
 		if (end != colon || o->thread_pid <= 0)
 			return -1;
@@ -91,7 +103,8 @@ enum {
 	OPT_FLATTEN,
 	OPT_HOT_PATH,
 	OPT_LIVE,
-	OPT_RANK
+	OPT_RANK,
+	OPT_STAT_OVER
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +120,7 @@ static const struct option long_opts[] = {
     {"ascii", no_argument, 0, OPT_ASCII},
     {"no-summary", no_argument, 0, OPT_NO_SUMMARY},
     {"stat", required_argument, 0, OPT_STAT},
+    {"stat-over", required_argument, 0, OPT_STAT_OVER},
     {"flatten", required_argument, 0, OPT_FLATTEN},
     {"hot-path", optional_argument, 0, OPT_HOT_PATH},
     {"live", optional_argument, 0, OPT_LIVE},
@@ -143,6 +157,10 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 		v = cp_db_stat_parse(arg);
 		bad = v < 0;
 		o->stat = v;
+		break;
+	case OPT_STAT_OVER:
+		bad = strcmp(arg, "threads") && strcmp(arg, "ranks");
+		o->stat_over_ranks = !strcmp(arg, "ranks");
 		break;
 	case OPT_FLATTEN:
 		o->flatten = (int)strtol(arg, &end, 10);

@@ -220,14 +220,13 @@ static void summary_build(struct cp_profile *p, const char *name)
 			s->metrics[m].samples = db->metrics[m].samples;
 }
 
-/* The pid of MPI rank `rank`'s program (not a fork child, not exec'd), or 0. */
-static int rank_pid(const struct cp_db *db, int rank)
+/* Does MPI rank `rank` have a profile? A rank is every image that carries its rank (its
+ * program, and under `record -- mpirun` the launcher's fork child that exec'd it). */
+static int rank_present(const struct cp_db *db, int rank)
 {
-	for (size_t i = 0; i < db->nprofiles; i++) {
-		const struct cp_db_profile *pr = &db->profiles[i];
-		if (pr->rank == rank && !(pr->flags & (CP_DB_PROF_FORK_CHILD | CP_DB_PROF_EXECED)))
-			return pr->pid;
-	}
+	for (size_t i = 0; i < db->nprofiles; i++)
+		if (db->profiles[i].rank == rank)
+			return 1;
 	return 0;
 }
 
@@ -272,21 +271,27 @@ int cp_profile_from_db(struct cp_profile *p, struct cp_db *db, const char *name,
 	if (!p->db.finished && (rc = cp_db_finish(&p->db)) < 0)
 		return rc;
 	int rank = pid < 0 ? -2 - pid : -1;
-	if (rank >= 0 && !(pid = rank_pid(&p->db, rank)))
+	if (rank >= 0 && !rank_present(&p->db, rank))
 		return cp_error(CP_ENOENT, "--rank: no MPI rank %d in %s", rank, name);
+	if (rank >= 0)
+		pid = 0;
 	p->selected = xcalloc(p->db.nprofiles + 1, 1);
 	size_t nsel = 0;
 	for (size_t i = 0; i < p->db.nprofiles; i++) {
 		const struct cp_db_profile *pr = &p->db.profiles[i];
-		p->selected[i] =
-		    (thread < 0 || (int)pr->tidx == thread) && (!pid || pr->pid == pid);
+		p->selected[i] = (thread < 0 || (int)pr->tidx == thread) &&
+				 (!pid || pr->pid == pid) && (rank < 0 || pr->rank == rank);
 		nsel += p->selected[i];
 	}
 	if (!nsel && thread < 0 && pid)
 		return cp_error(CP_ENOENT, "--thread: no process %d in %s", pid, name);
 	if (!nsel && thread >= 0)
 		return cp_error(CP_ENOENT, "--thread: no thread %d%s in %s (it has %zu threads)",
-				thread, pid ? " in that process" : "", name, p->db.nprofiles);
+				thread,
+				pid	    ? " in that process"
+				: rank >= 0 ? " in that rank"
+					    : "",
+				name, p->db.nprofiles);
 	p->formulas = xcalloc(p->db.nmetrics + 1, sizeof(*p->formulas));
 	for (size_t m = 0; m < p->db.nmetrics; m++) {
 		const struct cp_db_metric *dm = &p->db.metrics[m];
@@ -394,14 +399,87 @@ static double acc_value(const struct acc *a, int stat)
 	}
 }
 
-/* The values of profile prof in the top-down shape: one (own values, then sums). */
-static void td_profile(const struct cp_profile *p, uint32_t prof, struct cp_view *one)
+/* The values of profiles members[0..n) summed in the top-down shape: one (own values,
+ * then sums). */
+static void td_group(const struct cp_profile *p, const uint32_t *members, size_t n,
+		     struct cp_view *one)
 {
 	size_t nm = p->td.nmetrics;
 	memset(one->incl, 0, one->n * nm * sizeof(double));
 	memset(one->excl, 0, one->n * nm * sizeof(double));
-	td_add_profile(p, one, prof);
+	for (size_t i = 0; i < n; i++)
+		td_add_profile(p, one, members[i]);
 	cp_view_sum_inclusive(one);
+}
+
+static const struct cp_db *group_db; /* for group_cmp (qsort has no context) */
+
+static int group_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int rx = group_db->profiles[x].rank, ry = group_db->profiles[y].rank;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The groups statistics run over: the selected profiles in order[], group g is
+ * order[start[g] .. start[g+1]); each profile alone, or with by_rank each MPI rank's
+ * profiles together (a profile without a rank alone). Returns the number of groups;
+ * order and start need nprofiles + 1 entries. */
+static size_t stat_groups(const struct cp_profile *p, int by_rank, uint32_t *order, uint32_t *start)
+{
+	size_t n = 0, ng = 0;
+	for (uint32_t i = 0; i < p->db.nprofiles; i++)
+		if (p->selected[i])
+			order[n++] = i;
+	if (by_rank) {
+		group_db = &p->db;
+		qsort(order, n, sizeof *order, group_cmp);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = p->db.profiles[order[i]].rank;
+		if (!i || !by_rank || r < 0 || r != p->db.profiles[order[i - 1]].rank)
+			start[ng++] = (uint32_t)i;
+	}
+	start[ng] = (uint32_t)n;
+	return ng;
+}
+
+void cp_profile_rank_stats(const struct cp_profile *p, size_t m, const uint32_t *nodes, size_t n,
+			   struct cp_rank_stat *out)
+{
+	uint32_t *order = xmalloc((p->db.nprofiles + 1) * sizeof *order);
+	uint32_t *start = xmalloc((p->db.nprofiles + 2) * sizeof *start);
+	size_t ng = stat_groups(p, 1, order, start);
+	struct cp_view one;
+	td_shape(p, &one);
+	memset(out, 0, n * sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[i].argmax = -1;
+	for (size_t g = 0; g < ng; g++) {
+		int rank = p->db.profiles[order[start[g]]].rank;
+		if (rank < 0)
+			continue;
+		td_group(p, order + start[g], start[g + 1] - start[g], &one);
+		for (size_t i = 0; i < n; i++) {
+			double x = cp_view_incl(&one, nodes[i])[m];
+			struct cp_rank_stat *st = &out[i];
+			if (!(x > 0))
+				continue;
+			if (!st->count || x < st->min)
+				st->min = x;
+			if (!st->count || x > st->max)
+				st->max = x, st->argmax = rank;
+			st->mean += x;
+			st->count++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i].mean = out[i].count ? out[i].mean / out[i].count : 0;
+	cp_view_release(&one);
+	free(order);
+	free(start);
 }
 
 void cp_profile_view(const struct cp_profile *p, int kind, int stat,
@@ -412,6 +490,9 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 	memset(&rec, 0, sizeof rec);
 	struct cp_view one;
 	td_shape(p, &one);
+	uint32_t *order = xmalloc((p->db.nprofiles + 1) * sizeof *order);
+	uint32_t *start = xmalloc((p->db.nprofiles + 2) * sizeof *start);
+	size_t ng = stat_groups(p, p->stat_by_rank, order, start);
 	struct cp_view_limits l = {0, 0, 0};
 	if (lim)
 		l = *lim;
@@ -419,15 +500,16 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		/* lim.min_incl is a share of the statistic's total; no row's statistic exceeds
 		 * its sum, so rows whose sum is below it can be left out */
 		struct acc tot = {0};
-		for (uint32_t prof = 0; prof < p->db.nprofiles; prof++)
-			if (p->selected[prof]) {
-				double t = 0;
-				const struct cp_db_pvalues *pv = &p->db.pvalues[prof];
+		for (size_t g = 0; g < ng; g++) {
+			double t = 0;
+			for (uint32_t i = start[g]; i < start[g + 1]; i++) {
+				const struct cp_db_pvalues *pv = &p->db.pvalues[order[i]];
 				for (size_t k = 0; k < pv->n; k++)
 					if (pv->v[k].metric == l.metric)
 						t += pv->v[k].value;
-				acc_add(&tot, t);
 			}
+			acc_add(&tot, t);
+		}
 		double total = cp_view_incl(&p->td, 0)[l.metric];
 		l.min_incl = total > 0 ? l.min_incl / total * acc_value(&tot, stat) : 0;
 	}
@@ -444,6 +526,8 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		cp_profile_eval_derived(p, out);
 	}
 	if (stat == CP_DB_STAT_SUM) {
+		free(order);
+		free(start);
 		cp_view_release(&one);
 		return;
 	}
@@ -453,10 +537,8 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 	double *vex = xmalloc((out->n * nraw + 1) * sizeof(double));
 	double *credit =
 	    kind == CP_VIEW_BOTTOM_UP ? xmalloc((one.n * nraw + 1) * sizeof(double)) : NULL;
-	for (uint32_t prof = 0; prof < p->db.nprofiles; prof++) {
-		if (!p->selected[prof])
-			continue;
-		td_profile(p, prof, &one);
+	for (size_t g = 0; g < ng; g++) {
+		td_group(p, order + start[g], start[g + 1] - start[g], &one);
 		const double *in = vin, *ex = vex;
 		size_t step = nraw;
 		if (kind == CP_VIEW_TOP_DOWN) {
@@ -502,6 +584,8 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 			cp_view_excl(out, i)[m] = acc_value(&a[0], stat);
 		}
 	cp_profile_eval_derived(p, out);
+	free(order);
+	free(start);
 	free(credit);
 	free(vin);
 	free(vex);

@@ -44,6 +44,7 @@ struct cp_summary {
 	size_t nnotes;
 	const char *const *warnings;
 	size_t nwarnings;
+	const char *job_text; /* the MPI job's lines for the text summary, or NULL */
 };
 
 struct cp_profile {
@@ -57,7 +58,21 @@ struct cp_profile {
 				    * its own (a frame or loop without line information), which holds
 				    * those costs, so that every cost of the view is on a leaf */
 	uint32_t *own_leaf;	   /* per scope: its <no line> leaf, or UINT32_MAX */
+	/* Statistics (cp_profile_view with a stat other than sum) over MPI ranks rather than
+	 * threads: a rank's value is the sum over its selected threads (--stat-over ranks). */
+	int stat_by_rank;
 };
+
+/* A row's inclusive value over the MPI ranks that have it (nonzero), each rank's value the
+ * sum over its selected threads: min, mean, max and the rank holding the max. */
+struct cp_rank_stat {
+	double min, mean, max;
+	int argmax; /* rank, -1 when count == 0 */
+	uint32_t count;
+};
+/* For top-down nodes nodes[0..n), metric m, into out[0..n). */
+void cp_profile_rank_stats(const struct cp_profile *p, size_t m, const uint32_t *nodes, size_t n,
+			   struct cp_rank_stat *out);
 
 #define CP_PROFILE_ALL_THREADS (-1)
 /* As the pid of a selection: the program of MPI rank r (the process the launcher started). */

@@ -236,6 +236,8 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out)
 	summary_notes(s, out);
 	for (size_t i = 0; i < s->nwarnings; i++)
 		fprintf(out, "warning: %s\n", s->warnings[i]);
+	if (s->job_text)
+		fputs(s->job_text, out);
 }
 
 /* A value in the unit of metric m: seconds for ns, integers for counts, 4 significant
@@ -347,7 +349,9 @@ void cp_render_text(const struct cp_render *r, FILE *out)
 	fprintf(out, "%s view, metric", r->view_name);
 	for (size_t c = 0; c < r->ncols; c++)
 		fprintf(out, "%s%s", c ? "," : " ", sum->metrics[r->cols[c]].name);
-	if (r->opt->stat != CP_DB_STAT_SUM)
+	if (r->opt->stat != CP_DB_STAT_SUM && r->opt->stat_over_ranks)
+		fprintf(out, " (%s over %zu ranks)", cp_db_stat_name(r->opt->stat), sum->nranks);
+	else if (r->opt->stat != CP_DB_STAT_SUM)
 		fprintf(out, " (%s over %zu threads)", cp_db_stat_name(r->opt->stat),
 			sum->nthreads);
 	fprintf(out, ", sorted by %s", sort_name(r->opt));

@@ -74,6 +74,12 @@ void cp_render_json(const struct cp_render *r, FILE *out);
 /* Renders the view chosen by o of an already built profile (o's derived metrics must be in
  * the profile already: cp_report_run adds them). */
 int cp_report_profile(const struct cp_profile *p, const struct cp_report_options *o, FILE *out);
+/* summary-mpi.c: the MPI job's part of the end summary (ranks measured, missing,
+ * incomplete or running another program; MPI share; imbalance over ranks of the first n
+ * contexts of r); nothing without ranks. dir: the measurement directory (its headers give
+ * the job's size). */
+void cp_report_print_mpi_job(const struct cp_profile *p, const struct cp_render *r, const char *dir,
+			     FILE *out, size_t n);
 
 /* Helpers shared by the renderers. */
 double cp_render_pct(const struct cp_render *r, uint32_t node, size_t metric, int inclusive);

@@ -97,8 +97,20 @@ static int render(const struct cp_profile *p, const struct cp_view *v,
 		  const struct cp_report_options *o, const struct cp_render *proto, FILE *out)
 {
 	struct cp_render r = *proto;
+	struct cp_summary sum = p->sum;
+	char *job = NULL;
+	size_t joblen = 0;
+	int whole = o->rank < 0 && o->thread < 0 && !o->thread_pid;
+	FILE *jf = o->format == CP_FORMAT_TEXT && o->summary && p->sum.nranks && whole
+		       ? open_memstream(&job, &joblen)
+		       : NULL;
+	if (jf) { /* which ranks are measured, and their MPI share */
+		cp_report_print_mpi_job(p, NULL, p->sum.dir, jf, 0);
+		fclose(jf);
+		sum.job_text = job;
+	}
 	r.view = v;
-	r.sum = &p->sum;
+	r.sum = &sum;
 	r.opt = o;
 	r.view_name = view_name(o->view);
 	r.threshold = threshold_of(o);
@@ -112,6 +124,7 @@ static int render(const struct cp_profile *p, const struct cp_view *v,
 			cp_render_text(&r, out);
 	}
 	cp_render_release(&r);
+	free(job);
 	return rc;
 }
 
@@ -155,6 +168,7 @@ int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out
 	size_t nspecs = derived_specs(o, specs);
 	int pid = o->rank >= 0 ? CP_PROFILE_RANK(o->rank) : o->thread_pid;
 	int rc = cp_profile_load(&p, path, o->thread, pid, specs, nspecs, o->progress, o->no_write);
+	p.stat_by_rank = o->stat_over_ranks;
 	if (!rc)
 		rc = cp_report_profile(&p, o, out);
 	cp_profile_release(&p);
@@ -263,7 +277,11 @@ int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 			cp_render_truncate(&r, (size_t)top_n + 1);
 		cp_render_text(&r, out);
 		print_hot_procedures(&p, out, top_n > 0 ? (size_t)top_n / 2 : 5);
-		print_imbalance(&p, &r, out, top_n > 0 ? (size_t)top_n / 2 : 5);
+		if (p.sum.nranks > 1) /* the ranks' imbalance, not that of their threads */
+			cp_report_print_mpi_job(&p, &r, dir, out,
+						top_n > 0 ? (size_t)top_n / 2 : 5);
+		else
+			print_imbalance(&p, &r, out, top_n > 0 ? (size_t)top_n / 2 : 5);
 		fprintf(out, "(more: callpath report %s --view top-down|bottom-up|flat)\n", dir);
 		if (p.sum.nranks > 1)
 			fprintf(out, "(one MPI rank: callpath report %s --rank 0..%zu)\n", dir,

@@ -37,6 +37,7 @@ struct cp_report_options {
 	const char *sort_metric; /* --sort NAME[:incl|excl]; NULL = the first shown metric */
 	enum cp_report_sort sort;
 	int stat;	   /* enum cp_db_statkind: the statistic over threads shown */
+	int stat_over_ranks; /* the statistic over MPI ranks (sums over their threads) */
 	double threshold;  /* percent of the total; < 0 = the format's default (1 text, 0 else) */
 	int depth;	   /* max depth shown (0 = unlimited) */
 	const char *focus; /* procedure name: show subtrees rooted at it; NULL = whole tree */

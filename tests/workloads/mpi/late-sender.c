@@ -5,11 +5,13 @@
  *   imbalanced: rank r computes (r + 1) units, then MPI_Allreduce of ALLRED_COUNT doubles.
  *   exchange: every rank Isends XCH_COUNT ints to the next and Irecvs from the previous,
  *     then MPI_Waitall.
- * Usage: late-sender [rounds] [compute_ms] */
+ * Usage: late-sender [rounds] [compute_ms]; with LATE_SENDER_PIDS=DIR each rank writes its
+ * pid to DIR/rankR. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define LATE_COUNT 1000 /* doubles per late message: 8000 bytes */
 #define ALLRED_COUNT 256
@@ -75,6 +77,19 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	const char *piddir = getenv("LATE_SENDER_PIDS"); /* tests that kill a rank */
+	if (piddir) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/rank%d.tmp", piddir, rank);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+			char done[4096];
+			snprintf(done, sizeof done, "%s/rank%d", piddir, rank);
+			rename(path, done);
+		}
+	}
 	if (rank == 1)
 		late_send(rounds, ms);
 	else if (rank == 0)
