@@ -177,9 +177,11 @@ static void print_rank_imbalance(const struct cp_profile *p, const struct cp_ren
 		shown++;
 		char who[32];
 		snprintf(who, sizeof who, "rank %d", st[i].argmax);
-		fprintf(out, "%9.3f%s %9.3f%s %9.3f%s  %-8s %5u  %s\n", st[i].min / scale, u,
-			st[i].mean / scale, u, st[i].max / scale, u, who, st[i].count,
-			p->td.nodes[nodes[i]].name);
+		fprintf(out,
+			ns ? "%9.3f%s %9.3f%s %9.3f%s  %-8s %5u  %s\n"
+			   : "%9.4g%s %9.4g%s %9.4g%s  %-8s %5u  %s\n",
+			st[i].min / scale, u, st[i].mean / scale, u, st[i].max / scale, u, who,
+			st[i].count, p->td.nodes[nodes[i]].name);
 	}
 	free(st);
 	free(nodes);
