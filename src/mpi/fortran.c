@@ -35,8 +35,9 @@ static uint64_t frecv_bytes(const fint *count, const fint *type, const fint *sta
 }
 
 /* Defines the wrapper `sym` of the Fortran function of that name: calls the next `sym`
- * with args, then runs `account` (which may use `c` and the parameters) when measuring. */
-#define FWRAP(sym, params, args, account)                                                          \
+ * with args, then runs `always` (which may use the parameters), and `account` (which may
+ * use `c` too) when measuring. */
+#define FWRAP_ALWAYS(sym, params, args, always, account)                                           \
 	CP_MPI_EXPORT void sym params                                                              \
 	{                                                                                          \
 		static void(*real) params;                                                         \
@@ -45,34 +46,25 @@ static uint64_t frecv_bytes(const fint *count, const fint *type, const fint *sta
 			real = (void(*) params)next_symbol(#sym);                                  \
 		cp_mpi_begin(&c);                                                                  \
 		real args;                                                                         \
+		always;                                                                            \
 		if (c.on) {                                                                        \
 			account;                                                                   \
 		}                                                                                  \
 		CP_MPI_END(&c, sym);                                                               \
 	}
 
+#define FWRAP(sym, params, args, account) FWRAP_ALWAYS(sym, params, args, (void)0, account)
+
 /* Both spellings of one function. */
 #define FWRAP2(name, params, args, account)                                                        \
 	FWRAP(mpi_##name##_, params, args, account)                                                \
 	FWRAP(ompi_##name##_f, params, args, account)
 
+/* MPI_Init confirms the rank even when the runtime records no MPI values. */
 #define CONFIRM_RANK                                                                               \
 	if (*ierr == MPI_SUCCESS)                                                                  \
 	cp_mpi_confirm_rank()
-
-/* MPI_Init confirms the rank even when the runtime records no MPI values. */
-#define FWRAP_INIT(sym, params, args)                                                              \
-	CP_MPI_EXPORT void sym params                                                              \
-	{                                                                                          \
-		static void(*real) params;                                                         \
-		struct cp_mpi_call c;                                                              \
-		if (!real)                                                                         \
-			real = (void(*) params)next_symbol(#sym);                                  \
-		cp_mpi_begin(&c);                                                                  \
-		real args;                                                                         \
-		CONFIRM_RANK;                                                                      \
-		CP_MPI_END(&c, sym);                                                               \
-	}
+#define FWRAP_INIT(sym, params, args) FWRAP_ALWAYS(sym, params, args, CONFIRM_RANK, (void)0)
 
 FWRAP_INIT(mpi_init_, (fint * ierr), (ierr))
 FWRAP_INIT(ompi_init_f, (fint * ierr), (ierr))

@@ -88,6 +88,16 @@ require_mpi() {
 	export OMPI_MCA_rmaps_base_oversubscribe=1
 }
 
+# Runs a job, output in $WORK/NAME.out and .err, failing with them: mpi_run NAME CMD...
+mpi_run() {
+	local name=$1
+	shift
+	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || {
+		cat "$WORK/$name.out" "$WORK/$name.err" >&2
+		fail "failed: $*"
+	}
+}
+
 # One rank's report as JSON: mpi_report DIR RANK OUT [report options]
 mpi_report() {
 	local dir=$1 rank=$2 out=$3

@@ -9,11 +9,8 @@ require_mpi
 wl=$CP_WORKLOADS/mpi-fortran.O2
 [ -x "$wl" ] || skip "no mpif90: the Fortran workload was not built"
 readelf -d "$wl" | grep -q 'NEEDED.*libmpi\.so' && note "(the program needs libmpi itself)"
-mpirun -np 2 "$CALLPATH" record -o "$WORK/m" -- "$wl" >"$WORK/out" 2>"$WORK/err" || {
-	cat "$WORK/out" "$WORK/err" >&2
-	fail "mpirun failed"
-}
-grep -q "fortran done: 2 ranks" "$WORK/out" || fail "the program did not finish"
+mpi_run job mpirun -np 2 "$CALLPATH" record -o "$WORK/m" -- "$wl"
+grep -q "fortran done: 2 ranks" "$WORK/job.out" || fail "the program did not finish"
 mpi_report "$WORK/m" 0 "$WORK/r0.json"
 mpi_report "$WORK/m" 1 "$WORK/r1.json"
 check() { python3 "$(dirname "$0")/mpi-check.py" "$@" || fail "$1: wrong MPI metrics"; }

@@ -8,12 +8,9 @@
 require_mpi
 wl=$CP_WORKLOADS/mpi-hybrid.O2
 [ -x "$wl" ] || skip "the MPI x OpenMP workload was not built"
-OMP_NUM_THREADS=2 mpirun -np 2 -x OMP_NUM_THREADS "$CALLPATH" record -o "$WORK/m" -- "$wl" 60 \
-	>"$WORK/out" 2>"$WORK/err" || {
-	cat "$WORK/out" "$WORK/err" >&2
-	fail "mpirun failed"
-}
-grep -q "hybrid done: 2 ranks x 2 threads" "$WORK/out" || fail "the program did not run 2 x 2"
+export OMP_NUM_THREADS=2
+mpi_run job mpirun -np 2 -x OMP_NUM_THREADS "$CALLPATH" record -o "$WORK/m" -- "$wl" 60
+grep -q "hybrid done: 2 ranks x 2 threads" "$WORK/job.out" || fail "the program did not run 2 x 2"
 "$CALLPATH" report "$WORK/m" --format json --threshold 0 >"$WORK/all.json" 2>/dev/null || fail "report"
 for r in 0 1; do
 	mpi_report "$WORK/m" $r "$WORK/r$r.json"

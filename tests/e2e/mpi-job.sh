@@ -9,12 +9,9 @@
 require_mpi
 wl=$CP_WORKLOADS/mpi-late-sender.O2
 dir=$WORK/m
-"$CALLPATH" record -o "$dir" -- mpirun -np 4 "$wl" 3 30 >"$WORK/out" 2>"$WORK/err" || {
-	cat "$WORK/out" "$WORK/err" >&2
-	fail "record -- mpirun failed"
-}
-grep -q "late-sender done: 4 ranks" "$WORK/out" || fail "the program did not finish"
-err=$WORK/err
+mpi_run job "$CALLPATH" record -o "$dir" -- mpirun -np 4 "$wl" 3 30
+grep -q "late-sender done: 4 ranks" "$WORK/job.out" || fail "the program did not finish"
+err=$WORK/job.err
 [ "$(grep -c '^MPI job:' "$err")" = 1 ] || { cat "$err" >&2; fail "the job summary is not printed once"; }
 grep -q '^MPI job: *4 of 4 ranks measured' "$err" || fail "not 4 of 4 ranks measured"
 grep -q '^MPI calls: .*% of the ranks. time (mpi-time' "$err" || fail "no MPI share"

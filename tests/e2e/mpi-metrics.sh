@@ -11,11 +11,8 @@ require_mpi
 wl=$CP_WORKLOADS/mpi-late-sender.O2
 rounds=4 ms=40
 dir=$WORK/m
-mpirun -np 2 "$CALLPATH" record -o "$dir" -- "$wl" $rounds $ms >"$WORK/out" 2>"$WORK/err" || {
-	cat "$WORK/out" "$WORK/err" >&2
-	fail "mpirun failed"
-}
-grep -q "late-sender done: 2 ranks" "$WORK/out" || fail "the program did not finish"
+mpi_run job mpirun -np 2 "$CALLPATH" record -o "$dir" -- "$wl" $rounds $ms
+grep -q "late-sender done: 2 ranks" "$WORK/job.out" || fail "the program did not finish"
 mpi_report "$dir" 0 "$WORK/r0.json"
 mpi_report "$dir" 1 "$WORK/r1.json"
 check() { python3 "$(dirname "$0")/mpi-check.py" "$@" || fail "$1: wrong MPI metrics"; }

@@ -6,11 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 require_mpi
 wl=$CP_WORKLOADS/mpi-late-sender.O2
-mpirun -np 2 "$CALLPATH" probe -f 'MPI_*' -o "$WORK/p" -- "$wl" 3 20 >"$WORK/out" 2>"$WORK/err" || {
-	cat "$WORK/out" "$WORK/err" >&2
-	fail "mpirun probe failed"
-}
-[ "$(grep -c '^MPI job:' "$WORK/err")" = 1 ] || fail "the job summary is not printed once"
+mpi_run job mpirun -np 2 "$CALLPATH" probe -f 'MPI_*' -o "$WORK/p" -- "$wl" 3 20
+[ "$(grep -c '^MPI job:' "$WORK/job.err")" = 1 ] || fail "the job summary is not printed once"
 mpi_report "$WORK/p" 0 "$WORK/r0.json"
 mpi_report "$WORK/p" 1 "$WORK/r1.json"
 calls() { echo "(r.incl('MPI_$1', 'calls', under='$2') + r.incl('PMPI_$1', 'calls', under='$2'))"; }

@@ -5,22 +5,11 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "mpi-common.h"
 
 __attribute__((noinline)) static double work(double ms)
 {
-	double t0 = now_ms(), x = 0;
-	while (now_ms() - t0 < ms)
-		for (int i = 0; i < 10000; i++)
-			x += i * 1e-9;
-	return x;
+	return busy_ms(ms);
 }
 
 __attribute__((noinline)) static double region(double ms)

@@ -10,7 +10,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include "mpi-common.h"
 #include <unistd.h>
 
 #define LATE_COUNT 1000 /* doubles per late message: 8000 bytes */
@@ -19,20 +19,9 @@
 
 static volatile double sink;
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 __attribute__((noinline)) static void compute(double ms)
 {
-	double t0 = now_ms(), x = 0;
-	while (now_ms() - t0 < ms)
-		for (int i = 0; i < 10000; i++)
-			x += i * 1e-9;
-	sink = x;
+	sink = busy_ms(ms);
 }
 
 __attribute__((noinline)) static void late_send(int rounds, double ms)
