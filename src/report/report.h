@@ -37,7 +37,6 @@ struct cp_report_options {
 	const char *sort_metric; /* --sort NAME[:incl|excl]; NULL = the first shown metric */
 	enum cp_report_sort sort;
 	int stat;	   /* enum cp_db_statkind: the statistic over threads shown */
-	int stat_over_ranks; /* the statistic over MPI ranks (sums over their threads) */
 	double threshold;  /* percent of the total; < 0 = the format's default (1 text, 0 else) */
 	int depth;	   /* max depth shown (0 = unlimited) */
 	const char *focus; /* procedure name: show subtrees rooted at it; NULL = whole tree */
@@ -53,6 +52,8 @@ struct cp_report_options {
 	int ascii;	/* draw the tree with ASCII instead of box-drawing characters */
 	FILE *progress; /* analyze's progress when PATH is a measurement directory */
 	int no_write;	/* never save PATH/callpath.db (live views of a running program) */
+	/* --stat-over ranks: the statistic over MPI ranks (each the sum over its threads) */
+	int stat_over_ranks;
 };
 
 void cp_report_options_init(struct cp_report_options *o);
@@ -65,7 +66,8 @@ int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out
 /* For `callpath record`: opens dir (analyzing it into DIR/callpath.db) and prints the
  * summary of the run, its hottest calling contexts (top-down, threshold 5%, at most top_n
  * rows, the start-up chain folded), the hottest procedures and, with several threads, the
- * imbalance of the hottest contexts over threads. Returns 0 or a negative CP_E*. */
+ * imbalance of the hottest contexts over threads (for an MPI job: the job's ranks, its
+ * MPI share and the imbalance over ranks). Returns 0 or a negative CP_E*. */
 int cp_report_print_summary(const char *dir, FILE *out, int top_n);
 
 #endif
