@@ -218,13 +218,64 @@ static void test_mpi_job_dir(void **state)
 	unsetenv("OMPI_MCA_ess_base_jobid");
 }
 
+/* The MPI library is preloaded (after the runtime, with CALLPATH_MPI=1) for a launcher or
+ * with mpi = 1, never for a program without MPI; --mpi without the library fails. */
+static void test_mpi_preload(void **state)
+{
+	(void)state;
+	struct cp_record_opts o;
+	struct cp_record_result res;
+	char envfile[PATH_MAX + 16], want[2 * PATH_MAX];
+	snprintf(envfile, sizeof envfile, "%s/env.txt", tmp);
+	cp_record_opts_init(&o);
+	o.outdir = "m";
+	o.mpi_lib = "/lib/x86_64-linux-gnu/libm.so.6"; /* stands in for libcallpath-mpi.so */
+	assert_int_equal(run_sh(&o, "env > env.txt", &res), 0); /* sh needs no MPI */
+	assert_int_equal(res.mpi, 0);
+	assert_null(env_value(envfile, "CALLPATH_MPI"));
+	o.mpi = 1;
+	assert_int_equal(run_sh(&o, "env > env.txt", &res), 0);
+	assert_int_equal(res.mpi, 1);
+	assert_string_equal(env_value(envfile, "CALLPATH_MPI"), "1");
+	snprintf(want, sizeof want, "%s:%s", libc_path, o.mpi_lib);
+	assert_true(!strncmp(env_value(envfile, "LD_PRELOAD"), want, strlen(want)));
+	o.mpi = 0;
+	assert_int_equal(run_sh(&o, "env > env.txt", &res), 0);
+	assert_null(env_value(envfile, "CALLPATH_MPI"));
+	o.mpi = 1;
+	o.mpi_lib = NULL;
+	assert_int_equal(run_sh(&o, "true", &res), CP_ENOENT);
+	assert_non_null(strstr(cp_error_message(), "--mpi"));
+	cp_error_clear();
+	assert_int_equal(cp_record_is_launcher("mpirun", "/usr/bin/orterun"), 1);
+	assert_int_equal(cp_record_is_launcher("/opt/x/mpiexec.hydra", "/opt/x/hydra"), 1);
+	assert_int_equal(cp_record_is_launcher("./mpirunner", "/tmp/mpirunner"), 0);
+	assert_int_equal(cp_record_links_mpi("/bin/sh"), 0);
+}
+
+/* DT_NEEDED of the program, and of the libraries it needs: the MPI test workloads need
+ * libmpi (C) and libmpi_mpifh (Fortran, which itself needs libmpi). */
+static void test_mpi_detect(void **state)
+{
+	(void)state;
+	const char *build = getenv("CP_BUILD_DIR");
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/tests/workloads/mpi-late-sender.O2", build ? build : ".");
+	if (access(path, X_OK))
+		skip(); /* built without MPI */
+	assert_int_equal(cp_record_links_mpi(path), 1);
+	snprintf(path, sizeof path, "%s/tests/workloads/chain.O2", build ? build : ".");
+	assert_int_equal(cp_record_links_mpi(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_environment), cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_status),	cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_replace),	cmocka_unit_test(test_mpi_rank),
-	    cmocka_unit_test(test_mpi_job_dir),
+	    cmocka_unit_test(test_mpi_job_dir), cmocka_unit_test(test_mpi_preload),
+	    cmocka_unit_test(test_mpi_detect),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
