@@ -495,6 +495,18 @@ int cp_db_read(struct cp_db *db, const char *path)
 	return 0;
 }
 
+int cp_db_read_head(struct cp_db *db, const char *path)
+{
+	struct reader r;
+	reader_open(&r, db, path);
+	read_meta(&r);
+	read_sources(&r);
+	read_structure(&r);
+	read_metrics(&r);
+	read_profiles(&r);
+	return reader_close(&r);
+}
+
 int cp_db_read_sources(struct cp_db *db, const char *path)
 {
 	struct reader r;
