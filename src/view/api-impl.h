@@ -16,6 +16,8 @@ int cp_web_rows_add(void *arg, struct cp_web_row *row);
 void cp_web_rows_release(struct cp_web_rows *l);
 /* Sorts by the request's sort (largest first, NaN last, name ascending). */
 void cp_web_rows_sort(const struct cp_web_ctx *c, struct cp_web_rows *l);
+/* [v0,v1,...] (null for NaN). */
+void cp_web_json_values(struct strbuf *b, const double *v, size_t n);
 /* A 4xx/5xx from a CP_E* code and the current error message. */
 void cp_web_api_fail(struct cp_web_resp *out, int rc);
 

@@ -46,9 +46,8 @@ void cp_web_api_fail(struct cp_web_resp *out, int rc)
 	cp_web_resp_error(out, status, "%s", cp_error_message());
 }
 
-static void json_values(struct strbuf *b, const char *key, const double *v, size_t n)
+void cp_web_json_values(struct strbuf *b, const double *v, size_t n)
 {
-	json_key(b, key, 0);
 	strbuf_addch(b, '[');
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -81,8 +80,10 @@ void cp_web_json_row(struct strbuf *b, const struct cp_web_ctx *c, const struct 
 	json_kv_str(b, "procedure", r->procedure);
 	json_key(b, "has_children", 0);
 	strbuf_addstr(b, r->has_children ? "true" : "false");
-	json_values(b, "incl", r->incl, c->ms.n);
-	json_values(b, "excl", r->excl, c->ms.n);
+	json_key(b, "incl", 0);
+	cp_web_json_values(b, r->incl, c->ms.n);
+	json_key(b, "excl", 0);
+	cp_web_json_values(b, r->excl, c->ms.n);
 	strbuf_addch(b, '}');
 }
 

@@ -77,6 +77,10 @@ int cp_web_full_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct 
 int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 			 void *arg);
 void cp_web_full_free(struct cp_web_full *f);
+/* The in-memory profile of the request's selection (thread, rank), loaded on first use;
+ * NULL with cp_error set when it cannot be read. */
+struct cp_profile;
+const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c);
 
 /* Evaluates the request's derived metrics of r from its database metrics. */
 void cp_web_eval(const struct cp_web_ctx *c, struct cp_web_row *r);
