@@ -159,7 +159,8 @@ void cp_web_api_search(struct cp_web_ctx *c, struct cp_web_resp *out)
 		free(m.v);
 		return;
 	}
-	qsort(m.v, m.n, sizeof *m.v, match_cmp);
+	if (m.n > 1)
+		qsort(m.v, m.n, sizeof *m.v, match_cmp);
 	struct strbuf *b = &out->body;
 	strbuf_addstr(b, "{\"matches\":[");
 	for (size_t i = 0; i < m.n && i < limit; i++) {

@@ -230,6 +230,8 @@ static int row_cmp(const void *pa, const void *pb)
 
 void cp_web_rows_sort(const struct cp_web_ctx *c, struct cp_web_rows *l)
 {
+	if (l->n < 2)
+		return;
 	sort_req = c->req;
 	sort_metric = c->req->sort_metric;
 	qsort(l->v, l->n, sizeof *l->v, row_cmp);

@@ -86,8 +86,11 @@ static int push_child(void *arg, struct cp_web_row *r)
 	struct walk *w = arg;
 	int had = r->has_children;
 	r->has_children = 0;
-	struct pending p = {.v = fabs(r->incl[0]), .json_off = w->scratch.len, .id = r->id,
-			    .parent_flag = w->parent_flag, .has_children = had};
+	struct pending p = {.v = fabs(r->incl[0]),
+			    .json_off = w->scratch.len,
+			    .id = r->id,
+			    .parent_flag = w->parent_flag,
+			    .has_children = had};
 	if (isnan(p.v))
 		p.v = 0;
 	cp_web_json_row(&w->scratch, w->c, r, 1);
@@ -135,8 +138,7 @@ static int view_nodes(struct cp_web_ctx *c, size_t budget, struct strbuf *out)
 /* ---- the bundle --------------------------------------------------------------------------- */
 
 /* The answer of path?query as JSON into out (a JSON string for non-JSON answers). */
-static int answer(struct cp_web_server *s, const char *path, const char *query,
-		  struct strbuf *out)
+static int answer(struct cp_web_server *s, const char *path, const char *query, struct strbuf *out)
 {
 	struct cp_web_req req;
 	char err[512];
@@ -204,8 +206,7 @@ static void collect_ids(const char *json, uint32_t *files, size_t *nfiles, char 
 	}
 }
 
-static int write_views(struct cp_web_server *s, size_t budget, struct strbuf *b,
-		       struct strbuf *td)
+static int write_views(struct cp_web_server *s, size_t budget, struct strbuf *b, struct strbuf *td)
 {
 	static const char *const names[] = {"td", "bu", "flat"};
 	strbuf_addstr(b, ",\"views\":{");
@@ -312,11 +313,13 @@ static void write_page(const char *index, const struct strbuf *bundle, struct st
 		    inline_ref(p, "<link rel=\"stylesheet\" href=\"", "\">", out, "style", &used)) {
 			p += used;
 		} else if (!strncmp(p, "<head>", 6)) {
-			strbuf_addstr(out, "<head><meta http-equiv=\"Content-Security-Policy\" content=\"" STATIC_CSP "\">");
+			strbuf_addstr(out, "<head><meta http-equiv=\"Content-Security-Policy\" "
+					   "content=\"" STATIC_CSP "\">");
 			p += 6;
 		} else if (!strncmp(p, marker, sizeof marker - 1) ||
 			   (!placed && !strncmp(p, "</body>", 7))) {
-			strbuf_addstr(out, "<script id=\"callpath-bundle\" type=\"application/json\">");
+			strbuf_addstr(out,
+				      "<script id=\"callpath-bundle\" type=\"application/json\">");
 			for (size_t i = 0; i < bundle->len; i++)
 				if (bundle->buf[i] == '<')
 					strbuf_addstr(out, "\\u003c");

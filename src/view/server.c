@@ -9,6 +9,9 @@
 #include "view/assets.h"
 
 #include <microhttpd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,13 +168,27 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	return serve_asset(conn, url);
 }
 
+/* Small answers go out at once (no Nagle delay waiting for the client's delayed ACK). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	int one = 1;
+	if (ci)
+		setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
 int cp_web_http_start(struct cp_web_server *s, int listen_fd)
 {
 	s->daemon = MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 	    handle, s, MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
+	    on_connection, NULL, MHD_OPTION_END);
 	if (!s->daemon)
 		return cp_error(CP_EIO, "view: cannot start the HTTP server");
 	return 0;
