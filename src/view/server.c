@@ -60,9 +60,13 @@ struct args {
 };
 
 static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-				const char *value)
+				size_t key_size, const char *value, size_t value_size)
 {
 	struct args *a = cls;
+	if (!a->bad && ((key && strlen(key) != key_size) || (value && strlen(value) != value_size))) {
+		snprintf(a->err, sizeof a->err, "a parameter holds a NUL byte");
+		a->bad = 1;
+	}
 	if (!a->bad && cp_web_req_set(a->req, key, value, a->err, sizeof a->err))
 		a->bad = 1;
 	return a->bad ? MHD_NO : MHD_YES;
@@ -109,7 +113,7 @@ static enum MHD_Result serve_api(struct cp_web_server *s, struct MHD_Connection 
 	struct cp_web_req req;
 	cp_web_req_init(&req);
 	struct args a = {.req = &req};
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, each_arg, &a);
+	MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, each_arg, &a);
 	if (!a.bad && cp_web_req_check(&req, a.err, sizeof a.err))
 		a.bad = 1;
 	enum MHD_Result ret;
@@ -142,15 +146,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct cp_web_server *s = cls;
-	static int first;
-	if (!*con_cls) { /* headers only so far: answer when the whole request is in */
-		*con_cls = &first;
+	static int answered;
+	if (*con_cls) { /* a body after our answer: dropped */
+		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (*upload_data_size)
-		return send_error(conn, 413, "request bodies are not accepted");
+	*con_cls = &answered; /* everything is decided on the headers: no body is accepted */
+	const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return send_error(conn, 405, "only GET");
+	if ((length && strcmp(length, "0")) ||
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
+		return send_error(conn, 413, "request bodies are not accepted");
 	if (!url || strlen(url) > CP_WEB_MAX_URL)
 		return send_error(conn, 414, "URL too long");
 	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
