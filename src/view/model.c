@@ -77,16 +77,19 @@ void cp_web_model_release(struct cp_web_model *m)
 
 int cp_web_model_reopen(struct cp_web_model *m, const char *dbpath)
 {
-	struct cp_web_model fresh;
-	int rc = cp_web_model_open(&fresh, dbpath, m->name);
-	if (rc) {
-		cp_web_model_release(&fresh);
+	/* the handle points into the model (its head): open in place, after a trial */
+	struct cp_web_model trial;
+	int rc = cp_web_model_open(&trial, dbpath, m->name);
+	cp_web_model_release(&trial);
+	if (rc)
 		return rc;
-	}
-	fresh.generation = m->generation + 1;
+	uint64_t generation = m->generation + 1;
+	char *name = xstrdup(m->name);
 	cp_web_model_release(m);
-	*m = fresh;
-	return 0;
+	rc = cp_web_model_open(m, dbpath, name);
+	m->generation = generation;
+	free(name);
+	return rc;
 }
 
 int cp_web_ctx_init(struct cp_web_ctx *c, struct cp_web_model *m, const struct cp_web_req *req,

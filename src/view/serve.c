@@ -48,8 +48,8 @@ static int is_dir(const char *p)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
-/* Analyzes s->dir and writes the database to a new file of s->tmpdir (made on first use). */
-static int analyze_to_tmp(struct cp_web_server *s, FILE *progress, char **out)
+/* A new file name in s->tmpdir (made on first use). */
+static int tmp_db_path(struct cp_web_server *s, char **out)
 {
 	if (!s->tmpdir) {
 		const char *t = getenv("TMPDIR");
@@ -64,22 +64,36 @@ static int analyze_to_tmp(struct cp_web_server *s, FILE *progress, char **out)
 		}
 		s->tmpdir = strbuf_detach(&b);
 	}
+	struct strbuf p;
+	strbuf_init(&p);
+	strbuf_addf(&p, "%s/view-%u.db", s->tmpdir, s->tmp_serial++);
+	*out = strbuf_detach(&p);
+	return 0;
+}
+
+/* Writes db to a new file of s->tmpdir. */
+static int write_tmp(struct cp_web_server *s, struct cp_db *db, char **out)
+{
+	int rc = tmp_db_path(s, out);
+	if (!rc && (rc = cp_db_write(db, *out))) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Analyzes s->dir and writes the database to a new file of s->tmpdir. */
+static int analyze_to_tmp(struct cp_web_server *s, FILE *progress, char **out)
+{
 	struct cp_analyze_options ao;
 	cp_analyze_options_init(&ao);
 	ao.progress = progress;
 	struct cp_db db;
 	memset(&db, 0, sizeof db);
 	int rc = cp_analyze_dir(s->dir, &ao, &db);
-	struct strbuf p;
-	strbuf_init(&p);
-	strbuf_addf(&p, "%s/view-%u.db", s->tmpdir, s->tmp_serial++);
 	if (!rc)
-		rc = cp_db_write(&db, p.buf);
+		rc = write_tmp(s, &db, out);
 	cp_db_release(&db);
-	if (rc)
-		strbuf_release(&p);
-	else
-		*out = strbuf_detach(&p);
 	return rc;
 }
 
@@ -96,19 +110,17 @@ int cp_web_open_profile(struct cp_web_server *s, const struct cp_web_options *o)
 	struct cp_db db;
 	memset(&db, 0, sizeof db);
 	int rc = cp_profile_open(o->path, &ao, &db); /* writes DIR/callpath.db when it can */
-	cp_db_release(&db);
-	if (rc)
-		return rc;
 	struct strbuf p;
 	strbuf_init(&p);
 	strbuf_addf(&p, "%s/%s", o->path, CP_DB_DEFAULT_NAME);
-	if (cp_db_sources_current(o->path, p.buf)) {
+	if (!rc && cp_db_sources_current(o->path, p.buf))
 		s->dbpath = strbuf_detach(&p);
-	} else {
-		strbuf_release(&p);
-		if ((rc = analyze_to_tmp(s, o->progress, &s->dbpath)))
-			return rc;
-	}
+	else if (!rc) /* not writable, or changing while it runs */
+		rc = write_tmp(s, &db, &s->dbpath);
+	strbuf_release(&p);
+	cp_db_release(&db);
+	if (rc)
+		return rc;
 	s->api.live = !cp_db_sources_current(o->path, s->dbpath);
 	return cp_web_model_open(&s->model, s->dbpath, o->path);
 }

@@ -63,7 +63,8 @@ static enum MHD_Result each_arg(void *cls, enum MHD_ValueKind kind, const char *
 				size_t key_size, const char *value, size_t value_size)
 {
 	struct args *a = cls;
-	if (!a->bad && ((key && strlen(key) != key_size) || (value && strlen(value) != value_size))) {
+	if (!a->bad &&
+	    ((key && strlen(key) != key_size) || (value && strlen(value) != value_size))) {
 		snprintf(a->err, sizeof a->err, "a parameter holds a NUL byte");
 		a->bad = 1;
 	}
