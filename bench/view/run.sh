@@ -31,6 +31,7 @@ db=$work/view-$scopes.db
 [ -f "$db" ] || "$work/gen-db" "$db" "$scopes" 4
 echo "database: $db ($(du -h "$db" | cut -f1)); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+rm -f "$work/url"
 t0=$(date +%s.%N)
 "$build/callpath" view --no-open "$db" >"$work/url" 2>"$work/err" &
 pid=$!

@@ -285,3 +285,55 @@ int cp_dbq_scopes_of_file(struct cp_dbq *q, uint32_t file, unsigned kinds, cp_db
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int cp_dbq_children_page(struct cp_dbq *q, uint32_t parent, uint32_t metric, int excl,
+			 double min_incl, size_t offset, size_t limit, cp_dbq_row_fn fn, void *ctx)
+{
+	struct strbuf sql;
+	strbuf_init(&sql);
+	const char *col = excl ? "w.excl_sum" : "w.incl_sum";
+	strbuf_addf(
+	    &sql,
+	    "WITH page(id) AS (SELECT s.id FROM scope s LEFT JOIN value w ON w.scope = s.id"
+	    " AND w.metric = %u WHERE s.parent = %u AND (?1 < 0 OR abs(coalesce(w.incl_sum, 0))"
+	    " >= ?1) ORDER BY w.scope IS NOT NULL AND %s IS NULL, coalesce(%s, 0) DESC, s.id"
+	    " LIMIT %zu OFFSET %zu) SELECT " SCOPE_COLS
+	    ", EXISTS(SELECT 1 FROM scope c WHERE c.parent = s.id), " VALUE_COLS
+	    " FROM page JOIN scope s ON s.id = page.id LEFT JOIN value v ON v.scope = s.id"
+	    " ORDER BY s.id, v.metric",
+	    metric, parent, col, col, limit, offset);
+	sqlite3_stmt *st = prepare(q, sql.buf);
+	strbuf_release(&sql);
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_double(st, 1, min_incl);
+	int rc = run_rows(q, st, 0, fn, ctx);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int cp_dbq_children_sums(struct cp_dbq *q, uint32_t parent, size_t *n, double *sums)
+{
+	memset(sums, 0, q->head->nmetrics * sizeof *sums);
+	*n = 0;
+	sqlite3_stmt *st = prepare(q, "SELECT count(*) FROM scope WHERE parent = ?1");
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, parent);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = prepare(q, "SELECT v.metric, total(v.incl_sum) FROM scope s JOIN value v ON v.scope"
+			" = s.id WHERE s.parent = ?1 GROUP BY v.metric");
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, parent);
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t m = col_id(st, 0);
+		if (m < q->head->nmetrics)
+			sums[m] = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	return s == SQLITE_DONE ? 0 : sql_fail(q);
+}

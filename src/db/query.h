@@ -36,6 +36,16 @@ size_t cp_dbq_nscopes(const struct cp_dbq *q);
 int cp_dbq_scope(struct cp_dbq *q, uint32_t id, cp_dbq_row_fn fn, void *ctx);
 /* The children of parent in id order, fn once each (a nonzero return stops). */
 int cp_dbq_children(struct cp_dbq *q, uint32_t parent, cp_dbq_row_fn fn, void *ctx);
+/* A page of the children of parent, sorted by the inclusive (excl = 0: exclusive) sum of
+ * metric, largest first (no value last, then by id), only those whose inclusive sum of
+ * metric is >= min_incl in absolute value (min_incl < 0: all): rows offset .. offset+limit-1 of
+ * that order, fn once each. For nodes with many children, where sorting in SQLite beats reading
+ * them all. */
+int cp_dbq_children_page(struct cp_dbq *q, uint32_t parent, uint32_t metric, int excl,
+			 double min_incl, size_t offset, size_t limit, cp_dbq_row_fn fn, void *ctx);
+/* Of the children of parent: how many (*n) and, for every metric, the sum of their
+ * inclusive sums (sums[metric], head->nmetrics of them; NaN values skipped). */
+int cp_dbq_children_sums(struct cp_dbq *q, uint32_t parent, size_t *n, double *sums);
 /* Scopes of the given kinds (bit 1 << enum cp_db_kind) whose procedure is one of procs[n]
  * (sorted ascending), at most limit of them, largest inclusive value of metric first. */
 int cp_dbq_scopes_of_procs(struct cp_dbq *q, const uint32_t *procs, size_t n, unsigned kinds,

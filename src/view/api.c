@@ -255,29 +255,38 @@ static void api_children(struct cp_web_ctx *c, struct cp_web_resp *out)
 		cp_web_api_fail(out, rc);
 		return;
 	}
-	if ((rc = cp_web_children(c, &id, cp_web_rows_add, &l))) {
-		cp_web_api_fail(out, rc);
-		goto done;
-	}
-	cp_web_rows_sort(c, &l);
 	size_t tm = req->sort == CP_WEB_SORT_NAME ? 0 : req->sort_metric;
 	double cut = req->threshold / 100 * fabs(root.incl[tm < c->ms.n ? tm : 0]);
 	size_t limit = req->limit ? (req->limit > 5000 ? 5000 : req->limit) : 500, shown = 0, k;
+	size_t total = 0;
+	rc = cp_web_children_top(c, &id, req->offset + limit, req->threshold > 0 ? cut : -1,
+				 cp_web_rows_add, &l, &total);
+	if (!rc)
+		rc = cp_web_children(c, &id, cp_web_rows_add, &l);
+	if (rc < 0) {
+		cp_web_api_fail(out, rc);
+		goto done;
+	}
+	if (!total)
+		total = l.n;
+	cp_web_rows_sort(c, &l);
 	struct strbuf *b = &out->body;
 	strbuf_addstr(b, "{\"node\":");
 	cp_web_json_row(b, c, &node, 1);
 	strbuf_addstr(b, ",\"children\":[");
+	size_t passed = 0;
 	for (k = 0; k < l.n && shown < limit; k++) {
 		if (req->threshold > 0 && !(fabs(l.v[k].incl[tm < c->ms.n ? tm : 0]) >= cut))
 			continue;
-		if (k < req->offset)
+		if (passed++ < req->offset)
 			continue;
 		if (shown++)
 			strbuf_addch(b, ',');
 		cp_web_json_row(b, c, &l.v[k], 0);
 	}
-	strbuf_addf(b, "],\"total_children\":%zu,\"offset\":%zu,\"more\":%s}\n", l.n, req->offset,
-		    k < l.n ? "true" : "false");
+	strbuf_addf(b, "],\"total_children\":%zu,\"offset\":%zu,\"more\":%s}\n", total, req->offset,
+		    (rc == 1 ? shown == limit && total > req->offset + limit : k < l.n) ? "true"
+											: "false");
 done:
 	cp_web_rows_release(&l);
 	cp_web_row_release(&node);

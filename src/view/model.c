@@ -365,3 +365,50 @@ int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_r
 		return cp_web_full_children(c, id, fn, arg);
 	return lazy_children(c, id, fn, arg);
 }
+
+#define TOP_MIN_CHILDREN 1000
+
+struct page {
+	const struct cp_web_ctx *c;
+	cp_web_row_fn fn;
+	void *arg;
+	int rc;
+};
+
+static int page_row(void *arg, const struct cp_dbq_row *d)
+{
+	struct page *p = arg;
+	struct cp_web_row r;
+	row_from_scope(p->c, d, &r);
+	p->rc = p->fn(p->arg, &r);
+	cp_web_row_release(&r);
+	return p->rc;
+}
+
+int cp_web_children_top(struct cp_web_ctx *c, const struct cp_web_node *id, size_t want, double cut,
+			cp_web_row_fn fn, void *arg, size_t *total)
+{
+	const struct cp_web_req *r = c->req;
+	if (cp_web_needs_full(r) || id->noline || r->sort == CP_WEB_SORT_NAME ||
+	    r->sort_metric >= c->ms.ndb)
+		return 0;
+	struct own w = {.c = c};
+	int rc = cp_dbq_children_sums(c->m->q, id->index, &w.nchildren, w.sum);
+	if (rc || w.nchildren < TOP_MIN_CHILDREN)
+		return rc;
+	struct cp_web_row parent, leaf;
+	if ((rc = lazy_node(c, id, &parent)))
+		return rc;
+	struct page p = {c, fn, arg, 0};
+	rc = cp_dbq_children_page(c->m->q, id->index, r->sort_metric, r->sort == CP_WEB_SORT_EXCL,
+				  cut, 0, want, page_row, &p);
+	*total = w.nchildren;
+	if (!rc && !p.rc && own_leaf(c, &parent, &w, &leaf)) {
+		(*total)++;
+		rc = fn(arg, &leaf);
+		cp_web_row_release(&leaf);
+	}
+	cp_web_row_release(&parent);
+	rc = rc ? rc : p.rc;
+	return rc ? rc : 1;
+}

@@ -68,6 +68,14 @@ int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct c
  * set row->name etc. to NULL). */
 int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 		    void *arg);
+/* For a node of the lazy top-down view with many children: fn for the `want` first children
+ * in the request's sort order among those whose |inclusive value| of the sort metric is >=
+ * cut (cut < 0: all), and for its <no line> leaf (unsorted: the caller sorts); *total = the
+ * number of all children. 1 when answered so; 0 when the caller must list every child
+ * (another view or selection, sort by name or by a request's derived metric, few
+ * children); or a negative CP_E*. */
+int cp_web_children_top(struct cp_web_ctx *c, const struct cp_web_node *id, size_t want,
+			double cut, cp_web_row_fn fn, void *arg, size_t *total);
 /* Whether the request needs the in-memory profile (everything but the top-down view summed
  * over all threads). */
 int cp_web_needs_full(const struct cp_web_req *req);
