@@ -31,30 +31,7 @@ struct cp_dbq {
 /* column of v.metric in the statements below */
 #define VCOL 12
 
-static uint32_t col_id(sqlite3_stmt *st, int i)
-{
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return CP_DB_NONE;
-	int64_t v = sqlite3_column_int64(st, i);
-	return v < 0 || v >= CP_DB_NONE ? CP_DB_NONE - 1 : (uint32_t)v;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-static void read_stat(sqlite3_stmt *st, int i, struct cp_db_stat *s)
-{
-	s->sum = col_real(st, i);
-	s->mean = col_real(st, i + 1);
-	s->min = col_real(st, i + 2);
-	s->max = col_real(st, i + 3);
-	s->stddev = col_real(st, i + 4);
-	s->argmax = col_id(st, i + 5);
-	int64_t c = sqlite3_column_int64(st, i + 6);
-	s->count = c < 0 ? 0 : c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
-}
+#define col_id cp_db_col_id
 
 static void clear_stats(struct cp_dbq *q)
 {
@@ -118,8 +95,8 @@ static int run_rows(struct cp_dbq *q, sqlite3_stmt *st, int extra_is_parent_kind
 		}
 		uint32_t m = col_id(st, VCOL);
 		if (m < q->head->nmetrics) {
-			read_stat(st, VCOL + 1, &q->stats[m * 2 + 1]);
-			read_stat(st, VCOL + 8, &q->stats[m * 2]);
+			cp_db_col_stat(st, VCOL + 1, q->head->nprofiles, &q->stats[m * 2 + 1]);
+			cp_db_col_stat(st, VCOL + 8, q->head->nprofiles, &q->stats[m * 2]);
 		}
 	}
 	if (s != SQLITE_ROW && s != SQLITE_DONE)

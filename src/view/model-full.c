@@ -184,18 +184,26 @@ static void row_from_vnode(struct cp_web_ctx *c, const struct cp_web_full *f,
 	cp_web_eval(c, r);
 }
 
+/* The request's view and the index of node id in it. */
+static int locate(struct cp_web_ctx *c, const struct cp_web_node *id, const struct cp_view **v,
+		  struct cp_web_full **f, uint32_t *i)
+{
+	int rc = full_view(c, v, f);
+	if (rc)
+		return rc;
+	*i = node_index(*f, *v, id);
+	return *i == UINT32_MAX ? cp_error(CP_ENOENT, "no such node") : 0;
+}
+
 int cp_web_full_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
 {
 	const struct cp_view *v;
 	struct cp_web_full *f;
-	int rc = full_view(c, &v, &f);
-	if (rc)
-		return rc;
-	uint32_t i = node_index(f, v, id);
-	if (i == UINT32_MAX)
-		return cp_error(CP_ENOENT, "no such node");
-	row_from_vnode(c, f, v, i, out);
-	return 0;
+	uint32_t i;
+	int rc = locate(c, id, &v, &f, &i);
+	if (!rc)
+		row_from_vnode(c, f, v, i, out);
+	return rc;
 }
 
 int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
@@ -203,12 +211,10 @@ int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 {
 	const struct cp_view *v;
 	struct cp_web_full *f;
-	int rc = full_view(c, &v, &f);
+	uint32_t i;
+	int rc = locate(c, id, &v, &f, &i);
 	if (rc)
 		return rc;
-	uint32_t i = node_index(f, v, id);
-	if (i == UINT32_MAX)
-		return cp_error(CP_ENOENT, "no such node");
 	for (uint32_t k = v->nodes[i].first_child; k != UINT32_MAX && !rc;
 	     k = v->nodes[k].next_sibling) {
 		struct cp_web_row r;
