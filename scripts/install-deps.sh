@@ -36,6 +36,7 @@ BUILD_PKGS=(
   zlib1g-dev libprotobuf-c-dev protobuf-c-compiler   # export/: pprof profile.proto, gzip
   libpfm4-dev                   # events/: counter events by name
   libncurses-dev                # top/: the interactive terminal view
+  libmicrohttpd-dev libgraphviz-dev   # view/: the HTTP server, the call graph's layout
   libcmocka-dev                 # tests/unit: the default build includes the unit tests
   python3 file                  # man pages from docs/ (scripts/md2man.py); cpack -G DEB
   libopenmpi-dev                # mpi/: libcallpath-mpi.so, the PMPI wrappers

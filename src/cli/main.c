@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"report", cmd_report, "show a profile: top-down, bottom-up or flat"},
     {"top", cmd_top, "interactive terminal view of a running or finished measurement"},
     {"diff", cmd_diff, "compare two profiles per calling context: regressions first"},
+    {"view", cmd_view, "show a profile in a web browser (or as one HTML file)"},
     {"export", cmd_export, "write a profile for callgrind, pprof, speedscope, gprof, flame graphs"},
     {"struct", cmd_struct, "recover procedures, inlined code, loops and lines of binaries"},
 };

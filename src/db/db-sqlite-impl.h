@@ -18,6 +18,16 @@ int cp_db_sql_error(sqlite3 *db, const char *path, const char *what);
 /* "DB: <path>: truncated or corrupt (<what>)" (CP_EFORMAT). */
 int cp_db_corrupt(const char *path, const char *what);
 
+/* Column i as an id (NULL: CP_DB_NONE; out of range: CP_DB_NONE - 1, which no table has)
+ * and as a double (NULL: NaN, "no value"). */
+uint32_t cp_db_col_id(sqlite3_stmt *st, int i);
+double cp_db_col_real(sqlite3_stmt *st, int i);
+
+/* The statistic in columns i .. i+6 (sum, mean, min, max, stddev, argmax, count); argmax
+ * and count checked against nprofiles. */
+struct cp_db_stat;
+void cp_db_col_stat(sqlite3_stmt *st, int i, size_t nprofiles, struct cp_db_stat *s);
+
 /* The values of one profile as a blob (the format is described at cp_db_values_encode). */
 void cp_db_values_encode(const struct cp_db_pvalues *pv, struct strbuf *b);
 /* Decodes n values; -1 when the blob is malformed or names a scope or metric db lacks. */

@@ -90,20 +90,8 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-static uint32_t col_id(sqlite3_stmt *st, int i)
-{
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return CP_DB_NONE;
-	int64_t v = sqlite3_column_int64(st, i);
-	return v < 0 || v >= CP_DB_NONE ? CP_DB_NONE - 1 : (uint32_t)v;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return NAN;
-	return sqlite3_column_double(st, i);
-}
+#define col_id cp_db_col_id
+#define col_real cp_db_col_real
 
 static uint64_t col_u64(sqlite3_stmt *st, int i)
 {
@@ -347,16 +335,7 @@ static void read_profiles(struct reader *r)
 
 static void read_stat(sqlite3_stmt *st, int i, const struct cp_db *db, struct cp_db_stat *s)
 {
-	s->sum = col_real(st, i);
-	s->mean = col_real(st, i + 1);
-	s->min = col_real(st, i + 2);
-	s->max = col_real(st, i + 3);
-	s->stddev = col_real(st, i + 4);
-	s->argmax = col_id(st, i + 5);
-	if (s->argmax != CP_DB_NONE && s->argmax >= db->nprofiles)
-		s->argmax = CP_DB_NONE;
-	int64_t c = sqlite3_column_int64(st, i + 6);
-	s->count = c < 0 ? 0 : c > (int64_t)db->nprofiles ? (uint32_t)db->nprofiles : (uint32_t)c;
+	cp_db_col_stat(st, i, db->nprofiles, s);
 }
 
 static void read_values(struct reader *r)
@@ -493,6 +472,18 @@ int cp_db_read(struct cp_db *db, const char *path)
 		return r.rc;
 	db->finished = 1;
 	return 0;
+}
+
+int cp_db_read_head(struct cp_db *db, const char *path)
+{
+	struct reader r;
+	reader_open(&r, db, path);
+	read_meta(&r);
+	read_sources(&r);
+	read_structure(&r);
+	read_metrics(&r);
+	read_profiles(&r);
+	return reader_close(&r);
 }
 
 int cp_db_read_sources(struct cp_db *db, const char *path)

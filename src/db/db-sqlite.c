@@ -23,6 +23,35 @@ int cp_db_corrupt(const char *path, const char *what)
 	return cp_error(CP_EFORMAT, "DB: %s: truncated or corrupt (%s)", path, what);
 }
 
+uint32_t cp_db_col_id(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return CP_DB_NONE;
+	int64_t v = sqlite3_column_int64(st, i);
+	return v < 0 || v >= CP_DB_NONE ? CP_DB_NONE - 1 : (uint32_t)v;
+}
+
+double cp_db_col_real(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, i);
+}
+
+void cp_db_col_stat(sqlite3_stmt *st, int i, size_t nprofiles, struct cp_db_stat *s)
+{
+	s->sum = cp_db_col_real(st, i);
+	s->mean = cp_db_col_real(st, i + 1);
+	s->min = cp_db_col_real(st, i + 2);
+	s->max = cp_db_col_real(st, i + 3);
+	s->stddev = cp_db_col_real(st, i + 4);
+	s->argmax = cp_db_col_id(st, i + 5);
+	if (s->argmax != CP_DB_NONE && s->argmax >= nprofiles)
+		s->argmax = CP_DB_NONE;
+	int64_t c = sqlite3_column_int64(st, i + 6);
+	s->count = c < 0 ? 0 : (uint64_t)c > nprofiles ? (uint32_t)nprofiles : (uint32_t)c;
+}
+
 /* ---- the per-profile value blob -------------------------------------------------------- */
 
 static void put_uleb(struct strbuf *b, uint64_t v)

@@ -349,6 +349,10 @@ int cp_db_write(struct cp_db *db, const char *path);
 int cp_db_read(struct cp_db *db, const char *path);
 /* 1 if path looks like a callpath database (SQLite header + our application_id). */
 int cp_db_is_database(const char *path);
+/* Reads a database without its scope tree and values (run, modules, files, procedures,
+ * metrics, profiles): what a lazy reader (query.h) keeps in memory; *db as for cp_db_read,
+ * holding only the root scope and no stats. */
+int cp_db_read_head(struct cp_db *db, const char *path);
 /* Reads only run.sources of a database (cheap: for deciding whether it is current); *db
  * as for cp_db_read. */
 int cp_db_read_sources(struct cp_db *db, const char *path);

@@ -1,0 +1,70 @@
+#!/bin/bash
+# `callpath view` on a big profile database: a synthetic database of SCOPES scopes (default
+# 1,000,000; bench/view/gen-db.c, written through the database API), served by
+# `callpath view DB`; times with curl (time_total, client to server on 127.0.0.1):
+#   - start: from the command to the URL printed (the server ready);
+#   - first view: what the page asks first (/api/info, /api/metrics, /api/children of the
+#     root), one after another, on a fresh server;
+#   - expansions: /api/children down the hot path (the largest child each time, 30 levels),
+#     and of the widest node (20,000 children; the largest 500 returned, all sorted);
+#   - the server's peak RSS (VmHWM) after those, and after the first bottom-up request
+#     (which loads the whole profile in memory, unlike the top-down view).
+#   bench/view/run.sh [-B BUILD_DIR] [-w WORKDIR] [-n SCOPES]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${CP_BUILD_DIR:-$here/../../build}
+work=${TMPDIR:-/tmp}/cp-bench-view
+scopes=1000000
+while getopts "B:w:n:" o; do
+	case $o in
+	B) build=$OPTARG ;;
+	w) work=$OPTARG ;;
+	n) scopes=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+mkdir -p "$work"
+cc -O2 -D_GNU_SOURCE -I"$here/../../src" "$here/gen-db.c" "$build"/src/db/libcp_db.a \
+	"$build"/src/analyze/libcp_analyze.a "$build"/src/format/libcp_format.a \
+	"$build"/src/base/libcp_base.a -lsqlite3 -lzstd -lm -o "$work/gen-db"
+db=$work/view-$scopes.db
+[ -f "$db" ] || "$work/gen-db" "$db" "$scopes" 4
+echo "database: $db ($(du -h "$db" | cut -f1)); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+rm -f "$work/url"
+t0=$(date +%s.%N)
+"$build/callpath" view --no-open "$db" >"$work/url" 2>"$work/err" &
+pid=$!
+trap 'kill $pid 2>/dev/null' EXIT
+until [ -s "$work/url" ]; do sleep 0.01; done
+t1=$(date +%s.%N)
+url=$(head -1 "$work/url")
+base=${url%%/\?token=*}
+token=${url##*token=}
+get() { curl -s -o "$work/body" -w '%{time_total}' -H "X-Callpath-Token: $token" "$base$1"; }
+echo "start: $(echo "$t1 - $t0" | bc) s"
+a=$(get /api/info) b=$(get /api/metrics) c=$(get '/api/children?node=0')
+echo "first view: info $a s + metrics $b s + children of the root $c s = $(echo "$a + $b + $c" | bc) s"
+node=0 times=()
+for _ in $(seq 30); do
+	times+=("$(get "/api/children?node=$node")")
+	node=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["children"]; print(c[0]["id"] if c else "")' "$work/body")
+	[ -n "$node" ] || break
+done
+printf '%s\n' "${times[@]}" | sort -n | awk '{t[NR]=$1} END {printf "expansions down the hot path: %d, median %.4f s, max %.4f s\n", NR, t[int((NR+1)/2)], t[NR]}'
+wide=$(python3 - "$base" "$token" <<'PY'
+import json, sys, urllib.request
+base, token = sys.argv[1:3]
+def get(p):
+    return json.load(urllib.request.urlopen(urllib.request.Request(base + p, headers={"X-Callpath-Token": token})))
+main = get("/api/children?node=0")["children"][0]["id"]
+print([c["id"] for c in get("/api/children?node=" + main)["children"] if c["name"] == "proc_0001"][0])
+PY
+)
+w=$(get "/api/children?node=$wide")
+echo "expansion of the widest node ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_children"])' "$work/body") children): $w s"
+echo "server peak RSS after the top-down requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+bu=$(get '/api/children?view=bu')
+bu2=$(get '/api/children?view=bu')
+echo "bottom-up, first request (loads the whole profile): $bu s, next: $bu2 s"
+echo "server peak RSS after bottom-up: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"

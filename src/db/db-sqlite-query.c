@@ -1,0 +1,316 @@
+/* Lazy reading of a profile database (query.h): scopes and statistics read from SQLite on
+ * demand. With db-sqlite*.c, the only code that talks to SQLite. */
+#include "db/query.h"
+#include "db/db-sqlite-impl.h"
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cp_dbq {
+	sqlite3 *sql;
+	const char *path;
+	const struct cp_db *head;
+	size_t nscopes;
+	sqlite3_stmt *one, *children;
+	struct cp_db_stat *stats; /* one row's, head->nmetrics * 2 */
+};
+
+#define SCOPE_COLS                                                                                 \
+	"s.id, s.parent, s.kind, s.depth, s.proc, s.module, s.file, s.line, s.line_lo, "           \
+	"s.line_hi, s.addr"
+#define VALUE_COLS                                                                                 \
+	"v.metric, v.incl_sum, v.incl_mean, v.incl_min, v.incl_max, v.incl_stddev, "               \
+	"v.incl_argmax, v.incl_count, v.excl_sum, v.excl_mean, v.excl_min, v.excl_max, "           \
+	"v.excl_stddev, v.excl_argmax, v.excl_count"
+/* column of v.metric in the statements below */
+#define VCOL 12
+
+#define col_id cp_db_col_id
+
+static void clear_stats(struct cp_dbq *q)
+{
+	size_t n = q->head->nmetrics * 2;
+	memset(q->stats, 0, (n + 1) * sizeof *q->stats);
+	for (size_t i = 0; i < n; i++)
+		q->stats[i].argmax = CP_DB_NONE;
+}
+
+static void read_scope(const struct cp_dbq *q, sqlite3_stmt *st, struct cp_dbq_row *row)
+{
+	struct cp_db_scope *s = &row->s;
+	const struct cp_db *h = q->head;
+	memset(s, 0, sizeof *s);
+	row->id = col_id(st, 0);
+	s->parent = col_id(st, 1);
+	s->kind = (uint8_t)sqlite3_column_int(st, 2);
+	s->depth = (uint32_t)sqlite3_column_int64(st, 3);
+	s->proc = col_id(st, 4);
+	s->module = col_id(st, 5);
+	s->file = col_id(st, 6);
+	s->line = (uint32_t)sqlite3_column_int64(st, 7);
+	s->line_lo = (uint32_t)sqlite3_column_int64(st, 8);
+	s->line_hi = (uint32_t)sqlite3_column_int64(st, 9);
+	s->addr = (uint64_t)sqlite3_column_int64(st, 10);
+	s->first_child = s->next_sibling = CP_DB_NONE;
+	/* ids the head does not know are dropped, never followed */
+	if (s->proc != CP_DB_NONE && s->proc >= h->nprocs)
+		s->proc = CP_DB_NONE;
+	if (s->module != CP_DB_NONE && s->module >= h->nmodules)
+		s->module = CP_DB_NONE;
+	if (s->file != CP_DB_NONE && s->file >= h->nfiles)
+		s->file = CP_DB_NONE;
+	if (s->kind > CP_DBK_PARTIAL)
+		s->kind = CP_DBK_STMT;
+}
+
+static int sql_fail(struct cp_dbq *q)
+{
+	return cp_db_sql_error(q->sql, q->path, "reading");
+}
+
+/* Steps st (SCOPE_COLS, one extra column, then VALUE_COLS; ordered by scope id) and calls fn
+ * once per scope with its statistics. extra_is_parent_kind: what the extra column holds. */
+static int run_rows(struct cp_dbq *q, sqlite3_stmt *st, int extra_is_parent_kind, cp_dbq_row_fn fn,
+		    void *ctx)
+{
+	struct cp_dbq_row row = {.id = CP_DB_NONE, .stats = q->stats};
+	int have = 0, rc = 0, s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t id = col_id(st, 0);
+		if (!have || id != row.id) {
+			if (have && (rc = fn(ctx, &row)))
+				break;
+			clear_stats(q);
+			read_scope(q, st, &row);
+			int extra = sqlite3_column_int(st, 11);
+			row.has_children = extra_is_parent_kind ? 0 : extra;
+			row.parent_kind = extra_is_parent_kind ? extra : -1;
+			have = 1;
+		}
+		uint32_t m = col_id(st, VCOL);
+		if (m < q->head->nmetrics) {
+			cp_db_col_stat(st, VCOL + 1, q->head->nprofiles, &q->stats[m * 2 + 1]);
+			cp_db_col_stat(st, VCOL + 8, q->head->nprofiles, &q->stats[m * 2]);
+		}
+	}
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		rc = sql_fail(q);
+	else if (have && s == SQLITE_DONE && !rc)
+		rc = fn(ctx, &row);
+	sqlite3_reset(st);
+	return rc;
+}
+
+static sqlite3_stmt *prepare(struct cp_dbq *q, const char *text)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(q->sql, text, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}
+
+int cp_dbq_open(const char *path, struct cp_db *head, struct cp_dbq **out)
+{
+	*out = NULL;
+	int rc = cp_db_read_head(head, path);
+	if (rc)
+		return rc;
+	struct cp_dbq *q = xcalloc(1, sizeof *q);
+	q->path = xstrdup(path);
+	q->head = head;
+	q->stats = xcalloc(head->nmetrics * 2 + 1, sizeof *q->stats);
+	if (sqlite3_open_v2(path, &q->sql, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		rc = cp_db_sql_error(q->sql, path, "opening");
+		goto out;
+	}
+	sqlite3_db_config(q->sql, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_exec(q->sql, "PRAGMA trusted_schema=OFF; PRAGMA query_only=ON", NULL, NULL, NULL);
+	q->one =
+	    prepare(q, "SELECT " SCOPE_COLS ", EXISTS(SELECT 1 FROM scope c WHERE c.parent ="
+		       " s.id), " VALUE_COLS " FROM scope s LEFT JOIN value v ON v.scope = s.id"
+		       " WHERE s.id = ?1 ORDER BY v.metric");
+	q->children =
+	    prepare(q, "SELECT " SCOPE_COLS ", EXISTS(SELECT 1 FROM scope c WHERE "
+		       "c.parent = s.id), " VALUE_COLS " FROM scope s LEFT JOIN value v ON"
+		       " v.scope = s.id WHERE s.parent = ?1 ORDER BY s.id, v.metric");
+	sqlite3_stmt *count = prepare(q, "SELECT max(id) FROM scope");
+	if (!q->one || !q->children || !count || sqlite3_step(count) != SQLITE_ROW) {
+		rc = cp_db_corrupt(path, sqlite3_errmsg(q->sql));
+		sqlite3_finalize(count);
+		goto out;
+	}
+	q->nscopes = (size_t)sqlite3_column_int64(count, 0) + 1;
+	sqlite3_finalize(count);
+out:
+	if (rc) {
+		cp_dbq_close(q);
+		cp_db_release(head);
+		memset(head, 0, sizeof *head);
+		return rc;
+	}
+	*out = q;
+	return 0;
+}
+
+void cp_dbq_close(struct cp_dbq *q)
+{
+	if (!q)
+		return;
+	sqlite3_finalize(q->one);
+	sqlite3_finalize(q->children);
+	if (q->sql)
+		sqlite3_close(q->sql);
+	free((char *)q->path);
+	free(q->stats);
+	free(q);
+}
+
+size_t cp_dbq_nscopes(const struct cp_dbq *q)
+{
+	return q->nscopes;
+}
+
+struct found {
+	cp_dbq_row_fn fn;
+	void *ctx;
+	int seen;
+};
+
+static int found_row(void *ctx, const struct cp_dbq_row *row)
+{
+	struct found *f = ctx;
+	f->seen = 1;
+	return f->fn(f->ctx, row);
+}
+
+int cp_dbq_scope(struct cp_dbq *q, uint32_t id, cp_dbq_row_fn fn, void *ctx)
+{
+	struct found f = {fn, ctx, 0};
+	sqlite3_bind_int64(q->one, 1, id);
+	int rc = run_rows(q, q->one, 0, found_row, &f);
+	if (!rc && !f.seen)
+		return cp_error(CP_ENOENT, "no scope %u", id);
+	return rc;
+}
+
+int cp_dbq_children(struct cp_dbq *q, uint32_t parent, cp_dbq_row_fn fn, void *ctx)
+{
+	sqlite3_bind_int64(q->children, 1, parent);
+	return run_rows(q, q->children, 0, fn, ctx);
+}
+
+static void add_kinds(struct strbuf *sql, unsigned kinds)
+{
+	strbuf_addstr(sql, "s.kind IN (-1");
+	for (int k = 0; k <= CP_DBK_PARTIAL; k++)
+		if (kinds & (1u << k))
+			strbuf_addf(sql, ",%d", k);
+	strbuf_addch(sql, ')');
+}
+
+int cp_dbq_scopes_of_procs(struct cp_dbq *q, const uint32_t *procs, size_t n, unsigned kinds,
+			   uint32_t metric, size_t limit, cp_dbq_row_fn fn, void *ctx)
+{
+	if (!n)
+		return 0;
+	struct strbuf sql;
+	strbuf_init(&sql);
+	strbuf_addf(&sql,
+		    "WITH hit(id) AS (SELECT s.id FROM scope s LEFT JOIN value w ON w.scope = s.id"
+		    " AND w.metric = %u WHERE ",
+		    metric);
+	add_kinds(&sql, kinds);
+	strbuf_addstr(&sql, " AND s.proc IN (");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sql, "%s%u", i ? "," : "", procs[i]);
+	strbuf_addf(&sql,
+		    ") ORDER BY coalesce(w.incl_sum, 0) DESC LIMIT %zu) SELECT " SCOPE_COLS
+		    ", 0, " VALUE_COLS " FROM hit JOIN scope s ON s.id = hit.id LEFT JOIN value v"
+		    " ON v.scope = s.id ORDER BY s.id, v.metric",
+		    limit);
+	sqlite3_stmt *st = prepare(q, sql.buf);
+	strbuf_release(&sql);
+	if (!st)
+		return sql_fail(q);
+	int rc = run_rows(q, st, 0, fn, ctx);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int cp_dbq_scopes_of_file(struct cp_dbq *q, uint32_t file, unsigned kinds, cp_dbq_row_fn fn,
+			  void *ctx)
+{
+	struct strbuf sql;
+	strbuf_init(&sql);
+	strbuf_addstr(&sql, "SELECT " SCOPE_COLS ", p.kind, " VALUE_COLS
+			    " FROM scope s JOIN scope p ON p.id = s.parent LEFT JOIN value v ON "
+			    "v.scope = s.id WHERE ");
+	add_kinds(&sql, kinds);
+	strbuf_addf(&sql, " AND s.file = %u ORDER BY s.id, v.metric", file);
+	sqlite3_stmt *st = prepare(q, sql.buf);
+	strbuf_release(&sql);
+	if (!st)
+		return sql_fail(q);
+	int rc = run_rows(q, st, 1, fn, ctx);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int cp_dbq_children_page(struct cp_dbq *q, uint32_t parent, uint32_t metric, int excl,
+			 double min_incl, size_t offset, size_t limit, cp_dbq_row_fn fn, void *ctx)
+{
+	struct strbuf sql;
+	strbuf_init(&sql);
+	const char *col = excl ? "w.excl_sum" : "w.incl_sum";
+	strbuf_addf(
+	    &sql,
+	    "WITH page(id) AS (SELECT s.id FROM scope s LEFT JOIN value w ON w.scope = s.id"
+	    " AND w.metric = %u WHERE s.parent = %u AND (?1 < 0 OR abs(coalesce(w.incl_sum, 0))"
+	    " >= ?1) ORDER BY w.scope IS NOT NULL AND %s IS NULL, coalesce(%s, 0) DESC, s.id"
+	    " LIMIT %zu OFFSET %zu) SELECT " SCOPE_COLS
+	    ", EXISTS(SELECT 1 FROM scope c WHERE c.parent = s.id), " VALUE_COLS
+	    " FROM page JOIN scope s ON s.id = page.id LEFT JOIN value v ON v.scope = s.id"
+	    " ORDER BY s.id, v.metric",
+	    metric, parent, col, col, limit, offset);
+	sqlite3_stmt *st = prepare(q, sql.buf);
+	strbuf_release(&sql);
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_double(st, 1, min_incl);
+	int rc = run_rows(q, st, 0, fn, ctx);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int cp_dbq_children_sums(struct cp_dbq *q, uint32_t parent, size_t *n, double *sums)
+{
+	memset(sums, 0, q->head->nmetrics * sizeof *sums);
+	*n = 0;
+	sqlite3_stmt *st = prepare(q, "SELECT count(*) FROM scope WHERE parent = ?1");
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, parent);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = prepare(q, "SELECT v.metric, total(v.incl_sum) FROM scope s JOIN value v ON v.scope"
+			" = s.id WHERE s.parent = ?1 GROUP BY v.metric");
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, parent);
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t m = col_id(st, 0);
+		if (m < q->head->nmetrics)
+			sums[m] = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	return s == SQLITE_DONE ? 0 : sql_fail(q);
+}

@@ -1,0 +1,58 @@
+/* Lazy reading of a profile database file, for viewers of big databases (`callpath view`):
+ * the small tables (run, modules, files, procedures, metrics, profiles) are read into a
+ * struct cp_db "head" (cp_db_read_head); scopes and their statistics stay in SQLite and are
+ * read on demand, a node's children at a time (the `scope_parent` index). Memory does not
+ * grow with the number of scopes. Implemented in db-sqlite-query.c. Not thread-safe: one
+ * thread uses a handle. */
+#ifndef CP_DB_QUERY_H
+#define CP_DB_QUERY_H
+
+#include "db/db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cp_dbq;
+
+/* One scope with its statistics: stats[metric * 2 + incl] for every metric of the head
+ * (zeros, argmax CP_DB_NONE, where the database has no row). */
+struct cp_dbq_row {
+	uint32_t id;
+	struct cp_db_scope s; /* parent, kind, depth, proc, module, file, line, extent, addr */
+	int has_children;
+	int parent_kind; /* cp_dbq_scopes_of_file only: kind of the parent scope; else -1 */
+	struct cp_db_stat *stats;
+};
+
+typedef int (*cp_dbq_row_fn)(void *ctx, const struct cp_dbq_row *row);
+
+/* Opens path read-only; head gets the small tables (cp_db_read_head), owned by the caller
+ * (cp_db_release) and used by the handle until cp_dbq_close. 0 or a negative CP_E*. */
+int cp_dbq_open(const char *path, struct cp_db *head, struct cp_dbq **out);
+void cp_dbq_close(struct cp_dbq *q);
+/* Number of scopes (ids are 0 .. n-1). */
+size_t cp_dbq_nscopes(const struct cp_dbq *q);
+/* Scope `id` with its statistics: fn called once; CP_ENOENT if there is no such scope. */
+int cp_dbq_scope(struct cp_dbq *q, uint32_t id, cp_dbq_row_fn fn, void *ctx);
+/* The children of parent in id order, fn once each (a nonzero return stops). */
+int cp_dbq_children(struct cp_dbq *q, uint32_t parent, cp_dbq_row_fn fn, void *ctx);
+/* A page of the children of parent, sorted by the inclusive (excl = 0: exclusive) sum of
+ * metric, largest first (no value last, then by id), only those whose inclusive sum of
+ * metric is >= min_incl in absolute value (min_incl < 0: all): rows offset .. offset+limit-1 of
+ * that order, fn once each. For nodes with many children, where sorting in SQLite beats reading
+ * them all. */
+int cp_dbq_children_page(struct cp_dbq *q, uint32_t parent, uint32_t metric, int excl,
+			 double min_incl, size_t offset, size_t limit, cp_dbq_row_fn fn, void *ctx);
+/* Of the children of parent: how many (*n) and, for every metric, the sum of their
+ * inclusive sums (sums[metric], head->nmetrics of them; NaN values skipped). */
+int cp_dbq_children_sums(struct cp_dbq *q, uint32_t parent, size_t *n, double *sums);
+/* Scopes of the given kinds (bit 1 << enum cp_db_kind) whose procedure is one of procs[n]
+ * (sorted ascending), at most limit of them, largest inclusive value of metric first. */
+int cp_dbq_scopes_of_procs(struct cp_dbq *q, const uint32_t *procs, size_t n, unsigned kinds,
+			   uint32_t metric, size_t limit, cp_dbq_row_fn fn, void *ctx);
+/* The scopes of kinds (as above) whose file is `file`: statements for per-line costs, loops
+ * for their extents (row->parent_kind set, has_children 0). */
+int cp_dbq_scopes_of_file(struct cp_dbq *q, uint32_t file, unsigned kinds, cp_dbq_row_fn fn,
+			  void *ctx);
+
+#endif

@@ -1,0 +1,233 @@
+/* The views that need the whole profile in memory (report/profile.h): bottom-up and flat,
+ * one thread or rank, statistics other than the sum. The profile of one selection is kept
+ * (the last one asked for) with the views built from it. */
+#include "view/model.h"
+
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "report/profile.h"
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct name_id {
+	const char *name;
+	uint32_t id;
+};
+
+struct cp_web_full {
+	int64_t thread, rank; /* the selection */
+	struct cp_profile p;
+	struct cp_view views[3][5]; /* [enum cp_web_view][stat] */
+	int built[3][5];
+	struct name_id *files, *procs; /* sorted by name, for ids of view nodes */
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct name_id *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static uint32_t name_find(const struct name_id *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (name && lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(v[mid].name, name);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return name && lo < n && !strcmp(v[lo].name, name) ? v[lo].id : CP_WEB_NONE;
+}
+
+void cp_web_full_free(struct cp_web_full *f)
+{
+	if (!f)
+		return;
+	for (int k = 0; k < 3; k++)
+		for (int s = 0; s < 5; s++)
+			if (f->built[k][s])
+				cp_view_release(&f->views[k][s]);
+	cp_profile_release(&f->p);
+	free(f->files);
+	free(f->procs);
+	free(f);
+}
+
+static int full_load(struct cp_web_model *m, int64_t thread, int64_t rank, struct cp_web_full **out)
+{
+	struct cp_db db;
+	int rc = cp_db_read(&db, m->path);
+	if (rc)
+		return rc;
+	int tidx = CP_PROFILE_ALL_THREADS, pid = 0;
+	if (thread >= 0) {
+		if ((size_t)thread >= db.nprofiles) {
+			cp_db_release(&db);
+			return cp_error(CP_ENOENT, "no thread (profile) %lld", (long long)thread);
+		}
+		tidx = (int)db.profiles[thread].tidx;
+		pid = db.profiles[thread].pid;
+	} else if (rank >= 0) {
+		pid = CP_PROFILE_RANK((int)rank);
+	}
+	struct cp_web_full *f = xcalloc(1, sizeof *f);
+	f->thread = thread;
+	f->rank = rank;
+	if ((rc = cp_profile_from_db(&f->p, &db, m->name, tidx, pid, NULL, 0))) {
+		cp_db_release(&db);
+		cp_web_full_free(f);
+		return rc == CP_ENOENT ? rc : rc;
+	}
+	const struct cp_db *d = &f->p.db;
+	f->files = xcalloc(d->nfiles + 1, sizeof *f->files);
+	for (size_t i = 0; i < d->nfiles; i++)
+		f->files[i] = (struct name_id){d->files[i].path, (uint32_t)i};
+	qsort(f->files, d->nfiles, sizeof *f->files, name_cmp);
+	f->procs = xcalloc(d->nprocs + 1, sizeof *f->procs);
+	for (size_t i = 0; i < d->nprocs; i++)
+		f->procs[i] = (struct name_id){d->procs[i].name, (uint32_t)i};
+	qsort(f->procs, d->nprocs, sizeof *f->procs, name_cmp);
+	*out = f;
+	return 0;
+}
+
+/* The view of the request, built on first use. */
+static int full_view(struct cp_web_ctx *c, const struct cp_view **out, struct cp_web_full **pf)
+{
+	struct cp_web_model *m = c->m;
+	const struct cp_web_req *r = c->req;
+	if (m->full && (m->full->thread != r->thread || m->full->rank != r->rank)) {
+		cp_web_full_free(m->full);
+		m->full = NULL;
+	}
+	int rc;
+	if (!m->full && (rc = full_load(m, r->thread, r->rank, &m->full)))
+		return rc;
+	struct cp_web_full *f = m->full;
+	int k = r->view, s = r->stat;
+	if (k == CP_WEB_TD && s == CP_DB_STAT_SUM) {
+		*out = &f->p.td;
+	} else {
+		static const int kinds[] = {CP_VIEW_TOP_DOWN, CP_VIEW_BOTTOM_UP, CP_VIEW_FLAT};
+		if (!f->built[k][s]) {
+			cp_profile_view(&f->p, kinds[k], s, NULL, &f->views[k][s]);
+			f->built[k][s] = 1;
+		}
+		*out = &f->views[k][s];
+	}
+	*pf = f;
+	return 0;
+}
+
+/* View node index <-> API id. */
+static struct cp_web_node node_id(const struct cp_web_full *f, int view, const struct cp_view *v,
+				  uint32_t i)
+{
+	if (view != CP_WEB_TD || i < f->p.db.nscopes)
+		return (struct cp_web_node){view, i, 0};
+	return (struct cp_web_node){view, v->nodes[i].parent, 1};
+}
+
+static uint32_t node_index(const struct cp_web_full *f, const struct cp_view *v,
+			   const struct cp_web_node *id)
+{
+	uint32_t i = id->index;
+	if (id->view == CP_WEB_TD && id->noline)
+		i = i < f->p.db.nscopes ? f->p.own_leaf[i] : UINT32_MAX;
+	else if (id->view == CP_WEB_TD && i >= f->p.db.nscopes)
+		i = UINT32_MAX;
+	return i < v->n ? i : UINT32_MAX;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void row_from_vnode(struct cp_web_ctx *c, const struct cp_web_full *f,
+			   const struct cp_view *v, uint32_t i, struct cp_web_row *r)
+{
+	const struct cp_vnode *n = &v->nodes[i];
+	int view = c->req->view;
+	memset(r, 0, sizeof *r);
+	r->id = node_id(f, view, v, i);
+	r->has_parent = i != 0;
+	if (r->has_parent)
+		r->parent = node_id(f, view, v, n->parent);
+	r->kind = cp_vkind_name(n->kind);
+	r->name = dup_or_null(n->kind == CP_VK_ROOT ? "<total>" : n->name);
+	r->module = dup_or_null(n->module);
+	r->file = dup_or_null(n->file);
+	r->file_id = name_find(f->files, f->p.db.nfiles, n->file);
+	r->line = n->line;
+	r->line_end = n->line_end;
+	r->proc_id = CP_WEB_NONE;
+	for (uint32_t a = i; a != UINT32_MAX && a != 0; a = v->nodes[a].parent) {
+		uint32_t k = v->nodes[a].kind;
+		if (k == CP_VK_PROCEDURE || k == CP_VK_INLINED || k == CP_VK_CALLER) {
+			r->procedure = dup_or_null(v->nodes[a].name);
+			r->proc_id = name_find(f->procs, f->p.db.nprocs, v->nodes[a].name);
+			break;
+		}
+	}
+	r->has_children = n->first_child != UINT32_MAX;
+	for (size_t m = 0; m < c->ms.ndb && m < v->nmetrics; m++) {
+		r->incl[m] = cp_view_incl(v, i)[m];
+		r->excl[m] = cp_view_excl(v, i)[m];
+	}
+	cp_web_eval(c, r);
+}
+
+/* The request's view and the index of node id in it. */
+static int locate(struct cp_web_ctx *c, const struct cp_web_node *id, const struct cp_view **v,
+		  struct cp_web_full **f, uint32_t *i)
+{
+	int rc = full_view(c, v, f);
+	if (rc)
+		return rc;
+	*i = node_index(*f, *v, id);
+	return *i == UINT32_MAX ? cp_error(CP_ENOENT, "no such node") : 0;
+}
+
+int cp_web_full_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
+{
+	const struct cp_view *v;
+	struct cp_web_full *f;
+	uint32_t i;
+	int rc = locate(c, id, &v, &f, &i);
+	if (!rc)
+		row_from_vnode(c, f, v, i, out);
+	return rc;
+}
+
+int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
+			 void *arg)
+{
+	const struct cp_view *v;
+	struct cp_web_full *f;
+	uint32_t i;
+	int rc = locate(c, id, &v, &f, &i);
+	if (rc)
+		return rc;
+	for (uint32_t k = v->nodes[i].first_child; k != UINT32_MAX && !rc;
+	     k = v->nodes[k].next_sibling) {
+		struct cp_web_row r;
+		row_from_vnode(c, f, v, k, &r);
+		rc = fn(arg, &r);
+		cp_web_row_release(&r);
+	}
+	return rc;
+}
+
+const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c)
+{
+	const struct cp_view *v;
+	struct cp_web_full *f;
+	return full_view(c, &v, &f) ? NULL : &f->p;
+}

@@ -1,0 +1,162 @@
+#!/bin/bash
+# `callpath view`'s JSON API against `callpath report --format json` on the same measurement
+# (threads.O2: several threads): every node of the top-down, bottom-up and flat views, a
+# statistic over threads, one thread, a derived metric; and the other endpoints (node path,
+# search, source, flame graph, sandwich, call graph, per-thread values, version) for their
+# shape and their agreement with those views.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report-helpers/record.sh"
+. "$(dirname "$0")/view-helpers/serve.sh"
+
+report_record "$WORK/m" "$CP_WORKLOADS/threads.O2" 3
+view_start "$WORK/m"
+"$CALLPATH" report "$WORK/m" --format json --threshold 0 -o /dev/null 2>/dev/null ||
+	fail "report cannot read the measurement"
+
+# fetch_view FILE VIEW EXTRA: every node of the view, walking /api/children from the root.
+fetch_view() {
+	python3 - "$VIEW_BASE" "$VIEW_TOKEN" "$2" "$3" >"$1" <<'PY' || fail "walking view $2 failed"
+import json, sys, urllib.request
+base, token, view, extra = sys.argv[1:5]
+def get(path):
+    req = urllib.request.Request(base + path, headers={"X-Callpath-Token": token})
+    return json.load(urllib.request.urlopen(req))
+nodes, todo = [], ["0"]
+while todo:
+    nid = todo.pop()
+    d = get("/api/children?view=%s&node=%s&limit=5000%s" % (view, nid, extra))
+    if nid == "0":
+        nodes.append(dict(d["node"], parent=None))
+    assert d["total_children"] == len(d["children"]), (nid, d["total_children"])
+    for c in d["children"]:
+        nodes.append(dict(c, parent=nid))
+        if c["has_children"]:
+            todo.append(c["id"])
+json.dump(nodes, sys.stdout)
+PY
+}
+
+# compare API REPORT: the same nodes (by their chain of (kind, name, line) from the root)
+# with the same inclusive and exclusive values of every metric.
+compare() {
+	python3 - "$1" "$2" <<'PY' || fail "$3: the API and report --format json differ"
+import json, sys
+api = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+def keyed(nodes, pid, vals):
+    by = {n["id"]: n for n in nodes}
+    out = {}
+    for n in nodes:
+        chain, m = [], n
+        while m is not None:
+            chain.append((m["kind"], m["name"], m["line"] or 0))
+            m = by.get(m[pid]) if m[pid] is not None else None
+        out.setdefault(tuple(reversed(chain)), []).append(vals(n))
+    return {k: sorted(v) for k, v in out.items()}
+a = keyed(api, "parent", lambda n: (n["incl"], n["excl"]))
+r = keyed(rep["nodes"], "parent", lambda n: (n["inclusive"], n["exclusive"]))
+if "<total>" not in [k[0][1] for k in r]:
+    r = {(("root", "<total>", 0),) + k[1:]: v for k, v in r.items()}
+missing = set(r) ^ set(a)
+assert not missing, sorted(missing)[:5]
+def close(x, y):
+    return (x is None and y is None) or abs(x - y) <= 1e-9 * max(1, abs(y))
+for k in r:
+    for (ai, ae), (ri, re) in zip(a[k], r[k]):
+        assert all(map(close, ai, ri)) and all(map(close, ae, re)), (k, ai, ri, ae, re)
+print(len(r), "nodes agree")
+PY
+}
+
+for v in td:top-down bu:bottom-up flat:flat; do
+	fetch_view "$WORK/api-${v%%:*}.json" "${v%%:*}" ""
+	report_json "$WORK/rep-${v%%:*}.json" "$WORK/m" --view "${v##*:}" --threshold 0
+	compare "$WORK/api-${v%%:*}.json" "$WORK/rep-${v%%:*}.json" "view ${v##*:}"
+done
+fetch_view "$WORK/api-max.json" bu "&stat=max"
+report_json "$WORK/rep-max.json" "$WORK/m" --view bottom-up --threshold 0 --stat max
+compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
+
+# one thread: the worker with the most CPU time
+vjson "$WORK/threads.json" "/api/threads"
+read -r prof pid tidx < <(python3 -c '
+import json,sys; p=json.load(open(sys.argv[1]))["profiles"]
+assert len(p) >= 3, p
+print(p[1]["id"], p[1]["pid"], p[1]["tidx"])' "$WORK/threads.json")
+fetch_view "$WORK/api-t.json" td "&thread=$prof"
+report_json "$WORK/rep-t.json" "$WORK/m" --threshold 0 --thread "$pid:$tidx"
+compare "$WORK/api-t.json" "$WORK/rep-t.json" "--thread $pid:$tidx"
+
+fetch_view "$WORK/api-d.json" flat "&derived=half%3Dcputime/2"
+report_json "$WORK/rep-d.json" "$WORK/m" --view flat --threshold 0 --metric "cputime,half=cputime/2"
+compare "$WORK/api-d.json" "$WORK/rep-d.json" "derived half=cputime/2"
+
+vjson "$WORK/metrics.json" "/api/metrics"
+json_assert "$WORK/metrics.json" "d['metrics'][0]['total'] == json.load(open('$WORK/rep-td.json'))['metrics'][0]['total']" \
+	"/api/metrics total differs from report's"
+
+# the hottest worker procedure, its path, search, threads, sandwich, flame, call graph
+read -r node proc name < <(python3 -c '
+import json,sys; n=json.load(open(sys.argv[1]))
+w=[x for x in n if x["kind"]=="procedure" and x["name"] not in ("main","_start") and x["id"]!="0"]
+w=max((x for x in w if x["excl"][0]>0), key=lambda x: x["excl"][0])
+print(w["id"], w["proc_id"], w["name"])' "$WORK/api-td.json")
+vjson "$WORK/node.json" "/api/node?node=$node"
+json_assert "$WORK/node.json" "d['path'][0]['id'] == '0' and d['path'][-1]['id'] == '$node' and d['node']['name'] == '$name'" \
+	"/api/node: the path does not lead from the root to $node"
+vjson "$WORK/search.json" "/api/search?q=%5E$name%24"
+json_assert "$WORK/search.json" "any(m['id'] == '$node' and m['path'][0] == '0' and m['path'][-1] == '$node' for m in d['matches'])" \
+	"/api/search did not find $name"
+vjson "$WORK/tv.json" "/api/threads?node=$node"
+python3 - "$WORK/tv.json" "$WORK/api-td.json" "$node" <<'PY' || fail "/api/threads values do not add up"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = [x for x in json.load(open(sys.argv[2])) if x["id"] == sys.argv[3]][0]
+vals = [v["incl"] for v in d["values"]]
+assert abs(sum(vals) - n["incl"][0]) < 1e-6 * n["incl"][0], (sum(vals), n["incl"])
+assert d["stats"]["incl"]["max"] == max(vals) and vals == sorted(vals, reverse=True)
+assert d["stats"]["incl"]["count"] == sum(1 for v in vals if v)
+PY
+vjson "$WORK/sw.json" "/api/sandwich?proc=$proc"
+json_assert "$WORK/sw.json" "d['procedure']['name'] == '$name' and d['callers']['children'] and d['callees']['v'] > 0" \
+	"/api/sandwich of $name has no callers"
+vjson "$WORK/flame.json" "/api/flame?min=0"
+python3 - "$WORK/flame.json" <<'PY' || fail "/api/flame: children exceed their parent"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["root"]["v"] == d["total"] > 0
+def walk(t):
+    assert sum(c["v"] for c in t["children"]) <= t["v"] * (1 + 1e-9), t["name"]
+    for c in t["children"]: walk(c)
+walk(d["root"])
+PY
+[ "$(vget "/api/callgraph")" = 200 ] || fail "/api/callgraph failed"
+grep -qi '^content-type: image/svg+xml' "$WORK/headers" || fail "the call graph is not SVG"
+grep -q "<svg" "$WORK/body" && grep -q "id=\"p$proc\"" "$WORK/body" ||
+	fail "the call graph has no box for $name (p$proc)"
+
+# source: the file with the most cost on its lines (common.h, where spin() is inlined): its
+# per-line costs add up to its statements in the view
+file=$(python3 -c '
+import json,sys,collections; n=json.load(open(sys.argv[1])); c=collections.Counter()
+for x in n:
+    if x["kind"] == "line" and x["file_id"] is not None: c[x["file_id"]] += x["excl"][0]
+print(c.most_common(1)[0][0])' "$WORK/api-td.json")
+vjson "$WORK/src.json" "/api/source?file=$file"
+python3 - "$WORK/src.json" "$WORK/api-td.json" "$file" <<'PY' || fail "/api/source costs are wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nodes = json.load(open(sys.argv[2]))
+f = int(sys.argv[3])
+assert d["available"] and d["lines"], d.get("reason")
+stmts = sum(n["excl"][0] for n in nodes if n["kind"] == "line" and n["file_id"] == f)
+costs = sum(v[0] for v in d["costs"].values())
+assert stmts > 0 and abs(costs - stmts) < 1e-6 * stmts, (costs, stmts)
+hot = max(d["costs"], key=lambda k: d["costs"][k][0])
+assert d["lines"][int(hot) - 1].strip(), "the hottest line is empty"
+assert d["loops"] and any(int(hot) in range(l["line"], l["line_end"] + 1) for l in d["loops"])
+assert int(hot) in d["inlined"], "spin() is inlined: its lines are marked"
+PY
+vjson "$WORK/version.json" "/api/version"
+json_assert "$WORK/version.json" "d['generation'] == 0 and d['live'] is False" "/api/version"
+note "every endpoint agrees"
