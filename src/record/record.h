@@ -61,6 +61,10 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res);
  * path of the executable. 0, or -1 when there is none. */
 int cp_record_find_program(const char *prog, char *out);
 
+/* Prepares dir as a measurement directory for command name: an earlier measurement in it
+ * is removed (said on messages), the directory made; out gets its absolute path. */
+int cp_record_prepare_dir(const char *name, FILE *messages, const char *dir, char *out, size_t cap);
+
 /* Analyzes dir into dir/callpath.db without output (what report and export read). */
 int cp_record_analyze(const char *dir);
 
