@@ -11,10 +11,8 @@
 #include "record/record.h"
 #include "report/report.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +26,22 @@ struct attach_cli {
 
 static void attach_usage(FILE *out)
 {
-	fprintf(out, "usage: callpath attach [options] PID\n\n"
-		     "Samples the running process PID (every thread, and the threads it starts)\n"
-		     "without stopping or changing it: the kernel copies each sampled thread's\n"
-		     "registers and stack top, callpath unwinds them. Ends after --for, at Ctrl-C\n"
-		     "or when the process ends; then prints a summary like record.\n\n"
-		     "options:\n"
-		     "      --for SECONDS       sample this long (default: until Ctrl-C or the end)\n"
-		     "  -e, --event EVENT[@PERIOD]  cputime (default, 1 ms of CPU time) or a perf\n"
-		     "                          event (cycles, page-faults, ...; fN = N per second)\n"
-		     "  -o, --output DIR        measurement directory (default\n"
-		     "                          ./callpath-NAME-PID)\n"
-		     "      --stack-bytes N     user stack copied per sample (default 16384)\n"
-		     "  -q, --quiet             no summary at the end\n"
-		     "      --no-analyze        leave the measurement as it is: no database\n"
-		     "  -h, --help              this help\n");
+	fprintf(out,
+		"usage: callpath attach [options] PID\n\n"
+		"Samples the running process PID (every thread, and the threads it starts)\n"
+		"without stopping or changing it: the kernel copies each sampled thread's\n"
+		"registers and stack top, callpath unwinds them. Ends after --for, at Ctrl-C\n"
+		"or when the process ends; then prints a summary like record.\n\n"
+		"options:\n"
+		"      --for SECONDS       sample this long (default: until Ctrl-C or the end)\n"
+		"  -e, --event EVENT[@PERIOD]  cputime (default, 1 ms of CPU time) or a perf\n"
+		"                          event (cycles, page-faults, ...; fN = N per second)\n"
+		"  -o, --output DIR        measurement directory (default\n"
+		"                          ./callpath-NAME-PID)\n"
+		"      --stack-bytes N     user stack copied per sample (default 16384)\n"
+		"  -q, --quiet             no summary at the end\n"
+		"      --no-analyze        leave the measurement as it is: no database\n"
+		"  -h, --help              this help\n");
 }
 
 static int attach_event(struct attach_cli *c, const char *spec)
@@ -71,10 +70,10 @@ static int attach_number(const char *what, const char *text, double *out)
 static int attach_parse(int argc, char **argv, struct attach_cli *c)
 {
 	static const struct option longopts[] = {
-	    {"for", required_argument, 0, 'f'},	     {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'},   {"quiet", no_argument, 0, 'q'},
-	    {"no-analyze", no_argument, 0, 'N'},     {"stack-bytes", required_argument, 0, 'S'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
+	    {"for", required_argument, 0, 'f'},	   {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
+	    {"no-analyze", no_argument, 0, 'N'},   {"stack-bytes", required_argument, 0, 'S'},
+	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0},
 	};
 	double v;
 	int ch;
@@ -149,11 +148,12 @@ int cmd_attach(int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s", c.outdir);
 	else
 		attach_default_dir(c.pid, dir, sizeof dir);
-	if (kill(c.pid, 0) < 0 && errno == ESRCH) {
-		cli_error("attach", "no process %d", (int)c.pid);
+	if (cp_kcopy_check(c.pid)) {
+		cli_error("attach", NULL);
 		return CLI_EXIT_FAILURE;
 	}
-	if (cp_record_prepare_dir("attach", c.k.quiet ? NULL : stderr, dir, outdir, sizeof outdir)) {
+	if (cp_record_prepare_dir("attach", c.k.quiet ? NULL : stderr, dir, outdir,
+				  sizeof outdir)) {
 		cli_error("attach", NULL);
 		return CLI_EXIT_FAILURE;
 	}
@@ -163,8 +163,7 @@ int cmd_attach(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	if (!c.k.quiet)
-		fprintf(stderr,
-			"callpath attach: %llu samples%s; measurement in %s\n",
+		fprintf(stderr, "callpath attach: %llu samples%s; measurement in %s\n",
 			(unsigned long long)res.samples, res.exited ? " (the process ended)" : "",
 			outdir);
 	if (c.no_analyze)

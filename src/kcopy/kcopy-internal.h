@@ -32,9 +32,9 @@ void kc_attr(const struct cp_ev *ev, uint32_t stack_bytes, int enable_on_exec,
 	     struct perf_event_attr *attr);
 /* perf_event_open(attr, tid, cpu): the fd, or a CP_E* code with a message that says what
  * to do. */
-int kc_event_open(struct perf_event_attr *attr, pid_t tid, int cpu, const char *what);
+int kc_event_open(struct perf_event_attr *attr, pid_t tid, int cpu);
 /* Maps fd's ring (data_pages pages, a power of two). 0 or a CP_E* code. */
-int kc_ring_map(struct kc_ring *r, int fd, size_t data_pages, const char *what);
+int kc_ring_map(struct kc_ring *r, int fd, size_t data_pages);
 void kc_ring_close(struct kc_ring *r);
 /* Calls fn for every complete record in the ring, then frees their space. A record that
  * wraps around the end is copied into scratch (at least 64 KiB) first. */

@@ -48,6 +48,10 @@ void cp_kcopy_opts_init(struct cp_kcopy_opts *o);
  * process, perf_event_paranoid), CP_EIO. */
 int cp_kcopy_attach(pid_t pid, const struct cp_kcopy_opts *o, struct cp_kcopy_result *res);
 
+/* Can pid be sampled from here: it exists, is no kernel thread, belongs to our user? 0,
+ * or the code and message cp_kcopy_attach would give (checked before any file is made). */
+int cp_kcopy_check(pid_t pid);
+
 /* Runs argv (a program callpath cannot preload: a static executable) with sampling enabled
  * at its exec, to its end; signals for it are passed on as `record` does. */
 int cp_kcopy_record(char *const *argv, const struct cp_kcopy_opts *o, struct cp_kcopy_result *res);

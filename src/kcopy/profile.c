@@ -23,7 +23,7 @@
 
 /* perf's register order in a sample (ascending bit: ax bx cx dx si di bp sp ip r8-r15) ->
  * DWARF numbering. */
-static const uint8_t dw_from_perf[KC_NREGS] = {0, 3, 2, 1, 4, 5, 6, 7, 16,
+static const uint8_t dw_from_perf[KC_NREGS] = {0, 3, 2,	 1,  4,	 5,  6,	 7, 16,
 					       8, 9, 10, 11, 12, 13, 14, 15};
 
 static uint64_t now_ns(clockid_t clock)
@@ -152,7 +152,8 @@ struct kc_sample {
 
 static int sample_parse(const struct perf_event_header *h, struct kc_sample *s)
 {
-	const uint64_t *w = (const uint64_t *)(h + 1), *end = (const uint64_t *)((const char *)h + h->size);
+	const uint64_t *w = (const uint64_t *)(h + 1),
+		       *end = (const uint64_t *)((const char *)h + h->size);
 
 	if (end - w < 5)
 		return -1;

@@ -45,7 +45,7 @@ void kc_attr(const struct cp_ev *ev, uint32_t stack_bytes, int enable_on_exec,
 	attr->disabled = 1;
 }
 
-static int open_error(int err, pid_t tid, const char *what)
+static int open_error(int err, pid_t tid)
 {
 	int paranoid = -1;
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -56,30 +56,28 @@ static int open_error(int err, pid_t tid, const char *what)
 		fclose(f);
 	}
 	if (err == ESRCH)
-		return cp_error(CP_ENOENT, "%s: no thread %d (it ended)", what, (int)tid);
+		return cp_error(CP_ENOENT, "no thread %d (it ended)", (int)tid);
 	if (err == EACCES || err == EPERM)
 		return cp_error(CP_EPERM,
-				"%s: not permitted to sample thread %d (perf_event_paranoid is "
+				"not permitted to sample thread %d (perf_event_paranoid is "
 				"%d): only your own processes can be sampled unless "
 				"/proc/sys/kernel/perf_event_paranoid is at most 1 or callpath has "
 				"CAP_PERFMON",
-				what, (int)tid, paranoid);
+				(int)tid, paranoid);
 	if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
-		return cp_error(CP_ENOTSUP,
-				"%s: this event cannot sample here (%s); try -e cputime", what,
+		return cp_error(CP_ENOTSUP, "this event cannot sample here (%s); try -e cputime",
 				strerror(err));
-	return cp_error(CP_EIO, "%s: perf_event_open on thread %d failed: %s", what, (int)tid,
-			strerror(err));
+	return cp_error(CP_EIO, "perf_event_open on thread %d failed: %s", (int)tid, strerror(err));
 }
 
-int kc_event_open(struct perf_event_attr *attr, pid_t tid, int cpu, const char *what)
+int kc_event_open(struct perf_event_attr *attr, pid_t tid, int cpu)
 {
 	int fd = (int)syscall(SYS_perf_event_open, attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
-	return fd >= 0 ? fd : open_error(errno, tid, what);
+	return fd >= 0 ? fd : open_error(errno, tid);
 }
 
-int kc_ring_map(struct kc_ring *r, int fd, size_t data_pages, const char *what)
+int kc_ring_map(struct kc_ring *r, int fd, size_t data_pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *m;
@@ -91,9 +89,10 @@ int kc_ring_map(struct kc_ring *r, int fd, size_t data_pages, const char *what)
 	if (m == MAP_FAILED) {
 		int err = errno;
 		r->fd = -1;
-		return cp_error(err == EPERM ? CP_EPERM : CP_EIO,
-				"%s: cannot map a ring buffer: %s%s", what, strerror(err),
-				err == EPERM ? " (perf_event_mlock_kb and ulimit -l limit it)" : "");
+		return cp_error(err == EPERM ? CP_EPERM : CP_EIO, "cannot map a ring buffer: %s%s",
+				strerror(err),
+				err == EPERM ? " (perf_event_mlock_kb and ulimit -l limit it)"
+					     : "");
 	}
 	r->meta = m;
 	r->data = (char *)m + page;

@@ -33,9 +33,8 @@ struct kc_session {
 	size_t nfds, alloc, talloc, nthreads;
 	struct kc_profile prof;
 	char *scratch;
-	int exited;	     /* EXIT record of the target's main thread */
+	int exited;	       /* EXIT record of the target's main thread */
 	uint64_t last_scan_ns; /* last /proc/PID/maps scan for an unknown pc */
-	const char *what;
 };
 
 void cp_kcopy_opts_init(struct cp_kcopy_opts *o)
@@ -66,7 +65,7 @@ static int has_thread(const struct kc_session *s, pid_t tid)
 static int thread_add(struct kc_session *s, pid_t tid)
 {
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		int fd = kc_event_open(&s->attr, tid, cpu, s->what), rc = 0;
+		int fd = kc_event_open(&s->attr, tid, cpu), rc = 0;
 		if (fd < 0)
 			return fd;
 		XGROW(s->fds, s->nfds + 1, s->alloc);
@@ -74,10 +73,9 @@ static int thread_add(struct kc_session *s, pid_t tid)
 		s->fds[s->nfds] = fd;
 		s->fd_tid[s->nfds++] = tid;
 		if (!s->rings[cpu].meta)
-			rc = kc_ring_map(&s->rings[cpu], fd, KC_RING_PAGES, s->what);
+			rc = kc_ring_map(&s->rings[cpu], fd, KC_RING_PAGES);
 		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[cpu].fd) < 0)
-			rc = cp_error(CP_EIO, "%s: cannot share a ring buffer: %s", s->what,
-				      strerror(errno));
+			rc = cp_error(CP_EIO, "cannot share a ring buffer: %s", strerror(errno));
 		if (rc)
 			return rc;
 		if (!s->attr.enable_on_exec)
@@ -99,7 +97,7 @@ static int open_threads(struct kc_session *s)
 		added = 0;
 		snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
 		if (!(d = opendir(path)))
-			return cp_error(CP_ENOENT, "%s: no process %d", s->what, (int)s->pid);
+			return cp_error(CP_ENOENT, "no process %d", (int)s->pid);
 		for (struct dirent *e; (e = readdir(d));) {
 			pid_t tid = (pid_t)atoi(e->d_name);
 			int rc;
@@ -137,7 +135,8 @@ static void on_record(void *arg, const struct perf_event_header *h)
 		}
 		uint64_t c0 = mono_ns(CLOCK_THREAD_CPUTIME_ID);
 		kc_profile_sample(&s->prof, h);
-		s->prof.res->unwind_seconds += (double)(mono_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9;
+		s->prof.res->unwind_seconds +=
+		    (double)(mono_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9;
 		break;
 	}
 	case PERF_RECORD_MMAP2: {
@@ -229,19 +228,18 @@ static int session_begin(struct kc_session *s, pid_t pid, const struct cp_kcopy_
 	memset(s, 0, sizeof(*s));
 	memset(res, 0, sizeof(*res));
 	s->pid = pid;
-	s->what = o->name;
 	s->scratch = xmalloc(KC_SCRATCH);
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	s->rings = xcalloc((size_t)(s->ncpus > 0 ? s->ncpus : 1), sizeof(*s->rings));
 	kc_attr(&o->event, o->stack_bytes, enable_on_exec, &s->attr);
 	if (o->event.kind == CP_EV_TIMER && strcmp(o->event.name, "cputime"))
 		return cp_error(CP_ENOTSUP,
-				"%s: %s needs the runtime inside the program; sampling from "
+				"%s needs the runtime inside the program; sampling from "
 				"outside measures cputime or perf events",
-				o->name, o->event.name);
+				o->event.name);
 	if (o->event.kind == CP_EV_TRIGGER)
-		return cp_error(CP_ENOTSUP, "%s: %s needs the runtime inside the program",
-				o->name, o->event.name);
+		return cp_error(CP_ENOTSUP, "%s needs the runtime inside the program",
+				o->event.name);
 	int rc = cp_unwind_init();
 	if (rc)
 		return rc;
@@ -270,24 +268,22 @@ static int session_end(struct kc_session *s, int status)
 	return kc_profile_finish(&s->prof, s->exited, status);
 }
 
-static int target_check(pid_t pid, const char *what)
+int cp_kcopy_check(pid_t pid)
 {
 	char path[64];
 
 	if (pid <= 0 || pid == getpid())
-		return cp_error(CP_EINVAL, "%s: %d is not a process callpath can profile", what,
-				(int)pid);
+		return cp_error(CP_EINVAL, "%d is not a process callpath can profile", (int)pid);
 	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return cp_error(CP_ENOENT, "%s: no process %d", what, (int)pid);
+		return cp_error(CP_ENOENT, "no process %d", (int)pid);
 	if (kill(pid, 0) < 0 && errno == EPERM)
 		return cp_error(CP_EPERM,
-				"%s: process %d belongs to another user: callpath can sample "
+				"process %d belongs to another user: callpath can sample "
 				"only your own processes (or run it as that user)",
-				what, (int)pid);
+				(int)pid);
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
 	if (access(path, F_OK) < 0 && errno == ENOENT)
-		return cp_error(CP_EINVAL, "%s: %d is a kernel thread or has ended", what,
-				(int)pid);
+		return cp_error(CP_EINVAL, "%d is a kernel thread or has ended", (int)pid);
 	return 0;
 }
 
@@ -295,7 +291,7 @@ int cp_kcopy_attach(pid_t pid, const struct cp_kcopy_opts *o, struct cp_kcopy_re
 {
 	struct kc_session s;
 	struct sigaction saved[3];
-	int rc = target_check(pid, o->name);
+	int rc = cp_kcopy_check(pid);
 
 	if (rc)
 		return rc;

@@ -89,8 +89,9 @@ static uintptr_t image_map(int fd, const ElfW(Phdr) * ph, int phnum, size_t extr
 		uint64_t va = ph[i].p_vaddr & ~(IMG_PAGE - 1), skip = ph[i].p_vaddr - va;
 		if (ph[i].p_type != PT_LOAD || !ph[i].p_filesz)
 			continue;
-		if (mmap(base + (va - lo), ph[i].p_filesz + skip, PROT_READ, MAP_PRIVATE | MAP_FIXED,
-			 fd, (off_t)(ph[i].p_offset - skip)) == MAP_FAILED) {
+		if (mmap(base + (va - lo), ph[i].p_filesz + skip, PROT_READ,
+			 MAP_PRIVATE | MAP_FIXED, fd,
+			 (off_t)(ph[i].p_offset - skip)) == MAP_FAILED) {
 			munmap(base, hi - lo + extra);
 			return 0;
 		}
