@@ -176,11 +176,14 @@ static void drain_all(struct kc_session *s)
 		kc_ring_drain(&s->rings[i], s->scratch, on_record, s);
 }
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, stop_from_terminal;
 
-static void on_stop(int sig)
+static void on_stop(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	stop_signal = sig;
+	/* The terminal's ^C reaches the whole foreground group: the program has it already. */
+	stop_from_terminal = si && si->si_code == SI_KERNEL;
 }
 
 /* SIGINT, SIGTERM and SIGHUP end the session (poll returns EINTR). */
@@ -190,7 +193,8 @@ static void stop_signals(struct sigaction *saved, int install)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
+	sa.sa_sigaction = on_stop;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++) {
 		if (install)
@@ -326,7 +330,8 @@ static int child_done(void *arg)
 	int st;
 
 	if (stop_signal) { /* meant for the program: it ends the session by ending */
-		kill(w->pid, stop_signal);
+		if (!stop_from_terminal)
+			kill(w->pid, stop_signal);
 		stop_signal = 0;
 	}
 	if (waitpid(w->pid, &st, WNOHANG) != w->pid)
