@@ -315,8 +315,10 @@ int kc_profile_finish(struct kc_profile *p, int exited, int status)
 		record_add(&sb, CP_MF_REC_EXE, p->exe, strlen(p->exe) + 1);
 	modules_add(&sb);
 	snprintf(note, sizeof note,
-		 "sampled from outside (kernel stack copies, %llu samples lost by the kernel)",
-		 (unsigned long long)p->res->lost);
+		 "sampled from outside (kernel stack copies): %llu samples, %.1f MB of stack "
+		 "copied, unwound in %.3f s of CPU, %llu samples lost by the kernel",
+		 (unsigned long long)p->res->samples, (double)p->res->stack_bytes / 1e6,
+		 p->res->unwind_seconds, (unsigned long long)p->res->lost);
 	record_add(&sb, CP_MF_REC_NOTE, note, strlen(note) + 1);
 	((struct cp_mf_process *)sb.buf)->h.used = sb.len;
 	snprintf(path, sizeof path, "%s/%d.0%s", p->dir, (int)p->pid, CP_MF_PROC_SUFFIX);

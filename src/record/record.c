@@ -142,7 +142,7 @@ void cp_record_child_environment(const struct cp_record_opts *o, const struct cp
 }
 
 /* A static executable cannot be preloaded: sampled from outside (kcopy.h). */
-static int record_from_outside(const struct cp_record_opts *o, const char *exe,
+static int record_from_outside(const struct cp_record_opts *o, const char *exe, int is_static,
 			       struct cp_record_result *res)
 {
 	struct cp_kcopy_opts ko;
@@ -155,17 +155,20 @@ static int record_from_outside(const struct cp_record_opts *o, const char *exe,
 	ko.quiet = !o->messages;
 	if (o->probes)
 		return cp_error(CP_ENOTSUP,
-				"%s is a static executable: probes need the runtime linked in "
-				"(libcallpath-rt.a, docs/cmd-attach.md)",
-				exe);
+				"%s%s: probes need the runtime inside the program%s", exe,
+				is_static ? " is a static executable" : "",
+				is_static ? " (libcallpath-rt.a, docs/cmd-attach.md)"
+					  : " (--mechanism signal)");
 	if (o->nevents && cp_ev_parse(o->events[0], strlen(o->events[0]), &ko.event, err,
 				      sizeof err))
 		return cp_error(CP_EINVAL, "%s", err);
-	if (o->messages)
+	if (o->messages && is_static)
 		fprintf(o->messages,
 			"callpath %s: %s is a static executable: sampling it from outside "
 			"(kernel stack copies)%s\n",
 			o->name, exe, o->nevents > 1 ? "; only the first event" : "");
+	if (o->nevents > 1 && !is_static)
+		return cp_error(CP_EINVAL, "--mechanism kernel samples one event");
 	int rc = cp_kcopy_record(o->argv, &ko, &kr);
 	res->status = kr.status;
 	res->signal = kr.status > 128 ? kr.status - 128 : 0;
@@ -198,8 +201,14 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res)
 				"completely?",
 				o->runtime ? o->runtime : "libcallpath-rt.so",
 				o->runtime ? strerror(errno) : "no path given");
-	if (cp_kcopy_is_static(exe) == 1)
-		return record_from_outside(o, exe, res);
+	int is_static = cp_kcopy_is_static(exe) == 1;
+	if (is_static && o->mechanism == CP_RECORD_MECH_SIGNAL)
+		return cp_error(CP_EINVAL,
+				"%s is a static executable: the runtime cannot be preloaded into "
+				"it; use --mechanism kernel",
+				exe);
+	if (is_static || o->mechanism == CP_RECORD_MECH_KERNEL)
+		return record_from_outside(o, exe, is_static, res);
 	return cp_record_spawn(o, res);
 }
 

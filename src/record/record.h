@@ -40,6 +40,16 @@ struct cp_record_opts {
 	 * is an MPI launcher or needs an MPI library (DT_NEEDED, its libraries' too). */
 	int mpi;
 	const char *mpi_lib;
+	int mechanism; /* enum cp_record_mechanism */
+};
+
+/* How samples are taken: the preloaded runtime's signal handler, or the kernel's register
+ * and stack copies unwound by callpath (src/kcopy). Auto: kernel for static executables,
+ * signal otherwise. */
+enum cp_record_mechanism {
+	CP_RECORD_MECH_AUTO = 0,
+	CP_RECORD_MECH_SIGNAL = 1,
+	CP_RECORD_MECH_KERNEL = 2,
 };
 
 struct cp_record_result {
