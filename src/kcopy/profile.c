@@ -200,15 +200,7 @@ static void sample_unwind(struct kc_thread *t, const struct kc_sample *s, struct
 		hdr->unwind_failed++;
 		return;
 	}
-	cp_cct_node(&t->cct, leaf)->metrics[0] += s->period;
-	hdr->samples[0]++;
-	hdr->frames += (uint64_t)n;
-	if (status == CP_UNWIND_COMPLETE)
-		hdr->unwind_complete++;
-	else if (status == CP_UNWIND_PARTIAL)
-		hdr->unwind_partial++;
-	else
-		hdr->unwind_failed++;
+	cp_cct_add_sample(&t->cct, leaf, 0, s->period, n, (int)status);
 	r->samples++;
 	r->stack_bytes += s->stack_len;
 }
@@ -218,7 +210,7 @@ void kc_profile_sample(struct kc_profile *p, const struct perf_event_header *h)
 	struct kc_sample s;
 	struct kc_thread *t;
 
-	if (sample_parse(h, &s) < 0 || s.abi == PERF_SAMPLE_REGS_ABI_NONE)
+	if (sample_parse(h, &s) < 0 || s.abi != PERF_SAMPLE_REGS_ABI_64)
 		return; /* no user state: a kernel thread, or a sample taken in the kernel */
 	if ((pid_t)s.pid != p->pid) {
 		p->res->other_pid++;
