@@ -154,13 +154,12 @@ static int record_from_outside(const struct cp_record_opts *o, const char *exe, 
 	ko.outdir = res->outdir;
 	ko.quiet = !o->messages;
 	if (o->probes)
-		return cp_error(CP_ENOTSUP,
-				"%s%s: probes need the runtime inside the program%s", exe,
-				is_static ? " is a static executable" : "",
+		return cp_error(CP_ENOTSUP, "%s%s: probes need the runtime inside the program%s",
+				exe, is_static ? " is a static executable" : "",
 				is_static ? " (libcallpath-rt.a, docs/cmd-attach.md)"
 					  : " (--mechanism signal)");
-	if (o->nevents && cp_ev_parse(o->events[0], strlen(o->events[0]), &ko.event, err,
-				      sizeof err))
+	if (o->nevents &&
+	    cp_ev_parse(o->events[0], strlen(o->events[0]), &ko.event, err, sizeof err))
 		return cp_error(CP_EINVAL, "%s", err);
 	if (o->messages && is_static)
 		fprintf(o->messages,

@@ -4,6 +4,7 @@
 # status are its own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/attach-helpers/attach.sh"
+require_own_sampling
 
 start_steady 2 2 5
 run "$CALLPATH" attach --for 60 -o "$WORK/a" "$STEADY_PID"

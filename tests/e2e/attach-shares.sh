@@ -5,6 +5,7 @@
 # program's output and exit status are unchanged by being attached to and detached from.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/attach-helpers/attach.sh"
+require_own_sampling
 
 start_steady 20 2 7
 for i in 1 2; do

@@ -6,6 +6,7 @@
 # passes through. Probes, which need the runtime inside, are refused clearly.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/attach-helpers/attach.sh"
+require_own_sampling
 
 S=$CP_WORKLOADS/steady.static
 require_built "$CALLPATH" "$S" "$CP_WORKLOADS/steady.O2"

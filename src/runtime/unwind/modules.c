@@ -92,8 +92,8 @@ static int module_fill(struct cp_module *m, const struct dl_phdr_info *info)
 			m->eh_frame_hdr = (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr);
 			m->eh_frame_hdr_size = ph->p_memsz;
 		} else if (ph->p_type == PT_NOTE && !m->build_id_len) {
-			cp_module_read_build_id(m, (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr),
-						ph->p_memsz);
+			cp_module_read_build_id(
+			    m, (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr), ph->p_memsz);
 		}
 	}
 	if (hi == 0)

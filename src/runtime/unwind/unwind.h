@@ -71,10 +71,10 @@ int cp_unwind_here(struct cp_frame *out, int max, enum cp_unwind_status *status)
  * else (the stack copy, and the images of cp_modules_add'ed modules). Bounds-checked like
  * a live unwind: a read outside [stack_addr, stack_addr + stack_len) ends the walk. */
 struct cp_unwind_copy {
-	uintptr_t regs[17];    /* DWARF numbering (rax=0 ... r15=15, rip=16) */
-	uint32_t known;	       /* bit i: regs[i] is valid (rip and rsp are needed) */
-	uintptr_t stack_addr;  /* the target's address of stack[0]: its rsp */
-	const void *stack;     /* the copy */
+	uintptr_t regs[17];   /* DWARF numbering (rax=0 ... r15=15, rip=16) */
+	uint32_t known;	      /* bit i: regs[i] is valid (rip and rsp are needed) */
+	uintptr_t stack_addr; /* the target's address of stack[0]: its rsp */
+	const void *stack;    /* the copy */
 	size_t stack_len;
 };
 int cp_unwind_copy(const struct cp_unwind_copy *c, struct cp_frame *out, int max,

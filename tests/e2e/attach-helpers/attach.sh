@@ -1,6 +1,15 @@
 # Sourced by tests/e2e/attach-*.sh (after lib.sh): a steady target to attach to, and the
 # share of three() in a measurement (steady.c: three() 75%, one() 25% of the CPU time).
 
+# The environment lets us sample our own processes with perf_event (paranoid 3 or more,
+# Debian's "no perf for users" setting, forbids it without CAP_PERFMON).
+require_own_sampling() {
+	local p
+	p=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+	[ "$(id -u)" -eq 0 ] || [ "$p" -le 2 ] ||
+		skip "perf_event_paranoid is $p: perf_event sampling is not allowed for users"
+}
+
 # start_steady SECONDS THREADS [STATUS]: steady.O2 in the background; sets STEADY_PID and
 # waits until it runs. Its output goes to $WORK/steady.out.
 start_steady() {
