@@ -31,6 +31,8 @@ struct kc_session {
 	int *fds; /* one event per (thread, CPU) */
 	pid_t *fd_tid;
 	size_t nfds, alloc, talloc, nthreads;
+	pid_t *inherited; /* threads the events followed by themselves (FORK records) */
+	size_t ninherited, ialloc;
 	struct kc_profile prof;
 	char *scratch;
 	int exited;	       /* EXIT record of the target's main thread */
@@ -52,10 +54,15 @@ static uint64_t mono_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Sampled already: by its own events, or by inherited ones (a second event would sample
+ * it twice). */
 static int has_thread(const struct kc_session *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fd_tid[i] == tid)
+			return 1;
+	for (size_t i = 0; i < s->ninherited; i++)
+		if (s->inherited[i] == tid)
 			return 1;
 	return 0;
 }
@@ -82,40 +89,6 @@ static int thread_add(struct kc_session *s, pid_t tid)
 			ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
 	s->nthreads++;
-	return 0;
-}
-
-/* One event per thread of the target; repeated until no thread is new (a thread created
- * by one not yet sampled). Threads created later by sampled ones inherit the event. */
-static int open_threads(struct kc_session *s)
-{
-	char path[64];
-	int added;
-
-	do {
-		DIR *d;
-		added = 0;
-		snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
-		if (!(d = opendir(path)))
-			return cp_error(CP_ENOENT, "no process %d", (int)s->pid);
-		for (struct dirent *e; (e = readdir(d));) {
-			pid_t tid = (pid_t)atoi(e->d_name);
-			int rc;
-			if (tid <= 0 || has_thread(s, tid))
-				continue;
-			rc = thread_add(s, tid);
-			if (rc == CP_ENOENT) { /* ended meanwhile */
-				cp_error_clear();
-				continue;
-			}
-			if (rc) {
-				closedir(d);
-				return rc;
-			}
-			added++;
-		}
-		closedir(d);
-	} while (added);
 	return 0;
 }
 
@@ -158,6 +131,14 @@ static void on_record(void *arg, const struct perf_event_header *h)
 			kc_profile_comm(&s->prof, (pid_t)ids[1], body + 8);
 		break;
 	}
+	case PERF_RECORD_FORK: { /* pid, ppid, tid, ptid: a thread that inherited events */
+		const uint32_t *ids = (const uint32_t *)body;
+		if ((pid_t)ids[0] == s->pid) {
+			XGROW(s->inherited, s->ninherited + 1, s->ialloc);
+			s->inherited[s->ninherited++] = (pid_t)ids[2];
+		}
+		break;
+	}
 	case PERF_RECORD_EXIT: {
 		const uint32_t *ids = (const uint32_t *)body;
 		if ((pid_t)ids[0] == s->pid && ids[0] == ids[2])
@@ -174,6 +155,41 @@ static void drain_all(struct kc_session *s)
 {
 	for (int i = 0; i < s->ncpus; i++)
 		kc_ring_drain(&s->rings[i], s->scratch, on_record, s);
+}
+
+/* One event per thread of the target; repeated until no thread is new (a thread created
+ * by one not yet sampled). Threads created later by sampled ones inherit the event. */
+static int open_threads(struct kc_session *s)
+{
+	char path[64];
+	int added;
+
+	do {
+		DIR *d;
+		added = 0;
+		drain_all(s); /* FORK records: threads created meanwhile by sampled ones */
+		snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
+		if (!(d = opendir(path)))
+			return cp_error(CP_ENOENT, "no process %d", (int)s->pid);
+		for (struct dirent *e; (e = readdir(d));) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			int rc;
+			if (tid <= 0 || has_thread(s, tid))
+				continue;
+			rc = thread_add(s, tid);
+			if (rc == CP_ENOENT) { /* ended meanwhile */
+				cp_error_clear();
+				continue;
+			}
+			if (rc) {
+				closedir(d);
+				return rc;
+			}
+			added++;
+		}
+		closedir(d);
+	} while (added);
+	return 0;
 }
 
 static volatile sig_atomic_t stop_signal, stop_from_terminal;
@@ -261,6 +277,7 @@ static void session_close(struct kc_session *s)
 		close(s->fds[i]);
 	free(s->fds);
 	free(s->fd_tid);
+	free(s->inherited);
 	free(s->rings);
 	free(s->scratch);
 }
