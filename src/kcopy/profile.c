@@ -62,7 +62,8 @@ int kc_profile_start(struct kc_profile *p, const char *dir, pid_t pid, const str
 		p->metric.source = CP_MF_SRC_CPUTIME;
 		p->metric.mechanism = CP_MF_MECH_PERF_TASK_CLOCK;
 	} else {
-		snprintf(p->metric.unit, sizeof p->metric.unit, "events");
+		const struct cp_ev_desc *d = cp_ev_find(ev->name, strlen(ev->name));
+		snprintf(p->metric.unit, sizeof p->metric.unit, "%s", d ? d->unit : "events");
 		p->metric.source = CP_MF_SRC_PERF;
 		p->metric.mechanism = CP_MF_MECH_PERF_EVENT;
 	}
