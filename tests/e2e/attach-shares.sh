@@ -2,7 +2,8 @@
 # callpath attach samples a running program from outside: attached twice for 2 s to
 # steady.O2 (two threads, three() 75% / one() 25%), each profile has three()'s share within
 # a few points of `callpath record` on the same workload; every thread is found; the
-# program's output and exit status are unchanged by being attached to and detached from.
+# program's output and exit status are unchanged by being attached to and detached from;
+# record --mechanism kernel agrees too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/attach-helpers/attach.sh"
 require_own_sampling
@@ -31,4 +32,11 @@ for i in 1 2; do
 	shares_close "$got" "$ngot" "$ref" "$nref" ||
 		fail "attach $i: three() has ${got}%, record ${ref}%: further apart than sampling noise"
 done
+# record --mechanism kernel: the same driver from the program's exec on (a dynamic program:
+# its libraries come from MMAP2 records).
+run "$CALLPATH" record -q --mechanism kernel -o "$WORK/k" -- "$CP_WORKLOADS/steady.O2" 2 2
+grep -q "kernel stack copies" "$WORK/k"/*.proc || fail "--mechanism kernel did not sample from outside"
+read -r got ngot <<<"$(share_three "$WORK/k")"
+note "three(): record --mechanism kernel ${got}% of $ngot samples"
+shares_close "$got" "$ngot" "$ref" "$nref" || fail "--mechanism kernel: three() has ${got}%"
 note "ok"
