@@ -54,7 +54,7 @@ int kc_target_scan(pid_t pid);
 struct kc_thread {
 	pid_t tid;
 	struct cp_cct cct;
-	char name[16];
+	uint64_t cpu_first; /* its CPU time (schedstat) when first sampled; 0 if unknown */
 };
 
 struct kc_profile {

@@ -77,6 +77,21 @@ int kc_profile_start(struct kc_profile *p, const char *dir, pid_t pid, const str
 	return 0;
 }
 
+/* A thread's CPU time so far in ns (/proc/PID/task/TID/schedstat), 0 if it is gone. */
+static uint64_t thread_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	size_t len;
+	unsigned long long ns = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	char *text = file_slurp(path, &len);
+	if (sscanf(text, "%llu", &ns) != 1)
+		ns = 0;
+	free(text);
+	return ns;
+}
+
 static struct kc_thread *thread_get(struct kc_profile *p, pid_t tid)
 {
 	char path[PATH_MAX + 64];
@@ -106,6 +121,7 @@ static struct kc_thread *thread_get(struct kc_profile *p, pid_t tid)
 	comm[strcspn(comm, "\n")] = 0;
 	snprintf(t->cct.hdr->name, sizeof t->cct.hdr->name, "%s", comm);
 	free(comm);
+	t->cpu_first = thread_cpu_ns(p->pid, tid);
 	return t;
 }
 
@@ -296,6 +312,10 @@ int kc_profile_finish(struct kc_profile *p, int exited, int status)
 
 	for (size_t i = 0; i < p->nthreads; i++)
 		if (p->threads[i].cct.hdr) {
+			/* The delivered rate's denominator, for threads that are still there. */
+			uint64_t cpu = thread_cpu_ns(p->pid, p->threads[i].tid);
+			if (cpu && p->threads[i].cpu_first && cpu > p->threads[i].cpu_first)
+				p->threads[i].cct.hdr->cpu_ns = cpu - p->threads[i].cpu_first;
 			p->threads[i].cct.hdr->end_ns = now_ns(CLOCK_REALTIME);
 			cp_cct_close(&p->threads[i].cct, 1);
 		}
