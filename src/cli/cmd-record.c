@@ -55,6 +55,10 @@ static void record_usage(FILE *out)
 		     "      --mpi, --no-mpi         measure MPI calls (mpi-time, bytes, messages\n"
 		     "                              by context; libcallpath-mpi.so): default when\n"
 		     "                              PROGRAM needs libmpi or is mpirun/mpiexec\n"
+		     "      --mechanism kernel|signal  how samples are taken: the runtime's\n"
+		     "                              signal handler (default), or the kernel's\n"
+		     "                              stack copies unwound by callpath (static\n"
+		     "                              executables: always kernel)\n"
 		     "  -h, --help                  this help\n\nevents:\n");
 	for (size_t i = 0; i < cp_ev_runtime_len; i++)
 		fprintf(out, "  %-10s %s\n", cp_ev_table[i].name, cp_ev_table[i].help);
@@ -189,6 +193,7 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 	    {"show-runtime", no_argument, 0, 'R'},
 	    {"mpi", no_argument, 0, 'M'},
 	    {"no-mpi", no_argument, 0, 'm'},
+	    {"mechanism", required_argument, 0, 'K'},
 	    {0, 0, 0, 0},
 	};
 	struct cp_record_opts *o = &c->run;
@@ -224,6 +229,14 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 		case 'm':
 			o->mpi = 0;
 			break;
+		case 'K':
+			if (!strcmp(optarg, "kernel") || !strcmp(optarg, "signal")) {
+				o->mechanism = optarg[0] == 'k' ? CP_RECORD_MECH_KERNEL
+								: CP_RECORD_MECH_SIGNAL;
+				break;
+			}
+			cli_error("record", "--mechanism is kernel or signal, not '%s'", optarg);
+			return -1;
 		case 'h':
 			record_usage(stdout);
 			return 1;

@@ -16,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
     {"record", cmd_record, "run a program and sample its calling contexts"},
+    {"attach", cmd_attach, "sample a running process without stopping or changing it"},
     {"probe", cmd_probe, "count and time only the functions you name, per call path"},
     {"gprof", cmd_gprof, "gprof without recompiling: write a gmon.out for a program"},
     {"analyze", cmd_analyze, "correlate a measurement with program structure into a database"},

@@ -1,6 +1,9 @@
 /* cp_record_run: the program, its measurement directory and its environment (record.h). */
 #include "record/record-impl.h"
 
+#include "events/events.h"
+#include "kcopy/kcopy.h"
+
 #include "base/error.h"
 #include "db/analyze.h"
 
@@ -61,6 +64,8 @@ static int clear_dir(const char *dir)
 	return removed;
 }
 
+static int dir_create(char *out, size_t cap);
+
 static int make_outdir(const struct cp_record_opts *o, int rank, char *out, size_t cap)
 {
 	const char *base = strrchr(o->argv[0], '/');
@@ -76,6 +81,21 @@ static int make_outdir(const struct cp_record_opts *o, int rank, char *out, size
 	if (removed > 0 && o->messages && rank <= 0)
 		fprintf(o->messages, "callpath %s: replacing the earlier measurement in %s\n",
 			o->name, out);
+	return dir_create(out, cap);
+}
+
+int cp_record_prepare_dir(const char *name, FILE *messages, const char *dir, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", dir);
+	if (clear_dir(out) > 0 && messages)
+		fprintf(messages, "callpath %s: replacing the earlier measurement in %s\n", name,
+			out);
+	return dir_create(out, cap);
+}
+
+/* mkdir, then out becomes absolute. */
+static int dir_create(char *out, size_t cap)
+{
 	if (mkdir(out, 0755) && errno != EEXIST)
 		return cp_error(CP_EIO, "cannot create the measurement directory %s: %s", out,
 				strerror(errno));
@@ -121,6 +141,39 @@ void cp_record_child_environment(const struct cp_record_opts *o, const struct cp
 		setenv("CALLPATH_PROBE_METRICS", o->probe_metrics, 1);
 }
 
+/* A static executable cannot be preloaded: sampled from outside (kcopy.h). */
+static int record_from_outside(const struct cp_record_opts *o, const char *exe, int is_static,
+			       struct cp_record_result *res)
+{
+	struct cp_kcopy_opts ko;
+	struct cp_kcopy_result kr;
+	char err[512];
+
+	cp_kcopy_opts_init(&ko);
+	ko.name = o->name;
+	ko.outdir = res->outdir;
+	ko.quiet = !o->messages;
+	if (o->probes)
+		return cp_error(CP_ENOTSUP, "%s%s: probes need the runtime inside the program%s",
+				exe, is_static ? " is a static executable" : "",
+				is_static ? " (libcallpath-rt.a, docs/cmd-attach.md)"
+					  : " (--mechanism signal)");
+	if (o->nevents &&
+	    cp_ev_parse(o->events[0], strlen(o->events[0]), &ko.event, err, sizeof err))
+		return cp_error(CP_EINVAL, "%s", err);
+	if (o->messages && is_static)
+		fprintf(o->messages,
+			"callpath %s: %s is a static executable: sampling it from outside "
+			"(kernel stack copies)%s\n",
+			o->name, exe, o->nevents > 1 ? "; only the first event" : "");
+	if (o->nevents > 1 && !is_static)
+		return cp_error(CP_EINVAL, "--mechanism kernel samples one event");
+	int rc = cp_kcopy_record(o->argv, &ko, &kr);
+	res->status = kr.status;
+	res->signal = kr.status > 128 ? kr.status - 128 : 0;
+	return rc;
+}
+
 int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -147,6 +200,14 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res)
 				"completely?",
 				o->runtime ? o->runtime : "libcallpath-rt.so",
 				o->runtime ? strerror(errno) : "no path given");
+	int is_static = cp_kcopy_is_static(exe) == 1;
+	if (is_static && o->mechanism == CP_RECORD_MECH_SIGNAL)
+		return cp_error(CP_EINVAL,
+				"%s is a static executable: the runtime cannot be preloaded into "
+				"it; use --mechanism kernel",
+				exe);
+	if (is_static || o->mechanism == CP_RECORD_MECH_KERNEL)
+		return record_from_outside(o, exe, is_static, res);
 	return cp_record_spawn(o, res);
 }
 

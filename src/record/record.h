@@ -40,6 +40,16 @@ struct cp_record_opts {
 	 * is an MPI launcher or needs an MPI library (DT_NEEDED, its libraries' too). */
 	int mpi;
 	const char *mpi_lib;
+	int mechanism; /* enum cp_record_mechanism */
+};
+
+/* How samples are taken: the preloaded runtime's signal handler, or the kernel's register
+ * and stack copies unwound by callpath (src/kcopy). Auto: kernel for static executables,
+ * signal otherwise. */
+enum cp_record_mechanism {
+	CP_RECORD_MECH_AUTO = 0,
+	CP_RECORD_MECH_SIGNAL = 1,
+	CP_RECORD_MECH_KERNEL = 2,
 };
 
 struct cp_record_result {
@@ -60,6 +70,10 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res);
 /* Finds prog as execvp would (PATH when it has no '/'); out (PATH_MAX bytes) gets the real
  * path of the executable. 0, or -1 when there is none. */
 int cp_record_find_program(const char *prog, char *out);
+
+/* Prepares dir as a measurement directory for command name: an earlier measurement in it
+ * is removed (said on messages), the directory made; out gets its absolute path. */
+int cp_record_prepare_dir(const char *name, FILE *messages, const char *dir, char *out, size_t cap);
 
 /* Analyzes dir into dir/callpath.db without output (what report and export read). */
 int cp_record_analyze(const char *dir);

@@ -18,8 +18,9 @@ RT=$CP_SOURCE_DIR/src/runtime
 cd "$RT" || fail "no $RT"
 
 # Init-time files: configuration, process start and end, module registration, patching,
-# the process file, the wrappers of libgcc's unwinder (dlsym); core/thread-end.c runs at
-# thread end and exit (its crash-path part uses stores and system calls only);
+# the process file, the wrappers of libgcc's unwinder (dlsym), other processes' modules
+# for the kernel-copy driver (unwind/modules-image.c, run by the CLI); core/thread-end.c
+# runs at thread end and exit (its crash-path part uses stores and system calls only);
 # core/mpi-rank.c right after the program's MPI_Init.
 INIT_TIME="
 core/config.c
@@ -33,6 +34,7 @@ probe/unwind-hook.c
 sample/cputime-init.c
 sample/perf-event-init.c
 unwind/modules.c
+unwind/modules-image.c
 unwind/unwind-init.c
 writer/procfile.c
 "

@@ -48,6 +48,24 @@ static inline struct cp_mf_node *cp_cct_node(struct cp_cct *c, uint32_t i)
 	return (struct cp_mf_node *)((char *)c->hdr + c->hdr->h.header_size +
 				     (size_t)i * c->node_size);
 }
+/* Charges one sample of weight on metric to leaf and counts it in the header: n frames,
+ * unwound with status (enum cp_unwind_status: 0 complete, 1 partial, 2 failed). Both
+ * sampling drivers (the runtime's signal handler, the kernel-copy driver) use it. */
+static inline void cp_cct_add_sample(struct cp_cct *c, uint32_t leaf, uint32_t metric,
+				     uint64_t weight, int n, int status)
+{
+	struct cp_mf_thread *h = c->hdr;
+
+	cp_cct_node(c, leaf)->metrics[metric] += weight;
+	h->samples[metric]++;
+	h->frames += (uint64_t)n;
+	if (status == 0)
+		h->unwind_complete++;
+	else if (status == 1)
+		h->unwind_partial++;
+	else
+		h->unwind_failed++;
+}
 /* Marks the header FINISHED (if finished), trims the file, frees the table and mapping. */
 void cp_cct_close(struct cp_cct *c, int finished);
 /* Fork child: drop the inherited mapping (it is the parent's file) without writing to it. */

@@ -93,15 +93,7 @@ static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight, c
 		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");
 		return;
 	}
-	cp_cct_node(&t->cct, leaf)->metrics[metric] += weight;
-	h->samples[metric]++;
-	h->frames += (uint64_t)n;
-	if (status == CP_UNWIND_COMPLETE)
-		h->unwind_complete++;
-	else if (status == CP_UNWIND_PARTIAL)
-		h->unwind_partial++;
-	else
-		h->unwind_failed++;
+	cp_cct_add_sample(&t->cct, leaf, metric, weight, n, (int)status);
 }
 
 /* Which of our metrics sent this signal on this thread; -1 if none. */

@@ -649,6 +649,7 @@ int cp_cfi_find_row(const struct cp_module *m, uintptr_t pc, struct cp_cfi_row *
 	struct cie cie;
 	uintptr_t begin, end;
 
+	pc += (uintptr_t)m->image_delta; /* the tables are read where they are mapped here */
 	memset(row, 0, sizeof(*row));
 	row->kind = CP_ROW_NONE;
 	if (!info || !(fde = fde_search(info, pc)))
@@ -673,6 +674,8 @@ int cp_cfi_find_row(const struct cp_module *m, uintptr_t pc, struct cp_cfi_row *
 	if (st.bad)
 		return -1;
 	row_reduce(&st, row);
+	row->lo -= (uintptr_t)m->image_delta;
+	row->hi -= (uintptr_t)m->image_delta;
 	return 0;
 }
 
@@ -682,5 +685,31 @@ int cp_cfi_is_sigreturn(const struct cp_module *m, uintptr_t pc)
 
 	if (!m || pc < m->text_lo || pc + sizeof(code) > m->text_hi)
 		return 0;
-	return !memcmp((const void *)pc, code, sizeof(code));
+	return !memcmp((const void *)(pc + (uintptr_t)m->image_delta), code, sizeof(code));
+}
+
+size_t cp_cfi_fde_list(const uint8_t *eh_frame, size_t size, struct cp_cfi_fde *out, size_t cap)
+{
+	const uint8_t *p = eh_frame, *end = eh_frame + size, *body, *rec_end;
+	size_t n = 0;
+
+	while (p + 8 <= end && n < cap) {
+		uint32_t len, id;
+		const uint8_t *insns, *insns_end;
+		uintptr_t begin, hi;
+		struct cie cie;
+
+		memcpy(&len, p, 4);
+		if (len == 0 || record_bounds(p, &body, &rec_end) < 0 || rec_end > end)
+			break;
+		memcpy(&id, body, 4);
+		if (id != 0 && fde_parse(p, &cie, &begin, &hi, &insns, &insns_end) == 0 &&
+		    hi > begin) {
+			out[n].begin = begin;
+			out[n].fde = p;
+			n++;
+		}
+		p = rec_end;
+	}
+	return n;
 }

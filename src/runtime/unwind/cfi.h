@@ -5,6 +5,7 @@
 #ifndef CP_RUNTIME_UNWIND_CFI_H
 #define CP_RUNTIME_UNWIND_CFI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/unwind/modules.h"
@@ -84,6 +85,14 @@ int cp_cfi_find_row(const struct cp_module *m, uintptr_t pc, struct cp_cfi_row *
 
 /* Sigreturn trampoline bytes at pc (mov $15,%rax; syscall)? pc must lie in module text. */
 int cp_cfi_is_sigreturn(const struct cp_module *m, uintptr_t pc);
+
+/* The FDEs of an .eh_frame section (mapped at eh_frame), at most cap: for an image that
+ * has no .eh_frame_hdr (static executables), whose search table is then built from them. */
+struct cp_cfi_fde {
+	uintptr_t begin; /* initial location */
+	const uint8_t *fde;
+};
+size_t cp_cfi_fde_list(const uint8_t *eh_frame, size_t size, struct cp_cfi_fde *out, size_t cap);
 
 /* Forgets every cached recipe (after a module was unloaded; outside signal context). */
 void cp_unwind_cache_flush(void);

@@ -35,10 +35,9 @@ struct sync_ctx {
 	int unchanged; /* nothing loaded or unloaded since the last pass */
 };
 
-static void module_read_build_id(struct cp_module *m, const ElfW(Phdr) * ph)
+void cp_module_read_build_id(struct cp_module *m, const uint8_t *p, size_t size)
 {
-	const uint8_t *p = (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr);
-	const uint8_t *end = p + ph->p_memsz;
+	const uint8_t *end = p + size;
 
 	while (p + sizeof(ElfW(Nhdr)) <= end) {
 		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
@@ -93,7 +92,8 @@ static int module_fill(struct cp_module *m, const struct dl_phdr_info *info)
 			m->eh_frame_hdr = (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr);
 			m->eh_frame_hdr_size = ph->p_memsz;
 		} else if (ph->p_type == PT_NOTE && !m->build_id_len) {
-			module_read_build_id(m, ph);
+			cp_module_read_build_id(
+			    m, (const uint8_t *)(uintptr_t)(m->bias + ph->p_vaddr), ph->p_memsz);
 		}
 	}
 	if (hi == 0)
@@ -246,4 +246,46 @@ void cp_modules_replay(void)
 		if (!cp_mod_slots[i].unloaded && listener.loaded)
 			listener.loaded(&cp_mod_slots[i], listener.arg);
 	pthread_mutex_unlock(&lock);
+}
+
+int cp_modules_add(const struct cp_module *m)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&lock);
+	n = cp_mod_n_slots;
+	if (n >= CP_MODULES_MAX) {
+		pthread_mutex_unlock(&lock);
+		return cp_error(CP_ENOMEM, "module registry: more than %d load modules",
+				CP_MODULES_MAX);
+	}
+	cp_mod_slots[n] = *m;
+	cp_mod_slots[n].id = n;
+	cp_mod_slots[n].unloaded = 0;
+	cp_mod_slots[n].unload_seq = 0;
+	cp_mod_slots[n].load_seq = ++event_seq;
+	cp_cfi_prepare(&cp_mod_slots[n], &ehinfo[n]);
+	cp_mod_slots[n].unwind_private = &ehinfo[n];
+	__atomic_store_n(&cp_mod_n_slots, n + 1, __ATOMIC_RELEASE);
+	index_rebuild(n + 1);
+	if (listener.loaded)
+		listener.loaded(&cp_mod_slots[n], listener.arg);
+	pthread_mutex_unlock(&lock);
+	return (int)n;
+}
+
+void cp_modules_unload_all(void)
+{
+	pthread_mutex_lock(&lock);
+	for (uint32_t i = 0; i < cp_mod_n_slots; i++) {
+		if (cp_mod_slots[i].unloaded)
+			continue;
+		cp_mod_slots[i].unload_seq = ++event_seq;
+		__atomic_store_n(&cp_mod_slots[i].unloaded, 2, __ATOMIC_RELEASE);
+		if (listener.unloaded)
+			listener.unloaded(&cp_mod_slots[i], listener.arg);
+	}
+	index_rebuild(cp_mod_n_slots);
+	pthread_mutex_unlock(&lock);
+	cp_unwind_cache_flush();
 }

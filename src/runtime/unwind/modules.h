@@ -32,6 +32,11 @@ struct cp_module {
 	uint8_t build_id[32];
 	char path[CP_MODULE_PATH_MAX];
 	void *unwind_private; /* unwinder's per-module state (recipe cache, ...) */
+	/* Another process's module (offline unwinding, cp_modules_add): its image is mapped
+	 * in this process at runtime address + image_delta (eh_frame_hdr points there).
+	 * 0 and 0 for this process's own modules. */
+	int64_t image_delta;
+	uint32_t foreign;
 };
 
 /* Called (outside signal context, under the registry lock) for each module that appeared
@@ -50,6 +55,20 @@ const struct cp_module *cp_modules_find(uintptr_t pc);
  * slots [0, cp_modules_count()), each immutable once counted. Async-signal-safe. */
 uint32_t cp_modules_count(void);
 const struct cp_module *cp_modules_slot(uint32_t i);
+/* Registers a module of another process (offline unwinding: the kernel-copy driver), its
+ * image mapped here at m->image_delta from its runtime addresses; id, load_seq and the
+ * unwind tables are filled in. Outside signal context. Its id, or CP_ENOMEM when full. */
+int cp_modules_add(const struct cp_module *m);
+/* Prepares the module of another process for cp_modules_add: maps the ELF file at open_path
+ * read-only here; the target maps its file offset pgoff at map_start; name is its path
+ * there (modules-image.c). cp_modules_map_memory: an image already mapped here (the vDSO,
+ * the same in every process), at map_start in the target. 0 or a CP_E* code. */
+int cp_modules_map_file(const char *open_path, const char *name, uint64_t map_start, uint64_t pgoff,
+			struct cp_module *m);
+int cp_modules_map_memory(const void *ehdr, uint64_t map_start, const char *name,
+			  struct cp_module *m);
+/* Marks every module unloaded (another process image follows). Outside signal context. */
+void cp_modules_unload_all(void);
 /* For fork children: forget nothing, but re-announce every live module to the listener. */
 void cp_modules_replay(void);
 

@@ -21,12 +21,19 @@ struct uw_thread {
 	uintptr_t stack_lo, stack_hi; /* the thread's stack mapping */
 	uintptr_t alt_lo, alt_hi;     /* sigaltstack, if any */
 	int inited;
+	/* Unwinding a copy (cp_unwind_copy): the only readable stack is [copy_lo, copy_hi),
+	 * held here at target address + copy_delta. */
+	int copy;
+	uintptr_t copy_lo, copy_hi;
+	intptr_t copy_delta;
 };
 
 /* The readable window for the current stack segment: [lo, hi), hi - lo >= 8;
- * span = hi - lo - 8, so that one unsigned compare checks a whole 8-byte read. */
+ * span = hi - lo - 8, so that one unsigned compare checks a whole 8-byte read. The bytes
+ * of address a are at a + delta here (0 for the live stack, the copy's offset otherwise). */
 struct uw_window {
 	uintptr_t lo, hi, span;
+	intptr_t delta;
 	struct uw_thread *t;
 };
 
@@ -47,7 +54,7 @@ static inline int uw_read(const struct uw_window *w, uintptr_t addr, uintptr_t *
 {
 	if (addr - w->lo > w->span)
 		return -1;
-	*out = *(const uintptr_t *)addr;
+	*out = *(const uintptr_t *)(addr + w->delta);
 	return 0;
 }
 

@@ -163,6 +163,13 @@ int uw_window_for(struct uw_window *w, uintptr_t sp)
 	int saved;
 
 	w->t = t;
+	w->delta = 0;
+	if (t->copy) { /* a stack copy: nothing else is readable */
+		if (sp < t->copy_lo || sp >= t->copy_hi)
+			return -1;
+		w->delta = t->copy_delta;
+		return window_set(w, sp, t->copy_hi);
+	}
 	if (!t->inited)
 		cp_unwind_thread_init_signal_safe(sp);
 	if (sp >= t->stack_lo && sp < t->stack_hi) /* lives as long as the thread */
@@ -222,8 +229,8 @@ static int code_before(const struct cp_module *m, uintptr_t ra, uint8_t out[8])
 	int saved;
 	ssize_t got;
 
-	if (m->id == 0) {
-		memcpy(out, (const void *)(ra - 8), 8);
+	if (m->id == 0 || m->foreign) { /* our executable, or an image mapped read-only */
+		memcpy(out, (const void *)(ra - 8 + (uintptr_t)m->image_delta), 8);
 		return 0;
 	}
 	saved = errno;

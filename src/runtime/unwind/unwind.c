@@ -13,6 +13,7 @@
  *
  * Signal-time code, async-signal-safe: no allocation (the table is mmap'd by cp_unwind_init,
  * unwind-init.c), no locks. */
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -338,14 +339,14 @@ static void regs_from_gregs(struct uw_regs *rg, const greg_t *g)
  * interrupted code ran on another stack (sigaltstack). */
 static int step_signal(struct uw_window *w, struct uw_regs *rg)
 {
-	const ucontext_t *uc = (const ucontext_t *)rg->r[CP_DW_RSP];
-	uintptr_t first = (uintptr_t)&uc->uc_mcontext.gregs[0];
-	uintptr_t last = (uintptr_t)&uc->uc_mcontext.gregs[NGREG - 1];
+	uintptr_t at = rg->r[CP_DW_RSP];
+	uintptr_t first = at + offsetof(ucontext_t, uc_mcontext.gregs[0]);
+	uintptr_t last = at + offsetof(ucontext_t, uc_mcontext.gregs[NGREG - 1]);
 	uintptr_t dummy;
 
 	if (uw_read(w, first, &dummy) < 0 || uw_read(w, last, &dummy) < 0)
 		return -1;
-	regs_from_gregs(rg, uc->uc_mcontext.gregs);
+	regs_from_gregs(rg, ((const ucontext_t *)(at + w->delta))->uc_mcontext.gregs);
 	if (rg->r[CP_DW_RSP] < w->lo || rg->r[CP_DW_RSP] >= w->hi)
 		return uw_window_for(w, rg->r[CP_DW_RSP]);
 	return 0;
@@ -394,7 +395,7 @@ static inline void emit(struct uw_out *o, uintptr_t pc, uint32_t kind)
  * and caller-saved registers in frame 0 only), so r12-r15 are dropped here. Returns the
  * updated `known` mask. */
 static inline uint32_t hot_saved_regs(struct uw_regs *rg, uint64_t w2, uintptr_t cfa, uintptr_t sp,
-				      uintptr_t lo, uintptr_t span, uint32_t known)
+				      const struct uw_window *w, uint32_t known)
 {
 	known &= ~HOT_UNTRACKED;
 	for (unsigned hows = W2_HOWS(w2) & 0xf; hows;) { /* rules other than "same" */
@@ -404,10 +405,10 @@ static inline uint32_t hot_saved_regs(struct uw_regs *rg, uint64_t w2, uintptr_t
 		hows &= ~(3u << (2 * i));
 		if (at < sp) /* already popped: the register holds the value */
 			continue;
-		if (how == 2 || at - lo > span)
+		if (how == 2 || at - w->lo > w->span)
 			known &= ~(1u << reg);
 		else
-			rg->r[reg] = *(const uintptr_t *)at;
+			rg->r[reg] = *(const uintptr_t *)(at + w->delta);
 	}
 	return known;
 }
@@ -419,7 +420,8 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		      uint32_t *kind)
 {
 	/* Locals, so that the frame stores below cannot force reloads (they may alias). */
-	const uintptr_t lo = w->lo, span = w->span, lo8 = w->lo + 8;
+	const uintptr_t span = w->span, lo8 = w->lo + 8;
+	const intptr_t delta = w->delta;
 	struct cache_slot *const table = cache;
 	uintptr_t pc = rg->r[CP_DW_RIP], sp = rg->r[CP_DW_RSP];
 	uint32_t known = rg->known;
@@ -448,7 +450,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		}
 		if (cfa - lo8 > span) /* the RA slot, CFA - 8, is readable */
 			break;
-		ra = *(const uintptr_t *)(cfa - 8);
+		ra = *(const uintptr_t *)(cfa - 8 + delta);
 		if (real_return(&ra, cfa - 8)) {
 			stop = 1;
 			break;
@@ -457,7 +459,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 			stop = 1;
 			break;
 		}
-		known = hot_saved_regs(rg, rest, cfa, sp, lo, span, known);
+		known = hot_saved_regs(rg, rest, cfa, sp, w, known);
 		f->pc = ra;
 		f->kind = CP_FRAME_RETURN;
 		f->how = CP_HOW_CFI;
@@ -571,4 +573,22 @@ __attribute__((noinline)) int cp_unwind_here(struct cp_frame *out, int max,
 	rg.known = (1u << CP_DW_RIP) | (1u << CP_DW_RSP) | (1u << CP_DW_RBP);
 	/* Frame 0 is this function (exact pc): walked, not reported. */
 	return unwind_loop(&rg, CP_FRAME_PC, out, max, 1, status);
+}
+
+int cp_unwind_copy(const struct cp_unwind_copy *c, struct cp_frame *out, int max,
+		   enum cp_unwind_status *status)
+{
+	struct uw_thread *t = uw_thread_self();
+	struct uw_regs rg;
+	int n;
+
+	memcpy(rg.r, c->regs, sizeof(rg.r));
+	rg.known = c->known & ((1u << CP_DW_NREGS) - 1);
+	t->copy = 1;
+	t->copy_lo = c->stack_addr;
+	t->copy_hi = c->stack_addr + c->stack_len;
+	t->copy_delta = (intptr_t)((uintptr_t)c->stack - c->stack_addr);
+	n = unwind_loop(&rg, CP_FRAME_PC, out, max, 0, status);
+	t->copy = 0;
+	return n;
 }

@@ -12,6 +12,7 @@
 #ifndef CP_RUNTIME_UNWIND_H
 #define CP_RUNTIME_UNWIND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -64,5 +65,19 @@ int cp_unwind_context(const ucontext_t *uc, struct cp_frame *out, int max,
 /* Unwind from the caller's own frame (probes, synchronous triggers): out[0] is the return
  * address into the caller of cp_unwind_here (kind CP_FRAME_RETURN). Async-signal-safe. */
 int cp_unwind_here(struct cp_frame *out, int max, enum cp_unwind_status *status);
+
+/* The other driver (the kernel-copy sampler, offline, in the CLI): unwinds a thread of
+ * another process from its registers and a copy of the top of its stack, reading nothing
+ * else (the stack copy, and the images of cp_modules_add'ed modules). Bounds-checked like
+ * a live unwind: a read outside [stack_addr, stack_addr + stack_len) ends the walk. */
+struct cp_unwind_copy {
+	uintptr_t regs[17];   /* DWARF numbering (rax=0 ... r15=15, rip=16) */
+	uint32_t known;	      /* bit i: regs[i] is valid (rip and rsp are needed) */
+	uintptr_t stack_addr; /* the target's address of stack[0]: its rsp */
+	const void *stack;    /* the copy */
+	size_t stack_len;
+};
+int cp_unwind_copy(const struct cp_unwind_copy *c, struct cp_frame *out, int max,
+		   enum cp_unwind_status *status);
 
 #endif
