@@ -5,8 +5,10 @@
  * matching functions of every load module; the run is cp_record_run()'s, as for `callpath
  * record` (same measurement directory, same summary), with sampling only when -e is given. */
 #include "cli/cli.h"
+#include "base/error.h"
 #include "patch/patch.h"
 #include "patch/select.h"
+#include "record/control.h"
 #include "record/record.h"
 
 #include <errno.h>
@@ -99,11 +101,69 @@ static int probe_list(struct list_ctx *c, const char *prog)
 	return c->matches ? 0 : 1;
 }
 
+/* --pid: the requests, in the order given ('a' add, 'r' remove). */
+struct pid_ctx {
+	int pid;
+	const char *dir;
+	int n;
+	char kind[4096];
+	const char *pattern[4096];
+};
+
+static int pid_push(struct pid_ctx *p, int kind, const char *pattern)
+{
+	if (p->n == (int)(sizeof p->kind)) {
+		cli_error("probe", "too many --add/--remove (at most %d per call)", p->n);
+		return -1;
+	}
+	p->kind[p->n] = (char)kind;
+	p->pattern[p->n++] = pattern;
+	return 0;
+}
+
+/* One line per request on stdout: "add PATTERN: N probed, R refused[: REASON]" or
+ * "remove PATTERN: N restored". Exit 1 when the process refused a request. */
+static int probe_pid(const struct pid_ctx *p)
+{
+	struct cp_control ctl;
+	char reply[CP_CONTROL_REPLY_MAX];
+	int failed = 0;
+	if (cp_control_open(&ctl, p->pid, p->dir)) {
+		cli_error("probe", "%s", cp_error_message());
+		return CLI_EXIT_FAILURE;
+	}
+	for (int i = 0; i < p->n; i++) {
+		const char *verb = p->kind[i] == 'a' ? "add" : "remove";
+		int rc = cp_control_request(&ctl, verb, p->pattern[i], reply, sizeof reply, 30);
+		if (rc == CP_EINVAL) {
+			cli_error("probe", "%s '%s': %s", verb, p->pattern[i], cp_error_message());
+			failed = 1;
+			continue;
+		}
+		if (rc) {
+			cli_error("probe", "%s", cp_error_message());
+			cp_control_close(&ctl);
+			return CLI_EXIT_FAILURE;
+		}
+		int n = 0, refused = 0, used = 0;
+		sscanf(reply, "%d\t%d%n", &n, &refused, &used);
+		if (p->kind[i] == 'a')
+			printf("add %s: %d probed, %d refused%s%s\n", p->pattern[i], n, refused,
+			       refused ? ": " : "", refused ? reply + used + 1 : "");
+		else
+			printf("remove %s: %d restored\n", p->pattern[i], n);
+	}
+	fflush(stdout);
+	cp_control_close(&ctl);
+	return failed;
+}
+
 static void probe_usage(FILE *out)
 {
 	fprintf(
 	    out,
 	    "usage: callpath probe -f PATTERN [-f PATTERN...] [options] [--] PROGRAM [ARGS...]\n"
+	    "       callpath probe --pid PID [--add PATTERN]... [--remove PATTERN]... [-o DIR]\n"
 	    "\n"
 	    "Counts the calls of the matching functions and measures their wall time (TSC),\n"
 	    "per calling context, in the executable and every shared library (also those\n"
@@ -123,6 +183,11 @@ static void probe_usage(FILE *out)
 	    "  -e, --event EVENT       also sample EVENT (as callpath record -e); repeatable\n"
 	    "  -o, --output DIR        measurement directory\n"
 	    "  -q, --quiet             no summary at the end\n"
+	    "  --pid PID               change the probes of process PID, running under\n"
+	    "                          callpath probe or callpath record --control (its\n"
+	    "                          measurement directory: -o DIR, else its environment)\n"
+	    "  --add PATTERN           with --pid: probe the functions matching PATTERN\n"
+	    "  --remove PATTERN        with --pid: remove the probes of those functions\n"
 	    "  -h, --help              this help\n"
 	    "\n"
 	    "Metrics: calls (entries), probe-time (ns, exclusive per probed activation; a\n"
@@ -155,12 +220,21 @@ static int probe_add_pattern(char *patterns, size_t cap, int kind, const char *p
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"function", required_argument, 0, 'f'}, {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'},   {"quiet", no_argument, 0, 'q'},
-	    {"select", required_argument, 0, 'S'},   {"filter", required_argument, 0, 'F'},
-	    {"list", no_argument, 0, 'l'},	     {"metric", required_argument, 0, 'm'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
+	    {"function", required_argument, 0, 'f'},
+	    {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"select", required_argument, 0, 'S'},
+	    {"filter", required_argument, 0, 'F'},
+	    {"list", no_argument, 0, 'l'},
+	    {"metric", required_argument, 0, 'm'},
+	    {"help", no_argument, 0, 'h'},
+	    {"pid", required_argument, 0, 'P'},
+	    {"add", required_argument, 0, 'a'},
+	    {"remove", required_argument, 0, 'r'},
+	    {0, 0, 0, 0},
 	};
+	static struct pid_ctx pc;
 	static char patterns[8192];
 	static struct list_ctx lc;
 	struct cp_record_opts o;
@@ -178,6 +252,18 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'l':
 			list = 1;
+			break;
+		case 'P':
+			pc.pid = atoi(optarg);
+			if (pc.pid <= 0) {
+				cli_error("probe", "bad process id '%s'", optarg);
+				return CLI_EXIT_FAILURE;
+			}
+			break;
+		case 'a':
+		case 'r':
+			if (pid_push(&pc, c, optarg))
+				return CLI_EXIT_FAILURE;
 			break;
 		case 'm':
 			if (strcmp(optarg, "cputime")) {
@@ -203,6 +289,15 @@ int cmd_probe(int argc, char **argv)
 			return CLI_EXIT_FAILURE;
 		}
 	}
+	if (pc.pid || pc.n) {
+		if (!pc.pid || !pc.n || *patterns || optind < argc) {
+			cli_error("probe", "--add and --remove go with --pid PID (and no program "
+					   "or -f); see --help");
+			return CLI_EXIT_FAILURE;
+		}
+		pc.dir = o.outdir;
+		return probe_pid(&pc);
+	}
 	if (!*patterns) {
 		cli_error("probe", "no function given: use -f PATTERN (see --help)");
 		return CLI_EXIT_FAILURE;
@@ -217,6 +312,7 @@ int cmd_probe(int argc, char **argv)
 	if (cli_record_events_check("probe", &o, quiet))
 		return CLI_EXIT_FAILURE;
 	o.probes = patterns;
+	o.control = 1; /* probe --pid may add and remove probes while it runs */
 	o.argv = argv + optind;
 	return cli_record_run(&o, quiet, 0);
 }

@@ -50,6 +50,8 @@ static void record_usage(FILE *out)
 		     "                              written)\n"
 		     "      --no-analyze            leave the measurement as it is: no database\n"
 		     "                              (callpath analyze DIR makes it later)\n"
+		     "      --control               let callpath probe --pid PID add and remove\n"
+		     "                              probes while the program runs\n"
 		     "      --show-runtime          keep callpath's own frames (its wrappers) in\n"
 		     "                              the paths, for debugging callpath\n"
 		     "  -h, --help                  this help\n\nevents:\n");
@@ -184,6 +186,7 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 	    {"list-events", optional_argument, 0, 'L'},
 	    {"no-analyze", no_argument, 0, 'N'},
 	    {"show-runtime", no_argument, 0, 'R'},
+	    {"control", no_argument, 0, 'C'},
 	    {0, 0, 0, 0},
 	};
 	struct cp_record_opts *o = &c->run;
@@ -212,6 +215,9 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 			break;
 		case 'R':
 			o->show_runtime = 1;
+			break;
+		case 'C':
+			o->control = 1;
 			break;
 		case 'h':
 			record_usage(stdout);

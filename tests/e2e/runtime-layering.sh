@@ -22,6 +22,7 @@ cd "$RT" || fail "no $RT"
 # thread end and exit (its crash-path part uses stores and system calls only).
 INIT_TIME="
 core/config.c
+core/control.c
 core/init.c
 core/startup.c
 core/sync-init.c

@@ -13,6 +13,8 @@
  *   CALLPATH_PROBES=PAT[;PAT]    entry/exit probes (probe/probe.h)
  *   CALLPATH_PROBE_ONLY=1        with probes: no sampling metrics
  *   CALLPATH_SHOW_RUNTIME=1      keep the runtime's own frames in paths (runtime.h)
+ *   CALLPATH_CONTROL=1           the control channel (core/control.c); the probe runtime
+ *                                is then on, with or without CALLPATH_PROBES
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "events/events.h"
 #include "runtime/core/runtime.h"
@@ -130,10 +132,11 @@ int cp_config_load(void)
 	/* With probes (CALLPATH_PROBES, probe/probe.h), CALLPATH_PROBE_ONLY=1 turns sampling
 	 * off (`callpath probe` without -e). */
 	const char *probes = getenv("CALLPATH_PROBES"), *only = getenv("CALLPATH_PROBE_ONLY");
-	int probing = probes && *probes;
+	const char *control = getenv("CALLPATH_CONTROL");
+	int probing = probes && *probes, controlled = control && !strcmp(control, "1");
 	if (!(probing && only && !strcmp(only, "1")) && config_events(getenv("CALLPATH_EVENTS")))
 		return -1;
-	if (probing && cp_probe_config(probes))
+	if ((probing || controlled) && cp_probe_config(probing ? probes : ""))
 		return -1;
 	config_save_env();
 	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");
