@@ -10,6 +10,7 @@
 #include "patch/select.h"
 #include "record/control.h"
 #include "record/record.h"
+#include "search/loops.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -121,6 +122,42 @@ static int pid_push(struct pid_ctx *p, int kind, const char *pattern)
 	return 0;
 }
 
+/* --loops [MODULE-PATH:]FUNC: the function probed, then its loops (search/loops.h). */
+static int probe_loops(struct cp_control *ctl, const char *spec)
+{
+	char exe[PATH_MAX], link[64], reply[CP_CONTROL_REPLY_MAX], pattern[PATH_MAX + 256];
+	const char *colon = strrchr(spec, ':'), *func = colon ? colon + 1 : spec;
+	struct cp_loop_plan plan;
+	snprintf(link, sizeof link, "/proc/%d/exe", ctl->pid);
+	if (colon)
+		snprintf(exe, sizeof exe, "%.*s", (int)(colon - spec), spec);
+	else if (!realpath(link, exe))
+		return cp_error(CP_ENOENT, "cannot read %s", link);
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	snprintf(pattern, sizeof pattern, "%s:%s", base, func);
+	int rc = cp_control_request(ctl, "add", pattern, reply, sizeof reply, 30), n = 0, r = 0;
+	if (rc)
+		return rc;
+	sscanf(reply, "%d\t%d", &n, &r);
+	if (r && !n) /* probed already answers 0, 0 */
+		return cp_error(CP_EINVAL, "%s cannot be probed: %s", func,
+				strchr(reply, ':') ? strchr(reply, ':') + 2 : reply);
+	cp_loop_plan_init(&plan);
+	rc = cp_loop_plan_make(&plan, exe, func);
+	if (!rc)
+		rc =
+		    cp_control_request(ctl, "loops", plan.request.buf + 0, reply, sizeof reply, 30);
+	if (!rc) {
+		int nl = 0, ne = 0;
+		sscanf(reply, "%d\t%d", &nl, &ne);
+		printf("loops %s: %d loops, %d edges instrumented\n", func, nl, ne);
+		if (plan.notes.len)
+			printf("%s", plan.notes.buf);
+	}
+	cp_loop_plan_release(&plan);
+	return rc;
+}
+
 /* One line per request on stdout: "add PATTERN: N probed, R refused[: REASON]" or
  * "remove PATTERN: N restored". Exit 1 when the process refused a request. */
 static int probe_pid(const struct pid_ctx *p)
@@ -133,8 +170,14 @@ static int probe_pid(const struct pid_ctx *p)
 		return CLI_EXIT_FAILURE;
 	}
 	for (int i = 0; i < p->n; i++) {
-		const char *verb = p->kind[i] == 'a' ? "add" : "remove";
-		int rc = cp_control_request(&ctl, verb, p->pattern[i], reply, sizeof reply, 30);
+		const char *verb = p->kind[i] == 'a'   ? "add"
+				   : p->kind[i] == 'l' ? "loops"
+						       : "remove";
+		int rc = p->kind[i] == 'l' ? probe_loops(&ctl, p->pattern[i])
+					   : cp_control_request(&ctl, verb, p->pattern[i], reply,
+								sizeof reply, 30);
+		if (!rc && p->kind[i] == 'l')
+			continue;
 		if (rc == CP_EINVAL) {
 			cli_error("probe", "%s '%s': %s", verb, p->pattern[i], cp_error_message());
 			failed = 1;
@@ -163,7 +206,8 @@ static void probe_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: callpath probe -f PATTERN [-f PATTERN...] [options] [--] PROGRAM [ARGS...]\n"
-	    "       callpath probe --pid PID [--add PATTERN]... [--remove PATTERN]... [-o DIR]\n"
+	    "       callpath probe --pid PID [--add PATTERN]... [--remove PATTERN]...\n"
+	    "                      [--add-loops FUNC]... [-o DIR]\n"
 	    "\n"
 	    "Counts the calls of the matching functions and measures their wall time (TSC),\n"
 	    "per calling context, in the executable and every shared library (also those\n"
@@ -188,6 +232,11 @@ static void probe_usage(FILE *out)
 	    "                          measurement directory: -o DIR, else its environment)\n"
 	    "  --add PATTERN           with --pid: probe the functions matching PATTERN\n"
 	    "  --remove PATTERN        with --pid: remove the probes of those functions\n"
+	    "  --add-loops [MODULE:]FUNC  with --pid: probe FUNC and its loops (iterations,\n"
+	    "                          entries, time per loop); the program must run under\n"
+	    "                          callpath probe --loops\n"
+	    "  --loops                 let --add-loops instrument loops in this run (adds the\n"
+	    "                          metrics loop-iterations, loop-entries, loop-time)\n"
 	    "  -h, --help              this help\n"
 	    "\n"
 	    "Metrics: calls (entries), probe-time (ns, exclusive per probed activation; a\n"
@@ -232,6 +281,8 @@ int cmd_probe(int argc, char **argv)
 	    {"pid", required_argument, 0, 'P'},
 	    {"add", required_argument, 0, 'a'},
 	    {"remove", required_argument, 0, 'r'},
+	    {"add-loops", required_argument, 0, 'L'},
+	    {"loops", no_argument, 0, 'O'},
 	    {0, 0, 0, 0},
 	};
 	static struct pid_ctx pc;
@@ -260,6 +311,12 @@ int cmd_probe(int argc, char **argv)
 				return CLI_EXIT_FAILURE;
 			}
 			break;
+		case 'O':
+			o.loops = 1;
+			break;
+		case 'L':
+			c = 'l';
+			/* fallthrough */
 		case 'a':
 		case 'r':
 			if (pid_push(&pc, c, optarg))
@@ -291,8 +348,8 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (pc.pid || pc.n) {
 		if (!pc.pid || !pc.n || *patterns || optind < argc) {
-			cli_error("probe", "--add and --remove go with --pid PID (and no program "
-					   "or -f); see --help");
+			cli_error("probe", "--add, --remove and --add-loops go with --pid PID (and "
+					   "no program or -f); see --help");
 			return CLI_EXIT_FAILURE;
 		}
 		pc.dir = o.outdir;

@@ -114,6 +114,10 @@ void cp_record_child_environment(const struct cp_record_opts *o, const char *out
 	}
 	if (o->probe_metrics)
 		setenv("CALLPATH_PROBE_METRICS", o->probe_metrics, 1);
+	if (o->loops)
+		setenv("CALLPATH_LOOPS", "1", 1);
+	else
+		unsetenv("CALLPATH_LOOPS");
 	if (o->control)
 		setenv("CALLPATH_CONTROL", "1", 1);
 	else

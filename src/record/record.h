@@ -35,6 +35,7 @@ struct cp_record_opts {
 	int show_runtime;   /* keep the runtime's own frames in paths (CALLPATH_SHOW_RUNTIME) */
 	const char *probes; /* CALLPATH_PROBES (PAT;+PAT;-PAT); NULL = no probes */
 	const char *probe_metrics; /* CALLPATH_PROBE_METRICS; NULL = as inherited */
+	int loops;		   /* loop probes may be added (CALLPATH_LOOPS=1: their metrics) */
 	int control;		   /* the control channel (CALLPATH_CONTROL=1: format/control.h) */
 };
 

@@ -28,6 +28,7 @@ core/startup.c
 core/sync-init.c
 core/thread-end.c
 probe/install.c
+probe/loop-install.c
 probe/unwind-hook.c
 sample/cputime-init.c
 sample/perf-event-init.c

@@ -75,9 +75,14 @@ static void handle_line(char *line)
 		snprintf(out, sizeof out, "ok\t%d\n", (int)cp_rt.pid);
 	else if (!strcmp(verb, "add") || !strcmp(verb, "remove"))
 		handle_probe(verb, arg, out, sizeof out);
-	else
+	else if (!strcmp(verb, "loops")) {
+		char why[512];
+		int n = cp_probe_loops(arg, why, sizeof why);
+		snprintf(out, sizeof out, "%s\t%s\n", n < 0 ? "error" : "ok", why);
+	} else
 		snprintf(out, sizeof out,
-			 "error\tunknown request '%.64s' (known: ping, add, remove)\n", verb);
+			 "error\tunknown request '%.64s' (known: ping, add, remove, loops)\n",
+			 verb);
 	reply(line, out);
 }
 

@@ -151,4 +151,40 @@ cp_probe_return:
 	jmp *-8(%rsp) /* the real return address (in the red zone, safe from signals) */
 	.size cp_probe_return, .-cp_probe_return
 
+/* Called by a loop-probe snippet (src/patch/relocate-fn.c): the snippet moved rsp below
+ * the red zone, pushed the program's r11 and put the struct cp_loop_edge_rt * in r11.
+ * Preserves every register and the flags (cp_loop_event uses general registers only). */
+	.globl cp_loop_entry
+	.hidden cp_loop_entry
+	.type cp_loop_entry, @function
+	.p2align 4
+cp_loop_entry:
+	pushfq
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %rbx
+	mov %rsp, %rbx
+	and $-16, %rsp
+	mov %r11, %rdi
+	call cp_loop_event
+	mov %rbx, %rsp
+	pop %rbx
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	popfq
+	ret
+	.size cp_loop_entry, .-cp_loop_entry
+
 	.section .note.GNU-stack,"",@progbits

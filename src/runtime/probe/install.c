@@ -66,6 +66,18 @@ static const struct cp_sample_source cpu_source = {
     "probe-cputime", "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
     no_thread_start, no_thread_stop, no_claims,
 };
+static const struct cp_sample_source iter_source = {
+    "loop-iterations",	"iterations",	 CP_MF_SRC_PROBE, probe_process_init,
+    probe_process_fini, no_thread_start, no_thread_stop,  no_claims,
+};
+static const struct cp_sample_source entries_source = {
+    "loop-entries",	"entries",	 CP_MF_SRC_PROBE, probe_process_init,
+    probe_process_fini, no_thread_start, no_thread_stop,  no_claims,
+};
+static const struct cp_sample_source ltime_source = {
+    "loop-time",     "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
+    no_thread_start, no_thread_stop, no_claims,
+};
 static const struct cp_sample_source time_source = {
     "probe-time",    "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
     no_thread_start, no_thread_stop, no_claims,
@@ -115,6 +127,14 @@ int cp_probe_config(const char *spec)
 	cp_probe_g.cputime = extra && strstr(extra, "cputime");
 	if (cp_probe_g.cputime && add_metric(&cpu_source, &cp_probe_g.cpu_metric)) {
 		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
+		return -1;
+	}
+	const char *loops = getenv("CALLPATH_LOOPS");
+	if (loops && !strcmp(loops, "1") &&
+	    (add_metric(&iter_source, &cp_probe_g.iter_metric) ||
+	     add_metric(&entries_source, &cp_probe_g.entry_metric) ||
+	     add_metric(&ltime_source, &cp_probe_g.ltime_metric) || cp_probe_loops_config())) {
+		fprintf(stderr, "callpath runtime: too many metrics; loop probes disabled\n");
 		return -1;
 	}
 	void *m = mmap(NULL, sizeof(struct cp_probe) * CP_PROBE_MAX, PROT_READ | PROT_WRITE,
@@ -317,6 +337,16 @@ CP_EXPORT int callpath_probe_insert(const char *pattern)
 CP_EXPORT int callpath_probe_remove(const char *pattern)
 {
 	return cp_probe_control(pattern, 1, NULL, NULL, 0);
+}
+
+void cp_probe_lock(void)
+{
+	pthread_mutex_lock(&probe_lock);
+}
+
+void cp_probe_unlock(void)
+{
+	pthread_mutex_unlock(&probe_lock);
 }
 
 /* fork: the child must not inherit probe_lock held by another thread (the control

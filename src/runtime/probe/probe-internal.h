@@ -24,6 +24,34 @@ struct cp_probe_frame {
 	uint8_t stale;	    /* node indices of another CCT (fork child): record nothing */
 	uint8_t restored;   /* real return address written back (exception, backtrace) */
 	uint8_t role;	    /* the probe's CP_PROBE_SELECT / CP_PROBE_FILTER bits */
+	uint32_t probe;	    /* the probe's index (loop events find their function's frame) */
+};
+
+/* Loop probes (loop.c, loop-install.c): a loop of a probed function, and the events an
+ * instrumented edge of the relocated function reports (cookie of its snippet). */
+#define CP_LOOP_MAX 4096
+#define CP_LOOP_EDGES 16384
+#define CP_LOOP_EDGE_EVENTS 6
+#define CP_LOOP_ACTIVE 64 /* open loop activations per thread */
+
+enum { CP_LOOP_EV_ENTRY = 'e', CP_LOOP_EV_BACK = 'b', CP_LOOP_EV_EXIT = 'x' };
+
+struct cp_loop_rt {
+	uint32_t probe;	 /* the function's entry probe */
+	uint32_t module; /* module id */
+	uint64_t header; /* header address, ELF virtual address in the module */
+};
+
+struct cp_loop_edge_rt {
+	uint32_t n;
+	uint8_t kind[CP_LOOP_EDGE_EVENTS];  /* CP_LOOP_EV_* in order: exits, entries, backs */
+	uint32_t loop[CP_LOOP_EDGE_EVENTS]; /* index in cp_probe_g.loops */
+};
+
+struct cp_loop_act {
+	uint32_t loop, depth, node;
+	uintptr_t slot; /* the function's frame's return-address slot */
+	uint64_t t0;
 };
 
 struct cp_probe_cache {
@@ -36,6 +64,8 @@ struct cp_probe_thread {
 	uint32_t depth;
 	uint32_t selects, filters; /* active frames of select / filter probes */
 	uint64_t too_deep;
+	uint32_t nacts; /* open loop activations (loop.c) */
+	struct cp_loop_act acts[CP_LOOP_ACTIVE];
 	struct cp_probe_frame stack[CP_PROBE_MAX_DEPTH];
 	struct cp_probe_cache cache[CP_PROBE_CACHE];
 };
@@ -55,11 +85,21 @@ struct cp_probe_global {
 	uint32_t nprobes;
 	uint32_t modules_seen; /* registry slots already scanned */
 	uint32_t refused[CP_PATCH_NSTATUS];
+	/* Loop probes (CALLPATH_LOOPS=1): metrics loop-iterations, loop-entries, loop-time. */
+	int loops_enabled;
+	uint32_t iter_metric, entry_metric, ltime_metric;
+	struct cp_loop_rt *loops; /* CP_LOOP_MAX, mmap'd */
+	uint32_t nloops;
+	struct cp_loop_edge_rt *edges; /* CP_LOOP_EDGES, mmap'd */
+	uint32_t nedges;
 };
 
 extern struct cp_probe_global cp_probe_g CP_HIDDEN;
 
 void cp_probe_restore_returns(void) CP_HIDDEN;
+void cp_probe_lock(void) CP_HIDDEN;
+void cp_probe_unlock(void) CP_HIDDEN;
+int cp_probe_loops_config(void) CP_HIDDEN; /* loop-install.c: the loop tables */
 void cp_probe_rearm_returns(void) CP_HIDDEN;
 
 #endif
