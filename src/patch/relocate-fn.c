@@ -205,11 +205,25 @@ static int emit(const uint8_t *code, uint64_t addr, size_t size, const struct cp
 	return 0;
 }
 
+static void map_out(struct cp_reloc_map *m, const uint8_t *code, uint64_t addr)
+{
+	for (size_t i = 0; i < rs.n; i++) {
+		m->at[i] = rs.at[i];
+		m->orig[i] = (uint32_t)(rs.insn[i].addr - addr);
+		m->rlen[i] = cp_x86_reloc_size(code + m->orig[i], &rs.insn[i]);
+	}
+	m->orig[rs.n] = m->orig[rs.n - 1] + rs.insn[rs.n - 1].len;
+	m->n = rs.n;
+}
+
 int cp_reloc_function(const uint8_t *code, uint64_t addr, size_t size,
 		      const struct cp_reloc_point *pts, size_t npts, uint64_t handler,
 		      struct cp_reloc_result *res)
 {
+	struct cp_reloc_map map = res->map;
 	memset(res, 0, sizeof *res);
+	res->map = map;
+	res->map.n = 0;
 	if (npts > CP_RELOC_MAX_POINTS)
 		return refuse(res, CP_PATCH_UNSUPPORTED, "too many points", addr);
 	pthread_mutex_lock(&reloc_lock);
@@ -233,6 +247,8 @@ int cp_reloc_function(const uint8_t *code, uint64_t addr, size_t size,
 		res->copy = st ? 0 : copy;
 		res->len = len;
 	}
+	if (!st && res->map.at && rs.n < res->map.cap)
+		map_out(&res->map, code, addr);
 	pthread_mutex_unlock(&reloc_lock);
 	return st;
 }

@@ -38,16 +38,25 @@ struct cp_reloc_point {
 	uint64_t cookie; /* in r11 when handler runs */
 };
 
+/* Where each instruction went, for unwinding through the copy: instruction i starts at
+ * copy + at[i] (rlen[i] bytes there) and came from addr + orig[i]; orig[n] = size. The
+ * caller gives arrays of cap entries (cap > instructions, or the map is left empty). */
+struct cp_reloc_map {
+	uint32_t *at, *orig, *rlen;
+	size_t cap, n;
+};
+
 struct cp_reloc_result {
 	uint64_t copy; /* the copy's entry */
 	size_t len;
+	struct cp_reloc_map map; /* filled when its arrays are set */
 	const char *why; /* when refused: the reason */
 	uint64_t bad;	 /* and the instruction */
 };
 
 /* Relocates the function of size bytes at addr, whose original bytes are `code` (the
- * live ones may have an entry jump written over them), with the points. 0, or a
- * CP_PATCH_* status with res->why set. */
+ * live ones may have an entry jump written over them), with the points. res->map's arrays
+ * (may be NULL) are the caller's. 0, or a CP_PATCH_* status with res->why set. */
 int cp_reloc_function(const uint8_t *code, uint64_t addr, size_t size,
 		      const struct cp_reloc_point *pts, size_t npts, uint64_t handler,
 		      struct cp_reloc_result *res);

@@ -6,6 +6,7 @@
 # instructions (no block of it could hold a jump: only relocation instruments it).
 # At -O0 the compiled loops are the source's: entries are exact, and iterations (times the
 # header runs) are the body's runs, plus one per entry where the test is at the top.
+# A probed function called inside a relocated loop keeps its full calling context.
 # At -O2 the loops are rotated (the test at the bottom, a guard before): iterations equal
 # the body's runs exactly; `exits` is left out there, GCC peels its first iteration.
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +24,8 @@ measure() { # VARIANT: runs the workload, inserts the loop probes while it waits
 		[ -s "$WORK/pid" ] && break
 		sleep 0.05
 	done
-	for f in $FUNCS; do args+=(--add-loops "$f"); done
+	for f in $FUNCS calls_in_loop; do args+=(--add-loops "$f"); done
+	args+=(--add callee)
 	"$CALLPATH" probe --pid "$(cat "$WORK/pid")" "${args[@]}" >"$WORK/$v.add" 2>&1
 	local st=$?
 	touch "$WORK/go"
@@ -66,9 +68,18 @@ sys.exit(bad)
 PY
 }
 
+# callee, called 163 times from the relocated calls_in_loop: its context passes through
+# the copy (the unwinder maps the copy's return addresses back to the original).
+callee_path() {
+	python3 "$CP_SOURCE_DIR/tests/e2e/probe-tree.py" "$WORK/$1" 'main > calls_in_loop > callee=163' ||
+		fail "$1: callee's context does not pass through the relocated calls_in_loop"
+}
+
 measure O0
 check O0 O0
+callee_path O0
 measure O2
 check O2 O2
+callee_path O2
 grep -q "^loops tiny: 1 loops" "$WORK/O2.add" || fail "tiny: $(cat "$WORK/O2.add")"
 note "ok: $(wc -l <"$WORK/O0.loops") loops at -O0, $(wc -l <"$WORK/O2.loops") at -O2, counts match"

@@ -112,6 +112,22 @@ NOINLINE long tiny(long n)
 	return c;
 }
 
+/* A probed callee inside a relocated loop: its calling context must pass through the
+ * copy (the unwinder maps the copy's return addresses back to the original). */
+NOINLINE long callee(long x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 5 + 1;
+}
+
+NOINLINE long calls_in_loop(long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += callee(i);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -129,6 +145,7 @@ int main(int argc, char **argv)
 		long n = ns[k];
 		s += for_loop(n) + while_loop(n) + do_loop(n) + nested(n % 20) + cont(n);
 		s += exits(n, 5) + exits(n, 1000);
+		s += calls_in_loop(n);
 		long c = tiny(n);
 		b_tiny += c;
 		e_tiny++;

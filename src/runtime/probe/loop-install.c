@@ -13,6 +13,7 @@
 #include "runtime/probe/probe-internal.h"
 
 #include "runtime/unwind/modules.h"
+#include "runtime/unwind/unwind.h"
 
 #include "patch/relocate-fn.h"
 
@@ -119,6 +120,10 @@ static int loops_install(char *arg, char *why, size_t cap)
 		rc =
 		    n == CP_RELOC_MAX_POINTS ? -1 : parse_edge(tok, m, first, nloops, &points[n++]);
 	struct cp_reloc_result res;
+	uint32_t room = CP_LOOP_MAP - cp_probe_g.nmap;
+	res.map = (struct cp_reloc_map){
+	    cp_probe_g.map_at + cp_probe_g.nmap, cp_probe_g.map_orig + cp_probe_g.nmap,
+	    cp_probe_g.map_rlen + cp_probe_g.nmap, room ? room - 1 : 0, 0};
 	size_t len = strtoull(size, NULL, 10);
 	if (rc || len > sizeof original)
 		snprintf(why, cap, "bad loops request (or too many loops/edges, or too large)");
@@ -138,6 +143,13 @@ static int loops_install(char *arg, char *why, size_t cap)
 		cp_probe_g.nloops = nloops0;
 		cp_probe_g.nedges = nedges0;
 		return -1;
+	}
+	if (res.map.n && cp_probe_g.nrelocs < CP_LOOP_RELOCS) {
+		cp_probe_g.relocs[cp_probe_g.nrelocs] = (struct cp_loop_reloc){
+		    res.copy, res.len, addr, cp_probe_g.nmap, (uint32_t)res.map.n};
+		cp_probe_g.nmap += (uint32_t)res.map.n + 1;
+		__atomic_store_n(&cp_probe_g.nrelocs, cp_probe_g.nrelocs + 1, __ATOMIC_RELEASE);
+		cp_unwind_set_pc_map(cp_loop_map_pc);
 	}
 	/* New calls continue into the copy; threads inside the original finish there. */
 	__atomic_store_n(&p->tramp, res.copy, __ATOMIC_RELEASE);
@@ -167,8 +179,14 @@ int cp_probe_loops_config(void)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	void *e = mmap(NULL, esize, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (l == MAP_FAILED || e == MAP_FAILED)
+	size_t msize = sizeof(uint32_t) * CP_LOOP_MAP;
+	void *a = mmap(NULL, 3 * msize, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (l == MAP_FAILED || e == MAP_FAILED || a == MAP_FAILED)
 		return -1;
+	cp_probe_g.map_at = a;
+	cp_probe_g.map_orig = (uint32_t *)((char *)a + msize);
+	cp_probe_g.map_rlen = (uint32_t *)((char *)a + 2 * msize);
 	cp_probe_g.loops = l;
 	cp_probe_g.edges = e;
 	cp_probe_g.loops_enabled = 1;

@@ -100,3 +100,36 @@ void cp_loop_event(const struct cp_loop_edge_rt *e)
 		loop_one(pt, t, e->kind[k], e->loop[k], now);
 	t->busy = 0;
 }
+
+static uintptr_t map_in(const struct cp_loop_reloc *r, uintptr_t pc, int is_return)
+{
+	const uint32_t *at = cp_probe_g.map_at + r->first;
+	uint32_t off = (uint32_t)(pc - r->copy), lo = 0, hi = r->n;
+	/* The last instruction starting at or before off (a return address: before it). */
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (at[mid] < off + (uint32_t)!is_return)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	uint32_t i = r->first + lo - 1, into = off - cp_probe_g.map_at[i];
+	if (!is_return && !into)
+		return r->orig + cp_probe_g.map_orig[i];
+	if (is_return && into == cp_probe_g.map_rlen[i])
+		return r->orig + cp_probe_g.map_orig[i + 1];
+	return 0;
+}
+
+uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return)
+{
+	uint32_t n = __atomic_load_n(&cp_probe_g.nrelocs, __ATOMIC_ACQUIRE);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct cp_loop_reloc *r = &cp_probe_g.relocs[k];
+		if (pc - r->copy < r->len)
+			return map_in(r, pc, is_return);
+	}
+	return pc;
+}

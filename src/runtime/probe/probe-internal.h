@@ -48,6 +48,14 @@ struct cp_loop_edge_rt {
 	uint32_t loop[CP_LOOP_EDGE_EVENTS]; /* index in cp_probe_g.loops */
 };
 
+/* A relocated function, for mapping pcs in its copy back to the original (loop.c). */
+#define CP_LOOP_RELOCS 256
+#define CP_LOOP_MAP (1u << 18) /* instructions of all copies */
+struct cp_loop_reloc {
+	uint64_t copy, len, orig;
+	uint32_t first, n; /* cp_probe_g.map_*[first .. first + n], orig has n + 1 */
+};
+
 struct cp_loop_act {
 	uint32_t loop, depth, node;
 	uintptr_t slot; /* the function's frame's return-address slot */
@@ -92,7 +100,15 @@ struct cp_probe_global {
 	uint32_t nloops;
 	struct cp_loop_edge_rt *edges; /* CP_LOOP_EDGES, mmap'd */
 	uint32_t nedges;
+	struct cp_loop_reloc relocs[CP_LOOP_RELOCS];
+	uint32_t nrelocs; /* published (release) after the entry is complete */
+	uint32_t *map_at, *map_orig, *map_rlen; /* CP_LOOP_MAP each, mmap'd */
+	uint32_t nmap;
 };
+
+/* loop.c: a pc in a relocated copy -> the same place in the original (is_return: pc is a
+ * return address); pc itself when it is in no copy; 0 inside a snippet. AS-safe. */
+uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return) CP_HIDDEN;
 
 extern struct cp_probe_global cp_probe_g CP_HIDDEN;
 
