@@ -178,16 +178,11 @@ static void record_list_events(const char *pattern)
 static int record_parse(int argc, char **argv, struct record_cli *c)
 {
 	static const struct option longopts[] = {
-	    {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'},
-	    {"no-follow-exec", no_argument, 0, 'F'},
-	    {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},
-	    {"list-events", optional_argument, 0, 'L'},
-	    {"no-analyze", no_argument, 0, 'N'},
-	    {"show-runtime", no_argument, 0, 'R'},
-	    {"control", no_argument, 0, 'C'},
-	    {0, 0, 0, 0},
+	    {"event", required_argument, 0, 'e'},    {"output", required_argument, 0, 'o'},
+	    {"no-follow-exec", no_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},	     {"list-events", optional_argument, 0, 'L'},
+	    {"no-analyze", no_argument, 0, 'N'},     {"show-runtime", no_argument, 0, 'R'},
+	    {"control", no_argument, 0, 'C'},	     {0, 0, 0, 0},
 	};
 	struct cp_record_opts *o = &c->run;
 	int ch;

@@ -50,8 +50,8 @@ struct cp_reloc_result {
 	uint64_t copy; /* the copy's entry */
 	size_t len;
 	struct cp_reloc_map map; /* filled when its arrays are set */
-	const char *why; /* when refused: the reason */
-	uint64_t bad;	 /* and the instruction */
+	const char *why;	 /* when refused: the reason */
+	uint64_t bad;		 /* and the instruction */
 };
 
 /* Relocates the function of size bytes at addr, whose original bytes are `code` (the

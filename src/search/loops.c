@@ -6,6 +6,7 @@
 #include "analyze/module.h"
 #include "base/error.h"
 #include "base/xalloc.h"
+#include "search/graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,4 +210,54 @@ int cp_loop_plan_make(struct cp_loop_plan *p, const char *path, const char *func
 out:
 	cp_module_release(&m);
 	return rc;
+}
+
+/* One procedure's loops and calls into the model (function fid already added). */
+static void model_proc(struct cp_code_model *model, const struct cp_proc_table *procs, uint32_t fid,
+		       const struct cp_cfg *cfg, const struct cp_loop_nest *n)
+{
+	uint32_t base = (uint32_t)model->nloops;
+	for (size_t l = 0; l < n->nloops; l++)
+		cp_code_model_loop(model, fid,
+				   n->loops[l].parent < 0 ? -1 : (int32_t)base + n->loops[l].parent,
+				   n->loops[l].header);
+	for (size_t e = 0; e < cfg->nedges; e++) {
+		const struct cp_cfg_edge *ed = &cfg->edges[e];
+		if ((ed->kind != CP_CFG_CALL_FALLTHROUGH && ed->kind != CP_CFG_NORETURN) ||
+		    !ed->target)
+			continue;
+		const struct cp_proc_range *r = cp_proc_table_find(procs, ed->target);
+		if (!r || r->is_part)
+			continue;
+		int32_t loop = n->block_loop[ed->src];
+		cp_code_model_call(model, fid, r->proc, loop < 0 ? -1 : (int32_t)base + loop);
+	}
+}
+
+int cp_code_model_from_module(struct cp_code_model *model, const char *path)
+{
+	struct cp_module m;
+	struct cp_cfg_module cm;
+	struct cp_cfg cfg;
+	struct cp_loop_nest n;
+	int rc = cp_module_open(&m, path, 0);
+	if (rc)
+		return rc;
+	cp_cfg_module_init(&cm, &m);
+	struct cp_cfg_oracle oracle = cp_cfg_module_oracle(&cm);
+	cp_cfg_init(&cfg);
+	cp_loop_nest_init(&n);
+	for (size_t i = 0; i < m.procs.nprocs; i++) {
+		uint32_t fid = cp_code_model_func(model, m.procs.procs[i].name);
+		if (m.procs.procs[i].flags & CP_PROC_PLT ||
+		    cp_cfg_module_build(&cm, &cfg, i, &oracle))
+			continue;
+		cp_loops_find(&n, &cfg);
+		model_proc(model, &m.procs, fid, &cfg, &n);
+	}
+	cp_loop_nest_release(&n);
+	cp_cfg_release(&cfg);
+	cp_cfg_module_release(&cm);
+	cp_module_release(&m);
+	return 0;
 }

@@ -111,7 +111,7 @@ struct cp_runtime {
 	struct cp_thread *volatile adopted[CP_MAX_ADOPTED];
 	volatile uint32_t nadopted;
 	volatile int32_t control_tid; /* the control channel's thread (core/control.c), 0 */
-	int scan_timer; /* kernel id of the process-CPU timer that triggers scans */
+	int scan_timer;		      /* kernel id of the process-CPU timer that triggers scans */
 	int scan_timer_valid;
 	int exit_status;
 	int exit_status_known;
