@@ -5,9 +5,12 @@
  * matching functions of every load module; the run is cp_record_run()'s, as for `callpath
  * record` (same measurement directory, same summary), with sampling only when -e is given. */
 #include "cli/cli.h"
+#include "base/error.h"
 #include "patch/patch.h"
 #include "patch/select.h"
+#include "record/control.h"
 #include "record/record.h"
+#include "search/loops.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -99,11 +102,112 @@ static int probe_list(struct list_ctx *c, const char *prog)
 	return c->matches ? 0 : 1;
 }
 
+/* --pid: the requests, in the order given ('a' add, 'r' remove). */
+struct pid_ctx {
+	int pid;
+	const char *dir;
+	int n;
+	char kind[4096];
+	const char *pattern[4096];
+};
+
+static int pid_push(struct pid_ctx *p, int kind, const char *pattern)
+{
+	if (p->n == (int)(sizeof p->kind)) {
+		cli_error("probe", "too many --add/--remove (at most %d per call)", p->n);
+		return -1;
+	}
+	p->kind[p->n] = (char)kind;
+	p->pattern[p->n++] = pattern;
+	return 0;
+}
+
+/* --loops [MODULE-PATH:]FUNC: the function probed, then its loops (search/loops.h). */
+static int probe_loops(struct cp_control *ctl, const char *spec)
+{
+	char exe[PATH_MAX], link[64], reply[CP_CONTROL_REPLY_MAX], pattern[PATH_MAX + 256];
+	const char *colon = strrchr(spec, ':'), *func = colon ? colon + 1 : spec;
+	struct cp_loop_plan plan;
+	snprintf(link, sizeof link, "/proc/%d/exe", ctl->pid);
+	if (colon)
+		snprintf(exe, sizeof exe, "%.*s", (int)(colon - spec), spec);
+	else if (!realpath(link, exe))
+		return cp_error(CP_ENOENT, "cannot read %s", link);
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	snprintf(pattern, sizeof pattern, "%s:%s", base, func);
+	int rc = cp_control_request(ctl, "add", pattern, reply, sizeof reply, 30), n = 0, r = 0;
+	if (rc)
+		return rc;
+	sscanf(reply, "%d\t%d", &n, &r);
+	if (r && !n) /* probed already answers 0, 0 */
+		return cp_error(CP_EINVAL, "%s cannot be probed: %s", func,
+				strchr(reply, ':') ? strchr(reply, ':') + 2 : reply);
+	cp_loop_plan_init(&plan);
+	rc = cp_loop_plan_make(&plan, exe, func);
+	if (!rc)
+		rc =
+		    cp_control_request(ctl, "loops", plan.request.buf + 0, reply, sizeof reply, 30);
+	if (!rc) {
+		int nl = 0, ne = 0;
+		sscanf(reply, "%d\t%d", &nl, &ne);
+		printf("loops %s: %d loops, %d edges instrumented\n", func, nl, ne);
+		if (plan.notes.len)
+			printf("%s", plan.notes.buf);
+	}
+	cp_loop_plan_release(&plan);
+	return rc;
+}
+
+/* One line per request on stdout: "add PATTERN: N probed, R refused[: REASON]" or
+ * "remove PATTERN: N restored". Exit 1 when the process refused a request. */
+static int probe_pid(const struct pid_ctx *p)
+{
+	struct cp_control ctl;
+	char reply[CP_CONTROL_REPLY_MAX];
+	int failed = 0;
+	if (cp_control_open(&ctl, p->pid, p->dir)) {
+		cli_error("probe", "%s", cp_error_message());
+		return CLI_EXIT_FAILURE;
+	}
+	for (int i = 0; i < p->n; i++) {
+		const char *verb = p->kind[i] == 'a'   ? "add"
+				   : p->kind[i] == 'l' ? "loops"
+						       : "remove";
+		int rc = p->kind[i] == 'l' ? probe_loops(&ctl, p->pattern[i])
+					   : cp_control_request(&ctl, verb, p->pattern[i], reply,
+								sizeof reply, 30);
+		if (!rc && p->kind[i] == 'l')
+			continue;
+		if (rc == CP_EINVAL) {
+			cli_error("probe", "%s '%s': %s", verb, p->pattern[i], cp_error_message());
+			failed = 1;
+			continue;
+		}
+		if (rc) {
+			cli_error("probe", "%s", cp_error_message());
+			cp_control_close(&ctl);
+			return CLI_EXIT_FAILURE;
+		}
+		int n = 0, refused = 0, used = 0;
+		sscanf(reply, "%d\t%d%n", &n, &refused, &used);
+		if (p->kind[i] == 'a')
+			printf("add %s: %d probed, %d refused%s%s\n", p->pattern[i], n, refused,
+			       refused ? ": " : "", refused ? reply + used + 1 : "");
+		else
+			printf("remove %s: %d restored\n", p->pattern[i], n);
+	}
+	fflush(stdout);
+	cp_control_close(&ctl);
+	return failed;
+}
+
 static void probe_usage(FILE *out)
 {
 	fprintf(
 	    out,
 	    "usage: callpath probe -f PATTERN [-f PATTERN...] [options] [--] PROGRAM [ARGS...]\n"
+	    "       callpath probe --pid PID [--add PATTERN]... [--remove PATTERN]...\n"
+	    "                      [--add-loops FUNC]... [-o DIR]\n"
 	    "\n"
 	    "Counts the calls of the matching functions and measures their wall time (TSC),\n"
 	    "per calling context, in the executable and every shared library (also those\n"
@@ -123,6 +227,16 @@ static void probe_usage(FILE *out)
 	    "  -e, --event EVENT       also sample EVENT (as callpath record -e); repeatable\n"
 	    "  -o, --output DIR        measurement directory\n"
 	    "  -q, --quiet             no summary at the end\n"
+	    "  --pid PID               change the probes of process PID, running under\n"
+	    "                          callpath probe or callpath record --control (its\n"
+	    "                          measurement directory: -o DIR, else its environment)\n"
+	    "  --add PATTERN           with --pid: probe the functions matching PATTERN\n"
+	    "  --remove PATTERN        with --pid: remove the probes of those functions\n"
+	    "  --add-loops [MODULE:]FUNC  with --pid: probe FUNC and its loops (iterations,\n"
+	    "                          entries, time per loop); the program must run under\n"
+	    "                          callpath probe --loops\n"
+	    "  --loops                 let --add-loops instrument loops in this run (adds the\n"
+	    "                          metrics loop-iterations, loop-entries, loop-time)\n"
 	    "  -h, --help              this help\n"
 	    "\n"
 	    "Metrics: calls (entries), probe-time (ns, exclusive per probed activation; a\n"
@@ -155,12 +269,23 @@ static int probe_add_pattern(char *patterns, size_t cap, int kind, const char *p
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"function", required_argument, 0, 'f'}, {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'},   {"quiet", no_argument, 0, 'q'},
-	    {"select", required_argument, 0, 'S'},   {"filter", required_argument, 0, 'F'},
-	    {"list", no_argument, 0, 'l'},	     {"metric", required_argument, 0, 'm'},
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
+	    {"function", required_argument, 0, 'f'},
+	    {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"select", required_argument, 0, 'S'},
+	    {"filter", required_argument, 0, 'F'},
+	    {"list", no_argument, 0, 'l'},
+	    {"metric", required_argument, 0, 'm'},
+	    {"help", no_argument, 0, 'h'},
+	    {"pid", required_argument, 0, 'P'},
+	    {"add", required_argument, 0, 'a'},
+	    {"remove", required_argument, 0, 'r'},
+	    {"add-loops", required_argument, 0, 'L'},
+	    {"loops", no_argument, 0, 'O'},
+	    {0, 0, 0, 0},
 	};
+	static struct pid_ctx pc;
 	static char patterns[8192];
 	static struct list_ctx lc;
 	struct cp_record_opts o;
@@ -178,6 +303,24 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'l':
 			list = 1;
+			break;
+		case 'P':
+			pc.pid = atoi(optarg);
+			if (pc.pid <= 0) {
+				cli_error("probe", "bad process id '%s'", optarg);
+				return CLI_EXIT_FAILURE;
+			}
+			break;
+		case 'O':
+			o.loops = 1;
+			break;
+		case 'L':
+			c = 'l';
+			/* fallthrough */
+		case 'a':
+		case 'r':
+			if (pid_push(&pc, c, optarg))
+				return CLI_EXIT_FAILURE;
 			break;
 		case 'm':
 			if (strcmp(optarg, "cputime")) {
@@ -203,6 +346,15 @@ int cmd_probe(int argc, char **argv)
 			return CLI_EXIT_FAILURE;
 		}
 	}
+	if (pc.pid || pc.n) {
+		if (!pc.pid || !pc.n || *patterns || optind < argc) {
+			cli_error("probe", "--add, --remove and --add-loops go with --pid PID (and "
+					   "no program or -f); see --help");
+			return CLI_EXIT_FAILURE;
+		}
+		pc.dir = o.outdir;
+		return probe_pid(&pc);
+	}
 	if (!*patterns) {
 		cli_error("probe", "no function given: use -f PATTERN (see --help)");
 		return CLI_EXIT_FAILURE;
@@ -217,6 +369,7 @@ int cmd_probe(int argc, char **argv)
 	if (cli_record_events_check("probe", &o, quiet))
 		return CLI_EXIT_FAILURE;
 	o.probes = patterns;
+	o.control = 1; /* probe --pid may add and remove probes while it runs */
 	o.argv = argv + optind;
 	return cli_record_run(&o, quiet, 0);
 }

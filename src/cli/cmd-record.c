@@ -50,6 +50,8 @@ static void record_usage(FILE *out)
 		     "                              written)\n"
 		     "      --no-analyze            leave the measurement as it is: no database\n"
 		     "                              (callpath analyze DIR makes it later)\n"
+		     "      --control               let callpath probe --pid PID add and remove\n"
+		     "                              probes while the program runs\n"
 		     "      --show-runtime          keep callpath's own frames (its wrappers) in\n"
 		     "                              the paths, for debugging callpath\n"
 		     "      --mpi, --no-mpi         measure MPI calls (mpi-time, bytes, messages\n"
@@ -194,6 +196,7 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 	    {"mpi", no_argument, 0, 'M'},
 	    {"no-mpi", no_argument, 0, 'm'},
 	    {"mechanism", required_argument, 0, 'K'},
+	    {"control", no_argument, 0, 'C'},
 	    {0, 0, 0, 0},
 	};
 	struct cp_record_opts *o = &c->run;
@@ -237,6 +240,9 @@ static int record_parse(int argc, char **argv, struct record_cli *c)
 			}
 			cli_error("record", "--mechanism is kernel or signal, not '%s'", optarg);
 			return -1;
+		case 'C':
+			o->control = 1;
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 1;

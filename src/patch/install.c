@@ -87,6 +87,36 @@ static struct pool *pool_for(uint64_t fn, uint32_t len)
 	return &pools[npools - 1];
 }
 
+uint64_t cp_patch_alloc_near(uint64_t addr, uint32_t len)
+{
+	uint64_t at = 0;
+	len = (len + 15) & ~15u;
+	if (len > POOL_SIZE)
+		return 0;
+	pthread_mutex_lock(&patch_lock);
+	struct pool *p = pool_for(addr, len);
+	if (p) {
+		at = p->base + p->used;
+		p->used += len;
+	}
+	pthread_mutex_unlock(&patch_lock);
+	return at;
+}
+
+int cp_patch_fill(uint64_t at, const void *bytes, size_t len)
+{
+	uint64_t lo = at & ~(PAGE - 1), hi = (at + len + PAGE - 1) & ~(PAGE - 1);
+	pthread_mutex_lock(&patch_lock);
+	/* Executable throughout: other stubs on these pages may be running. */
+	int rc = mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (!rc) {
+		memcpy((void *)at, bytes, len);
+		mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
+	}
+	pthread_mutex_unlock(&patch_lock);
+	return rc ? CP_PATCH_PROTECT : 0;
+}
+
 static int entry_jumps_to_us(const uint8_t *code, uint64_t addr)
 {
 	if (code[0] != 0xe9)

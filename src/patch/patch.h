@@ -105,6 +105,11 @@ int cp_patch_commit(struct cp_patch *p, int concurrent);
 /* Restores the entry bytes (the stub and trampoline stay mapped: a thread may be in them). */
 int cp_patch_revert(struct cp_patch *p, int concurrent);
 
+/* len bytes of executable memory within +-1 GiB of addr (the stub pools), 0 when none. */
+uint64_t cp_patch_alloc_near(uint64_t addr, uint32_t len);
+/* Writes len bytes there (the pages stay executable). 0 or CP_PATCH_PROTECT. */
+int cp_patch_fill(uint64_t at, const void *bytes, size_t len);
+
 /* True when addr lies in memory the engine mapped for stubs and trampolines. */
 int cp_patch_owns(uint64_t addr);
 

@@ -106,6 +106,15 @@ static int dir_create(char *out, size_t cap)
 	return 0;
 }
 
+/* NAME=1, or NAME unset (not inherited from the caller's environment either). */
+static void env_flag(const char *name, int on)
+{
+	if (on)
+		setenv(name, "1", 1);
+	else
+		unsetenv(name);
+}
+
 /* In the child, before exec: LD_PRELOAD (ours first, keeping any existing one) and the
  * CALLPATH_* variables. */
 void cp_record_child_environment(const struct cp_record_opts *o, const struct cp_record_result *res)
@@ -125,20 +134,16 @@ void cp_record_child_environment(const struct cp_record_opts *o, const struct cp
 	setenv("CALLPATH_OUTPUT", outdir, 1);
 	setenv("CALLPATH_EVENTS", o->nevents ? events : "cputime", 1);
 	setenv("CALLPATH_FOLLOW_EXEC", o->follow_exec ? "1" : "0", 1);
-	if (o->show_runtime)
-		setenv("CALLPATH_SHOW_RUNTIME", "1", 1);
-	else
-		unsetenv("CALLPATH_SHOW_RUNTIME");
-	if (o->perf_split)
-		setenv("CALLPATH_PERF_SPLIT", "1", 1);
-	else
-		unsetenv("CALLPATH_PERF_SPLIT");
+	env_flag("CALLPATH_SHOW_RUNTIME", o->show_runtime);
+	env_flag("CALLPATH_PERF_SPLIT", o->perf_split);
 	if (o->probes) {
 		setenv("CALLPATH_PROBES", o->probes, 1);
 		setenv("CALLPATH_PROBE_ONLY", o->nevents ? "0" : "1", 1);
 	}
 	if (o->probe_metrics)
 		setenv("CALLPATH_PROBE_METRICS", o->probe_metrics, 1);
+	env_flag("CALLPATH_LOOPS", o->loops);
+	env_flag("CALLPATH_CONTROL", o->control);
 }
 
 /* A static executable cannot be preloaded: sampled from outside (kcopy.h). */

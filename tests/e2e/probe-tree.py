@@ -89,4 +89,5 @@ def main():
             print("%d\t%s\t%d\t%d" % l, file=sys.stderr)
     return bad
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

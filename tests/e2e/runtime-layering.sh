@@ -24,12 +24,14 @@ cd "$RT" || fail "no $RT"
 # core/mpi-rank.c right after the program's MPI_Init.
 INIT_TIME="
 core/config.c
+core/control.c
 core/init.c
 core/mpi-rank.c
 core/startup.c
 core/sync-init.c
 core/thread-end.c
 probe/install.c
+probe/loop-install.c
 probe/unwind-hook.c
 sample/cputime-init.c
 sample/perf-event-init.c

@@ -54,6 +54,8 @@ static pid_t parse_tid(const char *s)
 
 static int tid_known(pid_t tid)
 {
+	if (tid == __atomic_load_n(&cp_rt.control_tid, __ATOMIC_ACQUIRE))
+		return 1; /* the control channel's thread (core/control.c) is not the program's */
 	uint32_t hw = __atomic_load_n(&cp_rt.tids_hw, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < hw; i++)
 		if (__atomic_load_n(&cp_rt.tids[i], __ATOMIC_ACQUIRE) == tid)

@@ -15,6 +15,8 @@
  *   CALLPATH_SHOW_RUNTIME=1      keep the runtime's own frames in paths (runtime.h)
  *   CALLPATH_MPI=1               the mpi-* metrics of libcallpath-mpi.so's wrappers
  *                                (core/mpi.h; set by record when it preloads that library)
+ *   CALLPATH_CONTROL=1           the control channel (core/control.c); the probe runtime
+ *                                is then on, with or without CALLPATH_PROBES
  * Without CALLPATH_OUTPUT the runtime stays inactive (preloaded but measuring nothing). */
 #include "events/events.h"
 #include "runtime/core/runtime.h"
@@ -132,10 +134,11 @@ int cp_config_load(void)
 	/* With probes (CALLPATH_PROBES, probe/probe.h), CALLPATH_PROBE_ONLY=1 turns sampling
 	 * off (`callpath probe` without -e). */
 	const char *probes = getenv("CALLPATH_PROBES"), *only = getenv("CALLPATH_PROBE_ONLY");
-	int probing = probes && *probes;
+	const char *control = getenv("CALLPATH_CONTROL");
+	int probing = probes && *probes, controlled = control && !strcmp(control, "1");
 	if (!(probing && only && !strcmp(only, "1")) && config_events(getenv("CALLPATH_EVENTS")))
 		return -1;
-	if (probing && cp_probe_config(probes))
+	if ((probing || controlled) && cp_probe_config(probing ? probes : ""))
 		return -1;
 	const char *mpi = getenv("CALLPATH_MPI");
 	if (mpi && !strcmp(mpi, "1") && cp_sync_config_family("mpi", 3, 0) < 0)

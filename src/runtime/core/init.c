@@ -117,6 +117,7 @@ void cp_rt_init(void)
 	 * racing other threads (docs/internals/patch.md). */
 	cp_probe_sync(0);
 	cp_adopt_start();
+	cp_control_start(); /* after the scan's first pass: its thread is not the program's */
 }
 
 /* For metrics on the tick-based fallback: the rate actually delivered, over the threads
@@ -161,7 +162,7 @@ static void note_unseen_threads(void)
 			struct cp_thread *t = cp_rt.threads[i];
 			seen = t && t->tid == tid;
 		}
-		unseen += !seen;
+		unseen += !seen && tid != cp_rt.control_tid;
 	}
 	closedir(d);
 	if (unseen)
@@ -223,6 +224,7 @@ void cp_rt_fini(int crashed_sig)
 	if (!was_enabled && cp_rt.failure)
 		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_DISABLED, __ATOMIC_RELEASE);
 	cp_proc_finish(crashed_sig);
+	cp_control_stop(cp_rt.phdr && (cp_rt.phdr->h.flags & CP_MF_EXEC_ENDED));
 	/* One file per image that ended normally; a crashing one leaves its files as they are
 	 * (packing takes locks and time a dying process may not have). */
 	if (!crashed_sig) {
@@ -242,6 +244,7 @@ void cp_rt_after_fork_child(void)
 	/* The inherited mappings are the parent's files: forget them unwritten. */
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_probe_before_fork_forget();
+	cp_control_after_fork();
 	cp_thread_forget_all_but_self();
 	cp_arena_abandon(&cp_rt.proc);
 	cp_rt.phdr = NULL;

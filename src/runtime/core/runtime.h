@@ -114,7 +114,8 @@ struct cp_runtime {
 	/* Threads adopted by the task scan (core/adopt.c), found by tid in the handler. */
 	struct cp_thread *volatile adopted[CP_MAX_ADOPTED];
 	volatile uint32_t nadopted;
-	int scan_timer; /* kernel id of the process-CPU timer that triggers scans */
+	volatile int32_t control_tid; /* the control channel's thread (core/control.c), 0 */
+	int scan_timer;		      /* kernel id of the process-CPU timer that triggers scans */
 	int scan_timer_valid;
 	int exit_status;
 	int exit_status_known;
@@ -171,6 +172,13 @@ void cp_proc_unpack(uint32_t tidx) CP_HIDDEN;
 void cp_proc_trim(void) CP_HIDDEN;
 /* The header's cpu_end_ns and runtime_ns, now (at image end; AS-safe). */
 void cp_proc_cpu_end(void) CP_HIDDEN;
+
+/* core/control.c: the control channel (CALLPATH_CONTROL=1): its FIFO and thread at
+ * process start; at image end the FIFO is removed unless exec (same pid) reuses it; a
+ * fork child closes the inherited descriptor (it has no channel). */
+void cp_control_start(void) CP_HIDDEN;
+void cp_control_stop(int exec) CP_HIDDEN;
+void cp_control_after_fork(void) CP_HIDDEN;
 
 /* core/startup.c: the CPU the image used before the runtime started, into the header
  * and, for CPU-time metrics, onto the dynamic loader's entry in t's tree. */

@@ -4,6 +4,7 @@
  * __libc_start_main (main's return value is the exit status we record). */
 #include "runtime/core/runtime.h"
 #include "runtime/interpose/real.h"
+#include "runtime/probe/probe.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,15 +30,28 @@ extern char **environ;
  * are routed to the parent's tids, POSIX timers are not inherited). vfork and _Fork run no
  * handlers: such a child is foreign (cp_rt_foreign_child) and leaves the parent's files
  * alone. */
+static void fork_prepare(void)
+{
+	cp_dl_fork_prepare();
+	cp_probe_fork_prepare(); /* after the registry's lock: dlopen takes them in this order */
+}
+
+static void fork_parent(void)
+{
+	cp_probe_fork_parent();
+	cp_dl_fork_parent();
+}
+
 static void fork_child(void)
 {
 	cp_dl_fork_child();
+	cp_probe_fork_child();
 	cp_rt_after_fork_child();
 }
 
 void cp_fork_hooks_install(void)
 {
-	pthread_atfork(cp_dl_fork_prepare, cp_dl_fork_parent, fork_child);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* The variables that make a new image profiled. */

@@ -22,6 +22,20 @@
 	.endr
 	.endm
 
+/* The call-clobbered general registers but r11 (the return trampoline and the loop
+ * handler save those; r11 carries the cookie). */
+	.macro push_scratch
+	.irp r, rax, rcx, rdx, rsi, rdi, r8, r9, r10
+	push %\r
+	.endr
+	.endm
+
+	.macro pop_scratch
+	.irp r, r10, r9, r8, rdi, rsi, rdx, rcx, rax
+	pop %\r
+	.endr
+	.endm
+
 	.globl cp_probe_entry
 	.hidden cp_probe_entry
 	.type cp_probe_entry, @function
@@ -113,14 +127,7 @@ cp_probe_entry:
 	nop /* a return address is looked up at pc - 1: keep that inside this symbol */
 cp_probe_return:
 	sub $8, %rsp /* the slot again: the real return address goes here */
-	push %rax
-	push %rcx
-	push %rdx
-	push %rsi
-	push %rdi
-	push %r8
-	push %r9
-	push %r10
+	push_scratch
 	push %r11
 	push %rbx
 	mov %rsp, %rbx
@@ -139,16 +146,31 @@ cp_probe_return:
 	mov %rbx, %rsp
 	pop %rbx
 	pop %r11
-	pop %r10
-	pop %r9
-	pop %r8
-	pop %rdi
-	pop %rsi
-	pop %rdx
-	pop %rcx
-	pop %rax
+	pop_scratch
 	lea 8(%rsp), %rsp
 	jmp *-8(%rsp) /* the real return address (in the red zone, safe from signals) */
 	.size cp_probe_return, .-cp_probe_return
+
+/* Called by a loop-probe snippet (src/patch/relocate-fn.c): the snippet moved rsp below
+ * the red zone, pushed the program's r11 and put the struct cp_loop_edge_rt * in r11.
+ * Preserves every register and the flags (cp_loop_event uses general registers only). */
+	.globl cp_loop_entry
+	.hidden cp_loop_entry
+	.type cp_loop_entry, @function
+	.p2align 4
+cp_loop_entry:
+	pushfq
+	push_scratch
+	push %rbx
+	mov %rsp, %rbx
+	and $-16, %rsp
+	mov %r11, %rdi
+	call cp_loop_event
+	mov %rbx, %rsp
+	pop %rbx
+	pop_scratch
+	popfq
+	ret
+	.size cp_loop_entry, .-cp_loop_entry
 
 	.section .note.GNU-stack,"",@progbits

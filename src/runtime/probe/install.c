@@ -66,6 +66,18 @@ static const struct cp_sample_source cpu_source = {
     "probe-cputime", "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
     no_thread_start, no_thread_stop, no_claims,
 };
+static const struct cp_sample_source iter_source = {
+    "loop-iterations",	"iterations",	 CP_MF_SRC_PROBE, probe_process_init,
+    probe_process_fini, no_thread_start, no_thread_stop,  no_claims,
+};
+static const struct cp_sample_source entries_source = {
+    "loop-entries",	"entries",	 CP_MF_SRC_PROBE, probe_process_init,
+    probe_process_fini, no_thread_start, no_thread_stop,  no_claims,
+};
+static const struct cp_sample_source ltime_source = {
+    "loop-time",     "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
+    no_thread_start, no_thread_stop, no_claims,
+};
 static const struct cp_sample_source time_source = {
     "probe-time",    "ns",	     CP_MF_SRC_PROBE, probe_process_init, probe_process_fini,
     no_thread_start, no_thread_stop, no_claims,
@@ -88,6 +100,8 @@ int cp_probe_enabled(void)
 	return cp_probe_g.enabled;
 }
 
+static uint32_t configured; /* patterns from CALLPATH_PROBES (not the control channel's) */
+
 int cp_probe_config(const char *spec)
 {
 	static char buf[4096];
@@ -101,8 +115,9 @@ int cp_probe_config(const char *spec)
 			cp_probe_g.patterns[cp_probe_g.npatterns++] = tok;
 		cp_probe_g.has_select |= *tok == '+';
 	}
-	if (!cp_probe_g.npatterns)
+	if (!cp_probe_g.npatterns && *spec) /* "": none yet (the control channel adds them) */
 		return -1;
+	configured = cp_probe_g.npatterns;
 	if (add_metric(&calls_source, &cp_probe_g.calls_metric) ||
 	    add_metric(&time_source, &cp_probe_g.time_metric)) {
 		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
@@ -112,6 +127,14 @@ int cp_probe_config(const char *spec)
 	cp_probe_g.cputime = extra && strstr(extra, "cputime");
 	if (cp_probe_g.cputime && add_metric(&cpu_source, &cp_probe_g.cpu_metric)) {
 		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
+		return -1;
+	}
+	const char *loops = getenv("CALLPATH_LOOPS");
+	if (loops && !strcmp(loops, "1") &&
+	    (add_metric(&iter_source, &cp_probe_g.iter_metric) ||
+	     add_metric(&entries_source, &cp_probe_g.entry_metric) ||
+	     add_metric(&ltime_source, &cp_probe_g.ltime_metric) || cp_probe_loops_config())) {
+		fprintf(stderr, "callpath runtime: too many metrics; loop probes disabled\n");
 		return -1;
 	}
 	void *m = mmap(NULL, sizeof(struct cp_probe) * CP_PROBE_MAX, PROT_READ | PROT_WRITE,
@@ -130,7 +153,10 @@ int cp_probe_config(const char *spec)
 static struct {
 	const char *only; /* NULL: the configured patterns */
 	int remove;
-	int count; /* probes installed or removed */
+	int count;   /* probes installed or removed */
+	int refused; /* functions that match but cannot be patched */
+	char *why;   /* the first refusal's reason, or NULL */
+	size_t why_cap;
 } op;
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cp_patch_name sym_name; /* under probe_lock: the demangled forms are large */
@@ -190,6 +216,9 @@ static void install_one(const struct cp_module *m, const struct cp_patch_elf *e,
 		cp_probe_g.refused[st]++;
 		cp_rt_note("probe %s in %s not installed: %s", fn->name, m->path,
 			   cp_patch_status_str(st));
+		if (op.why && !op.refused++)
+			snprintf(op.why, op.why_cap, "%s in %s: %s", fn->name, m->path,
+				 cp_patch_status_str(st));
 		return;
 	}
 	cp_probe_g.nprobes++;
@@ -242,47 +271,99 @@ void cp_probe_sync(int concurrent)
 	pthread_mutex_unlock(&probe_lock);
 }
 
-/* The internal control API (probe.h): probes of one pattern in every module loaded now;
- * later dlopens match an inserted pattern too. */
-CP_EXPORT int callpath_probe_insert(const char *pattern)
+/* A pattern inserted at run time is kept for later dlopens: in a free or a removed slot
+ * (so that insert/remove cycles of one pattern take one slot). Under probe_lock. */
+static void pattern_keep(const char *pattern)
 {
-	static char store[4096];
-	static size_t used;
-	size_t len = pattern ? strlen(pattern) : 0;
-	if (!cp_probe_g.enabled || !len || strchr(pattern, ';'))
+	static char store[CP_PROBE_MAX_PATTERNS][256];
+	static const char removed[] = "\x01"; /* matches no symbol */
+	size_t len = strlen(pattern);
+	uint32_t free_slot = CP_PROBE_MAX_PATTERNS;
+	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++) {
+		if (!strcmp(cp_probe_g.patterns[i], pattern))
+			return;
+		if (!strcmp(cp_probe_g.patterns[i], removed) && free_slot == CP_PROBE_MAX_PATTERNS)
+			free_slot = i;
+	}
+	if (free_slot == CP_PROBE_MAX_PATTERNS && cp_probe_g.npatterns < CP_PROBE_MAX_PATTERNS)
+		free_slot = cp_probe_g.npatterns++;
+	if (free_slot == CP_PROBE_MAX_PATTERNS || len >= sizeof store[0])
+		return;
+	memcpy(store[free_slot], pattern, len + 1);
+	cp_probe_g.patterns[free_slot] = store[free_slot];
+}
+
+static void pattern_drop(const char *pattern)
+{
+	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++)
+		if (!strcmp(cp_probe_g.patterns[i], pattern))
+			cp_probe_g.patterns[i] = "\x01";
+}
+
+int cp_probe_control(const char *pattern, int remove, int *refused, char *why, size_t cap)
+{
+	if (!cp_probe_g.enabled || !pattern || !*pattern || (!remove && strchr(pattern, ';')))
 		return -1;
 	pthread_mutex_lock(&probe_lock);
 	op.only = pattern;
-	op.count = 0;
+	op.remove = remove;
+	op.count = op.refused = 0;
+	op.why = cap ? why : NULL;
+	op.why_cap = cap;
+	if (cap)
+		*why = 0;
 	scan_modules(0, cp_probe_g.modules_seen, 1);
 	int n = op.count;
+	if (refused)
+		*refused = op.refused;
 	op.only = NULL;
-	if (used + len + 1 <= sizeof store && cp_probe_g.npatterns < CP_PROBE_MAX_PATTERNS) {
-		memcpy(store + used, pattern, len + 1);
-		cp_probe_g.patterns[cp_probe_g.npatterns++] = store + used;
-		used += len + 1;
-	}
+	op.remove = 0;
+	op.why = NULL;
+	if (remove)
+		pattern_drop(pattern);
+	else
+		pattern_keep(pattern);
 	pthread_mutex_unlock(&probe_lock);
 	return n;
 }
 
+/* The internal control API (probe.h): probes of one pattern in every module loaded now;
+ * later dlopens match an inserted pattern too. */
+CP_EXPORT int callpath_probe_insert(const char *pattern)
+{
+	return cp_probe_control(pattern, 0, NULL, NULL, 0);
+}
+
 CP_EXPORT int callpath_probe_remove(const char *pattern)
 {
-	if (!cp_probe_g.enabled || !pattern || !*pattern)
-		return -1;
+	return cp_probe_control(pattern, 1, NULL, NULL, 0);
+}
+
+void cp_probe_lock(void)
+{
 	pthread_mutex_lock(&probe_lock);
-	op.only = pattern;
-	op.remove = 1;
-	op.count = 0;
-	scan_modules(0, cp_probe_g.modules_seen, 1);
-	int n = op.count;
-	op.only = NULL;
-	op.remove = 0;
-	for (uint32_t i = 0; i < cp_probe_g.npatterns; i++)
-		if (!strcmp(cp_probe_g.patterns[i], pattern))
-			cp_probe_g.patterns[i] = "\x01"; /* matches no symbol any more */
+}
+
+void cp_probe_unlock(void)
+{
 	pthread_mutex_unlock(&probe_lock);
-	return n;
+}
+
+/* fork: the child must not inherit probe_lock held by another thread (the control
+ * thread patching); taken around fork like the module registry's lock. */
+void cp_probe_fork_prepare(void)
+{
+	pthread_mutex_lock(&probe_lock);
+}
+
+void cp_probe_fork_parent(void)
+{
+	pthread_mutex_unlock(&probe_lock);
+}
+
+void cp_probe_fork_child(void)
+{
+	pthread_mutex_init(&probe_lock, NULL);
 }
 
 void cp_probe_notes(void)
@@ -292,9 +373,10 @@ void cp_probe_notes(void)
 	uint32_t refused = 0;
 	for (int i = 0; i < CP_PATCH_NSTATUS; i++)
 		refused += cp_probe_g.refused[i];
-	const char *why = refused		? " (the notes say why)"
-			  : !cp_probe_g.nprobes ? ": no function matches the patterns here"
-						: "";
+	const char *why = refused	       ? " (the notes say why)"
+			  : cp_probe_g.nprobes ? ""
+			  : configured	       ? ": no function matches the patterns here"
+					       : ": none inserted through the control channel";
 	/* the report's summary shows this line as its "probes:" line (render-text.c) */
 	cp_rt_note("probes: %u function%s probed, %u refused%s", cp_probe_g.nprobes,
 		   cp_probe_g.nprobes == 1 ? "" : "s", refused, why);

@@ -93,6 +93,7 @@ static inline void frame_push(struct cp_probe_thread *pt, struct cp_thread *t,
 	f->child = 0;
 	f->cpu_child = 0;
 	f->role = (uint8_t)p->role;
+	f->probe = p->index;
 	pt->selects += !!(p->role & CP_PROBE_SELECT);
 	pt->filters += !!(p->role & CP_PROBE_FILTER);
 	regs->ra = (uintptr_t)cp_probe_return;

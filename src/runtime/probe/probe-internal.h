@@ -24,6 +24,42 @@ struct cp_probe_frame {
 	uint8_t stale;	    /* node indices of another CCT (fork child): record nothing */
 	uint8_t restored;   /* real return address written back (exception, backtrace) */
 	uint8_t role;	    /* the probe's CP_PROBE_SELECT / CP_PROBE_FILTER bits */
+	uint32_t probe;	    /* the probe's index (loop events find their function's frame) */
+};
+
+/* Loop probes (loop.c, loop-install.c): a loop of a probed function, and the events an
+ * instrumented edge of the relocated function reports (cookie of its snippet). */
+#define CP_LOOP_MAX 4096
+#define CP_LOOP_EDGES 16384
+#define CP_LOOP_EDGE_EVENTS 6
+#define CP_LOOP_ACTIVE 64 /* open loop activations per thread */
+
+enum { CP_LOOP_EV_ENTRY = 'e', CP_LOOP_EV_BACK = 'b', CP_LOOP_EV_EXIT = 'x' };
+
+struct cp_loop_rt {
+	uint32_t probe;	 /* the function's entry probe */
+	uint32_t module; /* module id */
+	uint64_t header; /* header address, ELF virtual address in the module */
+};
+
+struct cp_loop_edge_rt {
+	uint32_t n;
+	uint8_t kind[CP_LOOP_EDGE_EVENTS];  /* CP_LOOP_EV_* in order: exits, entries, backs */
+	uint32_t loop[CP_LOOP_EDGE_EVENTS]; /* index in cp_probe_g.loops */
+};
+
+/* A relocated function, for mapping pcs in its copy back to the original (loop.c). */
+#define CP_LOOP_RELOCS 256
+#define CP_LOOP_MAP (1u << 18) /* instructions of all copies */
+struct cp_loop_reloc {
+	uint64_t copy, len, orig;
+	uint32_t first, n; /* cp_probe_g.map_*[first .. first + n], orig has n + 1 */
+};
+
+struct cp_loop_act {
+	uint32_t loop, depth, node;
+	uintptr_t slot; /* the function's frame's return-address slot */
+	uint64_t t0;
 };
 
 struct cp_probe_cache {
@@ -36,6 +72,8 @@ struct cp_probe_thread {
 	uint32_t depth;
 	uint32_t selects, filters; /* active frames of select / filter probes */
 	uint64_t too_deep;
+	uint32_t nacts; /* open loop activations (loop.c) */
+	struct cp_loop_act acts[CP_LOOP_ACTIVE];
 	struct cp_probe_frame stack[CP_PROBE_MAX_DEPTH];
 	struct cp_probe_cache cache[CP_PROBE_CACHE];
 };
@@ -55,11 +93,29 @@ struct cp_probe_global {
 	uint32_t nprobes;
 	uint32_t modules_seen; /* registry slots already scanned */
 	uint32_t refused[CP_PATCH_NSTATUS];
+	/* Loop probes (CALLPATH_LOOPS=1): metrics loop-iterations, loop-entries, loop-time. */
+	int loops_enabled;
+	uint32_t iter_metric, entry_metric, ltime_metric;
+	struct cp_loop_rt *loops; /* CP_LOOP_MAX, mmap'd */
+	uint32_t nloops;
+	struct cp_loop_edge_rt *edges; /* CP_LOOP_EDGES, mmap'd */
+	uint32_t nedges;
+	struct cp_loop_reloc relocs[CP_LOOP_RELOCS];
+	uint32_t nrelocs; /* published (release) after the entry is complete */
+	uint32_t *map_at, *map_orig, *map_rlen; /* CP_LOOP_MAP each, mmap'd */
+	uint32_t nmap;
 };
+
+/* loop.c: a pc in a relocated copy -> the same place in the original (is_return: pc is a
+ * return address); pc itself when it is in no copy; 0 inside a snippet. AS-safe. */
+uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return) CP_HIDDEN;
 
 extern struct cp_probe_global cp_probe_g CP_HIDDEN;
 
 void cp_probe_restore_returns(void) CP_HIDDEN;
+void cp_probe_lock(void) CP_HIDDEN;
+void cp_probe_unlock(void) CP_HIDDEN;
+int cp_probe_loops_config(void) CP_HIDDEN; /* loop-install.c: the loop tables */
 void cp_probe_rearm_returns(void) CP_HIDDEN;
 
 #endif

@@ -27,6 +27,7 @@
 #include "patch/patch.h"
 #include "patch/select.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Registers saved by cp_probe_entry (r11 by the stub), lowest address first; ra is the
@@ -77,6 +78,18 @@ void cp_probe_after_fork(void);
  * while other threads run (docs/internals/patch.md). */
 int callpath_probe_insert(const char *pattern) __attribute__((visibility("default")));
 int callpath_probe_remove(const char *pattern) __attribute__((visibility("default")));
+/* Both, for the control channel (core/control.c): also the number of matching functions
+ * refused and, in why (cap bytes, may be 0), the first refusal's reason. */
+int cp_probe_control(const char *pattern, int remove, int *refused, char *why, size_t cap)
+    __attribute__((visibility("hidden")));
+/* Loop probes (probe/loop-install.c: the request format): relocates a probed function
+ * with snippets on its loops' edges. The number of loops, or -1; why (cap bytes) gets the
+ * reason, or on success "LOOPS<TAB>EDGES". arg is modified. */
+int cp_probe_loops(char *arg, char *why, size_t cap) __attribute__((visibility("hidden")));
+/* fork: probe_lock around the fork (the control thread may hold it). */
+void cp_probe_fork_prepare(void) __attribute__((visibility("hidden")));
+void cp_probe_fork_parent(void) __attribute__((visibility("hidden")));
+void cp_probe_fork_child(void) __attribute__((visibility("hidden")));
 
 /* entry.S */
 void cp_probe_entry(void);

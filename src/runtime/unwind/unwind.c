@@ -204,12 +204,27 @@ void cp_unwind_set_return_hook(uintptr_t trampoline, uintptr_t (*real_ra)(uintpt
 
 /* *ra read from slot: the real return address if it is the trampoline's. -1 if that is
  * lost (the walk stops). */
+static uintptr_t (*pc_map)(uintptr_t pc, int is_return);
+
+void cp_unwind_set_pc_map(uintptr_t (*map)(uintptr_t pc, int is_return))
+{
+	__atomic_store_n(&pc_map, map, __ATOMIC_RELEASE);
+}
+
 static inline int real_return(uintptr_t *ra, uintptr_t slot)
 {
-	if (__builtin_expect(*ra != ret_tramp || !ret_tramp, 1))
-		return 0;
-	*ra = ret_real(slot);
-	return *ra ? 0 : -1;
+	if (__builtin_expect(*ra == ret_tramp && ret_tramp, 0)) {
+		*ra = ret_real(slot);
+		if (!*ra)
+			return -1;
+	}
+	uintptr_t (*map)(uintptr_t, int) = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(map != NULL, 0) && *ra) {
+		*ra = map(*ra, 1);
+		if (!*ra)
+			return -1;
+	}
+	return 0;
 }
 
 static inline uint64_t lookup_key(uintptr_t pc, int exact)
@@ -528,6 +543,13 @@ static int unwind_loop(struct uw_regs *rg, uint32_t kind, struct cp_frame *out, 
 	struct uw_out o = {out, 0, max, 0};
 
 	*status = CP_UNWIND_FAILED;
+	uintptr_t (*map)(uintptr_t, int) = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
+	if (map && UW_KNOWN(rg, CP_DW_RIP) && rg->r[CP_DW_RIP]) {
+		uintptr_t pc = map(rg->r[CP_DW_RIP], kind == CP_FRAME_RETURN);
+		if (!pc) /* inside a snippet of moved code: no original place */
+			return 0;
+		rg->r[CP_DW_RIP] = pc;
+	}
 	if (max <= 0 || !UW_KNOWN(rg, CP_DW_RIP))
 		return 0;
 	if (!skip_first)

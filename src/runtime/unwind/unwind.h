@@ -49,6 +49,10 @@ int cp_unwind_init(void);
  * unwinder asks real_ra(slot address) for the real one (AS-safe; 0 if unknown). Set once
  * at init, before sampling starts, by the module above that owns the trampoline. */
 void cp_unwind_set_return_hook(uintptr_t trampoline, uintptr_t (*real_ra)(uintptr_t slot));
+/* Code moved elsewhere (loop probes' relocated functions, probe/): map(pc, is_return)
+ * gives the original place of a pc in moved code, pc itself elsewhere, 0 where no
+ * original exists (the walk stops). Set once, outside signal context; AS-safe map. */
+void cp_unwind_set_pc_map(uintptr_t (*map)(uintptr_t pc, int is_return));
 /* Once per thread, outside signal context if possible (pthread_getattr_np). The AS-safe
  * variant, for threads first seen in a signal handler, takes the run of readable pages
  * above sp as the stack (probed with process_vm_readv on ourselves, no /proc parsing);

@@ -1,0 +1,37 @@
+/* The client side of the control channel (format/control.h): requests to a running,
+ * measured process, as `callpath probe --pid` and `callpath search` make them.
+ *
+ * Depends on: base (errors), format (the protocol). */
+#ifndef CP_RECORD_CONTROL_H
+#define CP_RECORD_CONTROL_H
+
+#include "format/control.h"
+
+#include <limits.h>
+#include <stddef.h>
+
+struct cp_control {
+	int pid;
+	char dir[PATH_MAX];		/* the measurement directory */
+	char reply_path[PATH_MAX + 64]; /* our reply FIFO (in dir) */
+	int reply_fd;
+	char buf[2 * CP_CONTROL_REPLY_MAX];
+	size_t have;
+};
+
+/* Connects to process pid, whose measurement directory is dir (NULL: read from the
+ * process's environment, CALLPATH_OUTPUT in /proc/PID/environ). 0, or CP_ENOENT (no such
+ * process, or it has no control channel: the message says which), CP_EIO. */
+int cp_control_open(struct cp_control *c, int pid, const char *dir);
+
+/* One request (verb and argument as format/control.h lists them); waits up to timeout_s
+ * seconds for the reply. 0 with the reply's text after "ok" (without the tab) in reply
+ * (cap bytes); CP_EINVAL when the process answered "error" (the message is its text);
+ * CP_ENOENT when the process went away; CP_EIO on a timeout or a failed write. */
+int cp_control_request(struct cp_control *c, const char *verb, const char *arg, char *reply,
+		       size_t cap, double timeout_s);
+
+/* Removes the reply FIFO. */
+void cp_control_close(struct cp_control *c);
+
+#endif

@@ -1,0 +1,168 @@
+/* The control channel's runtime side (format/control.h, docs/internals/control.md): a
+ * thread of the runtime's own reads requests from the FIFO <pid>.control in the
+ * measurement directory and inserts or removes probes while the program runs.
+ *
+ * Why a thread and a FIFO: patching takes locks, maps memory and writes notes, none of
+ * which may happen in a signal handler; the thread does it in ordinary context, blocked in
+ * read() the rest of the time (no polling, no signal, nothing the program sees). It is
+ * started with libc's pthread_create (not our wrapper), so it has no measurement state:
+ * it is not a thread of the program, never sampled, and the thread scan and the exit
+ * accounting skip its tid (cp_rt.control_tid). It blocks every signal, so signals meant
+ * for the process go to the program's threads. A fork child has no channel (the thread
+ * does not survive fork); an exec'd image starts its own on the same FIFO (same pid). */
+#include "runtime/core/runtime.h"
+#include "runtime/probe/probe.h"
+
+#include "format/control.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int control_fd = -1;
+static char control_path[PATH_MAX + 32]; /* made at start: unlinked on the crash path too */
+
+/* Writes one reply line into the client's FIFO; never blocks (a client that went away
+ * loses its reply). */
+static void reply(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode)) {
+		ssize_t w = write(fd, text, strlen(text));
+		(void)w;
+	}
+	close(fd);
+}
+
+static void handle_probe(const char *verb, const char *arg, char *out, size_t cap)
+{
+	char why[512];
+	int refused = 0, remove = !strcmp(verb, "remove");
+	int n = cp_probe_control(arg, remove, &refused, why, sizeof why);
+	if (n < 0)
+		snprintf(out, cap, "error\t%s\n",
+			 *arg ? "this process has no probe runtime (run it under callpath probe, "
+				"or callpath record --control)"
+			      : "empty pattern");
+	else if (remove)
+		snprintf(out, cap, "ok\t%d\n", n);
+	else
+		snprintf(out, cap, "ok\t%d\t%d%s%s\n", n, refused, refused ? "\t" : "",
+			 refused ? why : "");
+}
+
+/* One request line: REPLY-PATH TAB VERB TAB ARGUMENT. */
+static void handle_line(char *line)
+{
+	char out[CP_CONTROL_REPLY_MAX];
+	char *verb = strchr(line, '\t');
+	char *arg = verb ? strchr(verb + 1, '\t') : NULL;
+	if (!verb || !arg || *line != '/')
+		return; /* no reply path: nobody to answer */
+	*verb++ = 0;
+	*arg++ = 0;
+	if (!strcmp(verb, "ping"))
+		snprintf(out, sizeof out, "ok\t%d\n", (int)cp_rt.pid);
+	else if (!strcmp(verb, "add") || !strcmp(verb, "remove"))
+		handle_probe(verb, arg, out, sizeof out);
+	else if (!strcmp(verb, "loops")) {
+		char why[512];
+		int n = cp_probe_loops(arg, why, sizeof why);
+		snprintf(out, sizeof out, "%s\t%s\n", n < 0 ? "error" : "ok", why);
+	} else
+		snprintf(out, sizeof out,
+			 "error\tunknown request '%.64s' (known: ping, add, remove, loops)\n",
+			 verb);
+	reply(line, out);
+}
+
+static void *control_main(void *unused)
+{
+	static char buf[2 * CP_CONTROL_LINE_MAX];
+	size_t have = 0;
+	(void)unused;
+	__atomic_store_n(&cp_rt.control_tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;) {
+		ssize_t n = read(control_fd, buf + have, sizeof buf - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		char *start = buf, *nl;
+		while ((nl = memchr(start, '\n', have - (size_t)(start - buf)))) {
+			*nl = 0;
+			handle_line(start);
+			start = nl + 1;
+		}
+		have -= (size_t)(start - buf);
+		memmove(buf, start, have);
+		if (have == sizeof buf - 1)
+			have = 0; /* a line longer than the protocol allows: dropped */
+	}
+	return NULL;
+}
+
+/* Process start, after the first thread and the thread scan began. */
+void cp_control_start(void)
+{
+	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	const char *want = getenv("CALLPATH_CONTROL");
+	const char *path = control_path;
+	pthread_t th;
+	sigset_t all, old;
+	if (!cp_rt.active || !want || strcmp(want, "1"))
+		return;
+	snprintf(control_path, sizeof control_path, "%s/%d%s", cp_rt.outdir, (int)cp_rt.pid,
+		 CP_CONTROL_SUFFIX);
+	if (mkfifo(path, 0600) && errno != EEXIST) {
+		cp_rt_note("control channel: cannot make %s: %s", path, strerror(errno));
+		return;
+	}
+	/* Read-write: the FIFO always has a writer, so read() blocks instead of seeing EOF
+	 * between clients. */
+	control_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (control_fd < 0 || !create) {
+		cp_rt_note("control channel: cannot open %s: %s", path, strerror(errno));
+		return;
+	}
+	/* Every signal blocked from the thread's first instruction (inherited mask); raw
+	 * system calls, since the program's view of the mask goes through our wrappers. */
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	int rc = create(&th, NULL, control_main, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	if (rc) {
+		cp_rt_note("control channel: cannot start its thread: %s", strerror(rc));
+		close(control_fd);
+		control_fd = -1;
+		return;
+	}
+	pthread_detach(th);
+}
+
+/* Image end: the FIFO goes, unless an exec reuses it (same pid). AS-safe. */
+void cp_control_stop(int exec)
+{
+	if (control_fd >= 0 && !exec)
+		unlink(control_path);
+}
+
+void cp_control_after_fork(void)
+{
+	if (control_fd >= 0)
+		close(control_fd);
+	control_fd = -1;
+	cp_rt.control_tid = 0;
+}

@@ -1,0 +1,155 @@
+/* The search history graph and the loop-aware refinement rule (graph.h). */
+#include "search/graph.h"
+
+#include "base/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cp_code_model_init(struct cp_code_model *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void cp_code_model_release(struct cp_code_model *m)
+{
+	for (size_t i = 0; i < m->nfuncs; i++)
+		free(m->funcs[i].name);
+	free(m->funcs);
+	free(m->calls);
+	free(m->loops);
+	cp_code_model_init(m);
+}
+
+uint32_t cp_code_model_func(struct cp_code_model *m, const char *name)
+{
+	XGROW(m->funcs, m->nfuncs + 1, m->funcs_alloc);
+	struct cp_code_func *f = &m->funcs[m->nfuncs];
+	f->name = xstrdup(name);
+	f->first_call = (uint32_t)m->ncalls;
+	f->ncalls = 0;
+	return (uint32_t)m->nfuncs++;
+}
+
+void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop)
+{
+	XGROW(m->calls, m->ncalls + 1, m->calls_alloc);
+	m->calls[m->ncalls++] = (struct cp_code_call){callee, loop};
+	m->funcs[caller].ncalls++;
+}
+
+uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent, uint64_t header)
+{
+	XGROW(m->loops, m->nloops + 1, m->loops_alloc);
+	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header};
+	return (uint32_t)m->nloops++;
+}
+
+void cp_search_graph_init(struct cp_search_graph *g)
+{
+	memset(g, 0, sizeof *g);
+}
+
+void cp_search_graph_release(struct cp_search_graph *g)
+{
+	free(g->nodes);
+	cp_search_graph_init(g);
+}
+
+uint32_t cp_search_node_get(struct cp_search_graph *g, uint32_t hyp, int kind, uint32_t target,
+			    int32_t parent)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].hyp == hyp && g->nodes[i].kind == kind &&
+		    g->nodes[i].target == target)
+			return (uint32_t)i;
+	XGROW(g->nodes, g->n + 1, g->alloc);
+	struct cp_search_node *n = &g->nodes[g->n];
+	memset(n, 0, sizeof *n);
+	n->hyp = hyp;
+	n->kind = (uint8_t)kind;
+	n->target = target;
+	n->parent = parent;
+	n->state = CP_NODE_QUEUED;
+	return (uint32_t)g->n++;
+}
+
+/* Children of a true focus (paper §5): calls made at `level` (-1: outside every loop of
+ * func; else directly in that loop), and the loops whose parent is `level`. */
+static size_t refine(struct cp_search_graph *g, const struct cp_code_model *m, uint32_t i,
+		     uint32_t func, int32_t level)
+{
+	size_t before = g->n;
+	uint32_t hyp = g->nodes[i].hyp;
+	const struct cp_code_func *f = &m->funcs[func];
+	for (uint32_t c = 0; c < f->ncalls; c++) {
+		const struct cp_code_call *call = &m->calls[f->first_call + c];
+		if (call->loop == level)
+			cp_search_node_get(g, hyp, CP_FOCUS_FUNC, call->callee, (int32_t)i);
+	}
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func == func && m->loops[l].parent == level)
+			cp_search_node_get(g, hyp, CP_FOCUS_LOOP, (uint32_t)l, (int32_t)i);
+	return g->n - before;
+}
+
+size_t cp_search_decide(struct cp_search_graph *g, const struct cp_code_model *m, uint32_t i,
+			int is_true, double value, double t)
+{
+	struct cp_search_node *n = &g->nodes[i];
+	n->state = is_true ? CP_NODE_TRUE : CP_NODE_FALSE;
+	n->value = value;
+	n->decided = t;
+	n->cost = 0;
+	if (!is_true)
+		return 0;
+	if (n->kind == CP_FOCUS_FUNC)
+		return refine(g, m, i, n->target, -1);
+	return refine(g, m, i, m->loops[n->target].func, (int32_t)n->target);
+}
+
+static double pending_cost(const struct cp_search_graph *g)
+{
+	double c = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].state == CP_NODE_PENDING)
+			c += g->nodes[i].cost;
+	return c;
+}
+
+size_t cp_search_next(struct cp_search_graph *g, double limit, uint32_t *out, size_t max)
+{
+	size_t k = 0;
+	if (pending_cost(g) >= limit)
+		return 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < g->n && k < max; i++) {
+			struct cp_search_node *n = &g->nodes[i];
+			if (n->state != CP_NODE_QUEUED || n->deep != !pass)
+				continue;
+			n->state = CP_NODE_PENDING;
+			out[k++] = (uint32_t)i;
+		}
+	return k;
+}
+
+void cp_search_graph_dot(const struct cp_search_graph *g, const struct cp_code_model *m,
+			 const char *const *hyps, FILE *out)
+{
+	static const char *const state[] = {"queued", "pending", "true", "false"};
+	fprintf(out, "digraph search {\n");
+	for (size_t i = 0; i < g->n; i++) {
+		const struct cp_search_node *n = &g->nodes[i];
+		const struct cp_code_loop *l =
+		    n->kind == CP_FOCUS_LOOP ? &m->loops[n->target] : NULL;
+		const char *fn = m->funcs[l ? l->func : n->target].name;
+		fprintf(out, "  n%zu [label=\"%s\\n%s%s", i, hyps[n->hyp], l ? "loop in " : "", fn);
+		if (l)
+			fprintf(out, " at 0x%llx", (unsigned long long)l->header);
+		fprintf(out, "\\n%s %.1f%%\"%s];\n", state[n->state], 100 * n->value,
+			n->state == CP_NODE_TRUE ? " style=bold" : "");
+		if (n->parent >= 0)
+			fprintf(out, "  n%d -> n%zu;\n", n->parent, i);
+	}
+	fprintf(out, "}\n");
+}
