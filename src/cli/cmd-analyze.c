@@ -27,7 +27,8 @@ static void usage(FILE *out)
 	    "  --metric NAME=FORMULA  add a derived metric, e.g. ipc=instructions/cycles\n"
 	    "                         (+ - * / parentheses, numbers, min max abs sqrt; "
 	    "repeatable)\n"
-	    "  -j, --jobs N           threads for structure recovery (default: number of CPUs)\n"
+	    "  -j, --jobs N           threads correlating and recovering structure (default:\n"
+	    "                         number of CPUs; the result does not depend on it)\n"
 	    "  -q, --quiet            no progress or summary output\n");
 }
 

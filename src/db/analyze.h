@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 struct cp_analyze_options {
-	int jobs;	      /* parallel `struct` jobs for cache misses (0 = number of CPUs) */
+	int jobs; /* threads correlating and recovering structure (0 = number of CPUs) */
 	FILE *progress;	      /* progress and warnings for humans (stderr), or NULL for none */
 	const char **derived; /* "NAME=FORMULA" derived metrics to add, nderived of them */
 	size_t nderived;
@@ -23,6 +23,26 @@ void cp_analyze_options_init(struct cp_analyze_options *o);
  * cache, running `struct` where it misses), run metadata, presets and o->derived metrics.
  * 0 or a negative CP_E* code with cp_error() set. */
 int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct cp_db *db);
+
+/* The analysis in pieces, for callpath-analyze-mpi (cp_analyze_dir is begin, every image,
+ * end): every piece lists the directory; the piece that writes scans the process files
+ * into its database; each piece correlates a range of process images into a database;
+ * the databases of the pieces are merged in image order (cp_db_merge) into the first,
+ * which `end` finishes. The result is cp_analyze_dir's database, id for id. */
+struct cp_analysis;
+/* Lists dir; with db (initialized here), scans the process files into it: run metadata,
+ * notes, warnings, modules, metrics. *out is set even on failure (cp_analysis_free). o
+ * may be NULL (defaults) and must outlive the analysis. */
+int cp_analysis_begin(struct cp_analysis **out, const char *dir,
+		      const struct cp_analyze_options *o, struct cp_db *db);
+size_t cp_analysis_nimages(const struct cp_analysis *a);
+/* Correlates the threads of process images [lo, hi) (in start order) into db: begin's
+ * database, or another one (cp_db_init'ed by the caller) to be merged into it. */
+int cp_analysis_images(struct cp_analysis *a, size_t lo, size_t hi, struct cp_db *db);
+/* Begin's database, every piece merged into it: run metadata, presets, derived
+ * metrics, cp_db_finish. */
+int cp_analysis_end(struct cp_analysis *a);
+void cp_analysis_free(struct cp_analysis *a);
 
 /* Opens a profile for reading, whatever path names:
  *   - a database file: read it;

@@ -324,6 +324,16 @@ void cp_db_add(struct cp_db *db, uint32_t profile, uint32_t scope, uint32_t metr
  * division by zero). Idempotent. */
 int cp_db_finish(struct cp_db *db);
 
+/* Appends the partial database src (not finished: raw metrics, profiles and their values)
+ * to dst, as if src's producer had gone on producing into dst: modules, files, procedures
+ * and scopes are matched by identity and src's new ones created in src's order; raw
+ * metrics by name; src's profiles come after dst's, their values in src's order; notes and
+ * warnings are appended (without duplicates). So merging the databases of consecutive
+ * pieces of a producer's input, in order, gives the database of the whole input, id for id
+ * (analyze's workers, callpath-analyze-mpi). Run metadata other than notes and warnings is
+ * not merged. 0 or a negative CP_E* code. */
+int cp_db_merge(struct cp_db *dst, const struct cp_db *src);
+
 /* Per-profile values of one profile, for views of one thread (--thread) or statistics of
  * derived views: fills excl[nscopes * nraw] and, if incl is non-NULL, incl likewise
  * (nraw = number of raw metrics), both zeroed first. */

@@ -20,6 +20,7 @@ struct gmod {
 	struct cp_structure st;
 	uint32_t *proc_of;   /* [st nscopes]: database procedure of a PROC/INLINE scope */
 	uint32_t unknown_sf; /* the module's "[name]" frame, UINT32_MAX until used */
+	int used;	     /* a node named it (the first-use hook ran) */
 	const char *name;    /* base name (database string) */
 	uint8_t build_id[32];
 	uint32_t build_id_len;
@@ -70,7 +71,15 @@ struct cp_corr {
 	size_t ncap, nn;
 	uint32_t partial_df; /* the PARTIAL pseudo-frame, UINT32_MAX until used (dfs[0]: root) */
 	size_t nodes;
+	cp_corr_first_use_fn first_use;
+	void *first_use_ctx;
 };
+
+void cp_corr_on_first_use(struct cp_corr *c, cp_corr_first_use_fn fn, void *ctx)
+{
+	c->first_use = fn;
+	c->first_use_ctx = ctx;
+}
 
 static void ntab_release(struct cp_corr *c);
 
@@ -494,10 +503,19 @@ static uint32_t module_of(struct cp_corr *c, const struct cp_mf_proc *proc, cons
 			  uint32_t id)
 {
 	long mi = id == CP_MF_MODULE_NONE ? -1 : cp_mf_proc_module(proc, id);
-	if (mi >= 0)
-		return modmap[mi];
-	static const uint8_t none[1];
-	return cp_corr_module(c, "[unknown]", none, 0, CP_DB_MOD_NO_STRUCT);
+	uint32_t gm;
+	if (mi >= 0) {
+		gm = modmap[mi];
+	} else {
+		static const uint8_t none[1];
+		gm = cp_corr_module(c, "[unknown]", none, 0, CP_DB_MOD_NO_STRUCT);
+	}
+	if (!c->mods[gm].used) {
+		c->mods[gm].used = 1;
+		if (c->first_use)
+			c->first_use(c->first_use_ctx, c, gm);
+	}
+	return gm;
 }
 
 static uint32_t partial_frame(struct cp_corr *c)

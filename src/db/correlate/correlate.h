@@ -41,6 +41,12 @@ size_t cp_corr_nmodules(const struct cp_corr *c);
  * or with st NULL, the module's code is unknown. */
 void cp_corr_module_structure(struct cp_corr *c, uint32_t gm, struct cp_structure *st);
 
+/* Called once per module, the first time a node of cp_corr_thread names it, before its
+ * first frame is placed: gives it its structure (cp_corr_module_structure), so that only
+ * the modules samples name are analyzed. */
+typedef void (*cp_corr_first_use_fn)(void *ctx, struct cp_corr *c, uint32_t gm);
+void cp_corr_on_first_use(struct cp_corr *c, cp_corr_first_use_fn fn, void *ctx);
+
 /* Correlates thread t of process image proc. modmap[i]: module index (cp_corr_module) of
  * proc->modules[i]; metric_map[k]: database metric of the thread's metric k. Adds the
  * thread's exclusive values to `profile`. */

@@ -1,0 +1,50 @@
+#!/bin/bash
+# `callpath analyze -j N` correlates pieces of the measurement on N threads and merges their
+# databases in order: the database must be the one a single thread makes, row for row (every
+# table, ids included), for the threads of one process and for many process images.
+. "$(dirname "$0")/lib.sh"
+
+require_built "$CALLPATH"
+require_built "$CP_WORKLOADS/threads.O2"
+require_built "$CP_WORKLOADS/forkmany.O2"
+python3 -c "import sqlite3" 2>/dev/null || skip "python3 has no sqlite3 module"
+
+run "$CALLPATH" record -q -o "$WORK/thr" -- "$CP_WORKLOADS/threads.O2" 5
+run "$CALLPATH" record -q -o "$WORK/procs" -- "$CP_WORKLOADS/forkmany.O2" 6 8
+# Synthetic measurements with thousands of contexts (bench/analyze/gen.c): every frame an
+# address of libc's .text, so that the pieces find different procedures, loops and lines.
+require_tool cc
+cc -O2 -D_GNU_SOURCE -I"$CP_SOURCE_DIR/src" "$CP_SOURCE_DIR/bench/analyze/gen.c" -o "$WORK/gen" -lm ||
+	fail "cannot build bench/analyze/gen.c"
+libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
+read -r lo size < <(readelf -SW "$libc" | awk '$2 == ".text" {print "0x"$4, "0x"$6}')
+hi=$(printf '0x%x' $((lo + size)))
+run "$WORK/gen" "$WORK/gthr" "$libc" "$bid" "$lo" "$hi" threads 7 10000 2000 12 2
+run "$WORK/gen" "$WORK/gprocs" "$libc" "$bid" "$lo" "$hi" procs 13 150
+
+compare() { # DIR: -j 1 against -j 2 and -j 5
+	local dir=$1
+	run "$CALLPATH" analyze -q -j 1 -o "$WORK/j1.db" "$dir"
+	for j in 2 5; do
+		run "$CALLPATH" analyze -q -j $j -o "$WORK/j$j.db" "$dir"
+		python3 - "$WORK/j1.db" "$WORK/j$j.db" <<'PY' || fail "$dir: -j $j differs from -j 1"
+import sqlite3, sys
+def dump(path):
+    return list(sqlite3.connect(path).iterdump())
+a, b = dump(sys.argv[1]), dump(sys.argv[2])
+db = sqlite3.connect(sys.argv[1])
+nprof = db.execute("select count(*) from profile").fetchone()[0]
+nscope = db.execute("select count(*) from scope").fetchone()[0]
+print(f"{sys.argv[2]}: {len(b)} rows, {nprof} profiles, {nscope} scopes")
+assert nprof >= 5 and nscope > 10, "too small a measurement to compare"
+diff = [(x, y) for x, y in zip(a, b) if x != y]
+assert len(a) == len(b) and not diff, f"{len(a)} vs {len(b)} rows; first difference {diff[:1]}"
+PY
+	done
+}
+compare "$WORK/thr"
+compare "$WORK/procs"
+compare "$WORK/gthr"
+compare "$WORK/gprocs"
+note "ok"
