@@ -38,6 +38,7 @@ BUILD_PKGS=(
   libncurses-dev                # top/: the interactive terminal view
   libmicrohttpd-dev libgraphviz-dev   # view/: the HTTP server, the call graph's layout
   libcmocka-dev                 # tests/unit: the default build includes the unit tests
+  libopenmpi-dev                # mpi-analyze/: `analyze --mpi` (built only when MPI is found)
   python3 file                  # man pages from docs/ (scripts/md2man.py); cpack -G DEB
   libopenmpi-dev                # mpi/: libcallpath-mpi.so, the PMPI wrappers
 )

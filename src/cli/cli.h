@@ -72,6 +72,8 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 #define CLI_EXIT_FAILURE 2
 /* The runtime preloaded into measured programs. */
 #define CLI_RUNTIME_LIB "libcallpath-rt.so"
+/* `analyze --mpi`'s program, installed beside the runtime (src/mpi-analyze). */
+#define CLI_ANALYZE_MPI "callpath-analyze-mpi"
 /* Writes the path of a library callpath preloads (CLI_RUNTIME_LIB, ...) to path: from
  * CALLPATH_RT, else relative to the real path of the callpath executable (installed or build
  * tree). Returns 0, or CP_ENOENT with a message saying where it looked. */

@@ -7,29 +7,32 @@
 #include "base/xalloc.h"
 #include "db/analyze.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "usage: callpath analyze DIR [-o DB] [--metric NAME=FORMULA]... [-j N] [-q]\n\n"
-	    "Correlates the measurement directory DIR (written by `callpath record`) with the\n"
-	    "structure of its load modules (procedures, inlined code, loops, statements; from\n"
-	    "the structure cache, running `struct` where it misses) and writes a profile\n"
-	    "database: every thread and process of the run merged, per-thread values kept.\n\n"
-	    "  -o, --output DB        database file (default DIR/callpath.db)\n"
-	    "  --metric NAME=FORMULA  add a derived metric, e.g. ipc=instructions/cycles\n"
-	    "                         (+ - * / parentheses, numbers, min max abs sqrt; "
-	    "repeatable)\n"
-	    "  -j, --jobs N           threads correlating and recovering structure (default:\n"
-	    "                         number of CPUs; the result does not depend on it)\n"
-	    "  -q, --quiet            no progress or summary output\n");
+	fprintf(out,
+		"usage: callpath analyze DIR [-o DB] [--metric NAME=FORMULA]... [-j N] [-q]\n\n"
+		"Correlates the measurement directory DIR (written by `callpath record`) with the\n"
+		"structure of its load modules (procedures, inlined code, loops, statements; from\n"
+		"the structure cache, running `struct` where it misses) and writes a profile\n"
+		"database: every thread and process of the run merged, per-thread values kept.\n\n"
+		"  -o, --output DB        database file (default DIR/callpath.db)\n"
+		"  --metric NAME=FORMULA  add a derived metric, e.g. ipc=instructions/cycles\n"
+		"                         (+ - * / parentheses, numbers, min max abs sqrt; "
+		"repeatable)\n"
+		"  -j, --jobs N           threads correlating and recovering structure (default:\n"
+		"                         number of CPUs; the result does not depend on it)\n"
+		"  -q, --quiet            no progress or summary output\n"
+		"  --mpi                  run on MPI: `mpirun -np K callpath analyze --mpi DIR`\n"
+		"                         (each rank correlates a share of the process images)\n");
 }
 
 static double now_s(void)
@@ -54,7 +57,7 @@ static int parse_jobs(const char *val, int *jobs)
 
 struct analyze_args {
 	const char *dir, *out;
-	int quiet, jobs;
+	int quiet, jobs, mpi;
 	const char **derived; /* --metric NAME=FORMULA items */
 	size_t nderived;
 };
@@ -63,9 +66,13 @@ struct analyze_args {
 static int parse_args(int argc, char **argv, struct analyze_args *a)
 {
 	static const struct option longopts[] = {
-	    {"output", required_argument, 0, 'o'}, {"metric", required_argument, 0, 'm'},
-	    {"jobs", required_argument, 0, 'j'},   {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0},
+	    {"output", required_argument, 0, 'o'},
+	    {"metric", required_argument, 0, 'm'},
+	    {"jobs", required_argument, 0, 'j'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},
+	    {"mpi", no_argument, 0, 'M'},
+	    {0, 0, 0, 0},
 	};
 	int c;
 	optind = 1;
@@ -83,6 +90,9 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 			break;
 		case 'q':
 			a->quiet = 1;
+			break;
+		case 'M':
+			a->mpi = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -104,6 +114,28 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 	return 0;
 }
 
+/* --mpi: callpath-analyze-mpi (built with MPI, installed beside the runtime) takes over
+ * this process, which mpirun started as one rank, with the same arguments. */
+static int exec_mpi(int argc, char **argv)
+{
+	char helper[4096];
+	if (cli_runtime_lib(CLI_ANALYZE_MPI, helper, sizeof helper)) {
+		cli_error("analyze",
+			  "--mpi needs %s, which this callpath was built without (build it with "
+			  "an MPI library installed: libopenmpi-dev)",
+			  CLI_ANALYZE_MPI);
+		return CLI_EXIT_FAILURE;
+	}
+	char **args = xcalloc((size_t)argc + 1, sizeof *args);
+	args[0] = helper;
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	execv(helper, args);
+	cli_error("analyze", "cannot run %s: %s", helper, strerror(errno));
+	free(args);
+	return CLI_EXIT_FAILURE;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct analyze_args a = {0};
@@ -114,6 +146,10 @@ int cmd_analyze(int argc, char **argv)
 	int quiet = a.quiet;
 	if (rc) {
 		status = rc > 0 ? 0 : CLI_EXIT_FAILURE;
+		goto done;
+	}
+	if (a.mpi) {
+		status = exec_mpi(argc, argv);
 		goto done;
 	}
 	struct stat st;

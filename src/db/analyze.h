@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 struct cp_analyze_options {
-	int jobs; /* threads correlating and recovering structure (0 = number of CPUs) */
-	FILE *progress;	      /* progress and warnings for humans (stderr), or NULL for none */
+	int jobs;	/* threads correlating and recovering structure (0 = number of CPUs) */
+	FILE *progress; /* progress and warnings for humans (stderr), or NULL for none */
 	const char **derived; /* "NAME=FORMULA" derived metrics to add, nderived of them */
 	size_t nderived;
 	int no_write; /* cp_profile_open: never write DIR/callpath.db */
@@ -33,8 +33,8 @@ struct cp_analysis;
 /* Lists dir; with db (initialized here), scans the process files into it: run metadata,
  * notes, warnings, modules, metrics. *out is set even on failure (cp_analysis_free). o
  * may be NULL (defaults) and must outlive the analysis. */
-int cp_analysis_begin(struct cp_analysis **out, const char *dir,
-		      const struct cp_analyze_options *o, struct cp_db *db);
+int cp_analysis_begin(struct cp_analysis **out, const char *dir, const struct cp_analyze_options *o,
+		      struct cp_db *db);
 size_t cp_analysis_nimages(const struct cp_analysis *a);
 /* Correlates the threads of process images [lo, hi) (in start order) into db: begin's
  * database, or another one (cp_db_init'ed by the caller) to be merged into it. */

@@ -56,7 +56,8 @@ static int merge_metrics(struct cp_db *dst, const struct cp_db *src, struct merg
 	for (size_t i = 0; i < cp_db_nraw(src); i++) {
 		m->metric[i] = cp_db_metric_add(dst, &src->metrics[i]);
 		if (m->metric[i] == CP_DB_NONE)
-			return cp_error(CP_EINTERNAL, "merging databases: metric %s cannot be added",
+			return cp_error(CP_EINTERNAL,
+					"merging databases: metric %s cannot be added",
 					src->metrics[i].name);
 	}
 	return 0;

@@ -334,6 +334,14 @@ int cp_db_finish(struct cp_db *db);
  * not merged. 0 or a negative CP_E* code. */
 int cp_db_merge(struct cp_db *dst, const struct cp_db *src);
 
+/* A database that is not finished (what cp_db_merge takes) as bytes appended to sb, and
+ * back: cp_db_unpack initializes db and gives the same database, id for id (for sending
+ * partial databases between the ranks of callpath-analyze-mpi: same build, same byte
+ * order). Unpacking checks every bound: 0, or CP_EFORMAT with db released. */
+struct strbuf;
+void cp_db_pack(const struct cp_db *db, struct strbuf *sb);
+int cp_db_unpack(struct cp_db *db, const void *buf, size_t size);
+
 /* Per-profile values of one profile, for views of one thread (--thread) or statistics of
  * derived views: fills excl[nscopes * nraw] and, if incl is non-NULL, incl likewise
  * (nraw = number of raw metrics), both zeroed first. */

@@ -153,8 +153,7 @@ static uint64_t file_size(const char *dir, const char *name)
 
 /* The units of image i, one per thread in cp_mf_list_thread's order (packed threads and
  * thread files merged by tidx), weighed by their bytes for balancing the pieces. */
-static void image_units(struct cp_analysis *a, size_t i, const struct cp_mf_proc *p,
-			size_t *aunits)
+static void image_units(struct cp_analysis *a, size_t i, const struct cp_mf_proc *p, size_t *aunits)
 {
 	const struct cp_mf_list_image *im = &a->list.images[i];
 	size_t pk = 0, f = 0, j = 0;
@@ -265,8 +264,8 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int cp_analysis_begin(struct cp_analysis **out, const char *dir,
-		      const struct cp_analyze_options *o, struct cp_db *db)
+int cp_analysis_begin(struct cp_analysis **out, const char *dir, const struct cp_analyze_options *o,
+		      struct cp_db *db)
 {
 	struct cp_analysis *a = xcalloc(1, sizeof *a);
 	if (!o) {
