@@ -170,6 +170,7 @@ int cmd_analyze(int argc, char **argv)
 	o.progress = quiet ? NULL : stderr;
 	o.derived = a.derived;
 	o.nderived = a.nderived;
+	o.defer_finish = 1; /* cp_db_write finishes it beside writing */
 	double t0 = now_s();
 	struct cp_db db;
 	rc = cp_analyze_dir(dir, &o, &db);

@@ -14,6 +14,9 @@ struct cp_analyze_options {
 	const char **derived; /* "NAME=FORMULA" derived metrics to add, nderived of them */
 	size_t nderived;
 	int no_write; /* cp_profile_open: never write DIR/callpath.db */
+	/* cp_analyze_dir: leave the database unfinished, for cp_db_write, which finishes it
+	 * while it writes the tables that do not need it (callpath analyze) */
+	int defer_finish;
 };
 
 void cp_analyze_options_init(struct cp_analyze_options *o);

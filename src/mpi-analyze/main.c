@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 	struct cp_analyze_options o;
 	cp_analyze_options_init(&o);
 	o.jobs = 1;
+	o.defer_finish = 1; /* cp_db_write finishes it beside writing */
 	o.progress = args.quiet || rank ? NULL : stderr;
 	o.derived = args.derived;
 	o.nderived = args.nderived;

@@ -28,6 +28,9 @@ struct cp_analysis {
 	pthread_mutex_t struct_lock; /* one structure lookup (or recovery) at a time */
 	struct cp_corr_stats stats;  /* summed over the pieces */
 	double t_scan, t_correlate, w_correlate;
+	/* cp_analysis_parallel: thread CPU time of the pieces and of merging them */
+	double piece_cpu_max, piece_cpu_min, merge_cpu;
+	unsigned npieces;
 	struct cp_analyze_options defaults; /* o when cp_analysis_begin got NULL */
 };
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 unsigned cp_analysis_jobs(const struct cp_analyze_options *o)
@@ -324,13 +325,23 @@ struct worker {
 	struct cp_db db;
 	int rc;
 	char *error; /* cp_error's message is per thread */
+	double cpu;  /* thread CPU time of the piece */
 	pthread_t tid;
 };
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	double t0 = thread_cpu_s();
 	w->rc = cp_analysis_units(w->a, w->units, w->n, &w->db, NULL);
+	w->cpu = thread_cpu_s() - t0;
 	if (w->rc)
 		w->error = xstrdup(cp_error_message());
 	return NULL;
@@ -387,9 +398,19 @@ int cp_analysis_parallel(struct cp_analysis *a, unsigned jobs)
 	}
 	/* The first piece on this thread, into the scanned database; units the workers could
 	 * not take (no thread) too. */
+	double t0 = thread_cpu_s();
 	int rc = cp_analysis_units(a, a->units, first[1], a->db, a->corr);
-	for (unsigned k = 1; k < started; k++)
+	double t1 = thread_cpu_s();
+	a->piece_cpu_max = a->piece_cpu_min = t1 - t0;
+	for (unsigned k = 1; k < started; k++) {
 		rc = merge_worker(a, &ws[k], rc);
+		if (ws[k].cpu > a->piece_cpu_max)
+			a->piece_cpu_max = ws[k].cpu;
+		if (ws[k].cpu < a->piece_cpu_min)
+			a->piece_cpu_min = ws[k].cpu;
+	}
+	a->merge_cpu = thread_cpu_s() - t1;
+	a->npieces = started;
 	if (!rc && started < np)
 		rc = cp_analysis_units(a, a->units + first[started], a->nunits - first[started],
 				       a->db, a->corr);

@@ -341,18 +341,24 @@ int cp_analysis_end(struct cp_analysis *a)
 	if (rc)
 		return rc;
 	int stats = getenv("CALLPATH_ANALYZE_STATS") && a->o->progress;
-	if (stats)
+	if (stats) {
 		print_stats(a, db);
+		fprintf(a->o->progress,
+			"CPU s: scan %.2f, correlate %.2f (wall %.2f; %u pieces, thread CPU %.2f "
+			"to %.2f, then merging %.2f)\n",
+			a->t_scan, a->t_correlate, a->w_correlate, a->npieces, a->piece_cpu_min,
+			a->piece_cpu_max, a->merge_cpu);
+	}
 	cp_corr_free(a->corr); /* before finish, so that their peaks do not add up */
 	a->corr = NULL;
+	if (a->o->defer_finish)
+		return 0;
 	double t0 = cpu_s(), w0 = wall_s();
 	rc = cp_db_finish(db);
 	if (stats)
 		fprintf(a->o->progress,
-			"CPU s: scan %.2f, correlate %.2f (wall %.2f), finish %.2f (wall %.2f); "
-			"peak RSS %ld MB\n",
-			a->t_scan, a->t_correlate, a->w_correlate, cpu_s() - t0, wall_s() - w0,
-			peak_mb());
+			"CPU s: finish %.2f (wall %.2f); peak RSS %ld MB\n", cpu_s() - t0,
+			wall_s() - w0, peak_mb());
 	return rc;
 }
 
