@@ -356,9 +356,8 @@ int cp_analysis_end(struct cp_analysis *a)
 	double t0 = cpu_s(), w0 = wall_s();
 	rc = cp_db_finish(db);
 	if (stats)
-		fprintf(a->o->progress,
-			"CPU s: finish %.2f (wall %.2f); peak RSS %ld MB\n", cpu_s() - t0,
-			wall_s() - w0, peak_mb());
+		fprintf(a->o->progress, "CPU s: finish %.2f (wall %.2f); peak RSS %ld MB\n",
+			cpu_s() - t0, wall_s() - w0, peak_mb());
 	return rc;
 }
 

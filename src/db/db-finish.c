@@ -1,0 +1,281 @@
+/* cp_db_finish (db.h): each profile's values sorted and merged, then the statistics of
+ * every scope over the profiles: exclusive ones on a second thread, inclusive ones on the
+ * calling thread. Each statistic is updated by one thread, profile after profile, with
+ * the same additions in the same order as one thread would make: the result does not
+ * depend on the threads. */
+#include "db/db-impl.h"
+
+#include "base/xalloc.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int value_cmp(const void *a, const void *b)
+{
+	const struct cp_db_value *x = a, *y = b;
+	if (x->scope != y->scope)
+		return x->scope < y->scope ? -1 : 1;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return 0;
+}
+
+static void pvalues_merge(struct cp_db_pvalues *pv)
+{
+	if (!pv->sorted) {
+		qsort(pv->v, pv->n, sizeof *pv->v, value_cmp);
+		pv->sorted = 1;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < pv->n; i++) {
+		if (o && pv->v[o - 1].scope == pv->v[i].scope &&
+		    pv->v[o - 1].metric == pv->v[i].metric)
+			pv->v[o - 1].value += pv->v[i].value;
+		else
+			pv->v[o++] = pv->v[i];
+	}
+	size_t k = 0; /* values that cancelled out are not stored */
+	for (size_t i = 0; i < o; i++)
+		if (pv->v[i].value != 0)
+			pv->v[k++] = pv->v[i];
+	pv->n = k;
+}
+
+/* Welford's running mean and sum of squared deviations, in mean and stddev until
+ * stats_final(). */
+static void stat_update(struct cp_db_stat *st, double x, uint32_t profile)
+{
+	st->sum += x;
+	if (!st->count || x < st->min)
+		st->min = x;
+	if (!st->count || x > st->max) {
+		st->max = x;
+		st->argmax = profile;
+	}
+	st->count++;
+	double d = x - st->mean;
+	st->mean += d / st->count;
+	st->stddev += d * (x - st->mean);
+}
+
+static void stats_final(struct cp_db_stat *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (st[i].count) {
+			double var = st[i].stddev / st[i].count;
+			st[i].stddev = var > 0 ? sqrt(var) : 0;
+		} else {
+			memset(&st[i], 0, sizeof st[i]);
+			st[i].argmax = CP_DB_NONE;
+		}
+	}
+}
+
+static int u32_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* One kind of statistics (exclusive or inclusive) over every profile. The tree is read
+ * through compact copies of the scopes' parents and frame flags (the walks to the root are
+ * the pass's random reads). */
+struct pass {
+	const struct cp_db *db;
+	const uint32_t *parent;
+	const uint8_t *frame; /* PROC or PARTIAL: where exclusive costs stop */
+	size_t nraw;
+	struct cp_db_stat *stats; /* [nscopes * nraw] */
+	double *acc;		  /* [nscopes * nraw] scratch, zero between profiles */
+	uint8_t *mark;		  /* [nscopes] */
+	uint32_t *touched;
+	size_t ntouched;
+};
+
+static void mark(struct pass *x, uint32_t s)
+{
+	x->mark[s] = 1;
+	x->touched[x->ntouched++] = s;
+}
+
+/* The touched scopes children first: decreasing ids (a child's id is larger than its
+ * parent's); a sort when few were touched, else a scan of the marks. */
+static size_t touched_order(struct pass *x)
+{
+	size_t nt = x->ntouched, ns = x->db->nscopes;
+	if (nt * 8 < ns) {
+		qsort(x->touched, nt, sizeof *x->touched, u32_desc);
+		return nt;
+	}
+	nt = 0;
+	for (size_t s = ns; s-- > 0;)
+		if (x->mark[s])
+			x->touched[nt++] = (uint32_t)s;
+	return nt;
+}
+
+/* Exclusive is HPCToolkit's: the cost of the scope's own code, i.e. of the statements
+ * below it in the same procedure frame (nested loops and inlined code included, calls
+ * not): a value at a statement counts for it and each ancestor up to its frame. */
+static void profile_excl(struct pass *x, uint32_t p)
+{
+	const struct cp_db_pvalues *pv = &x->db->pvalues[p];
+	size_t nraw = x->nraw;
+	x->ntouched = 0;
+	for (size_t i = 0; i < pv->n; i++) {
+		const struct cp_db_value *v = &pv->v[i];
+		for (uint32_t s = v->scope; s != CP_DB_NONE; s = x->parent[s]) {
+			x->acc[(size_t)s * nraw + v->metric] += v->value;
+			if (!x->mark[s])
+				mark(x, s);
+			if (x->frame[s])
+				break;
+		}
+	}
+	size_t nt = touched_order(x);
+	for (size_t i = 0; i < nt; i++) {
+		uint32_t s = x->touched[i];
+		double *row = &x->acc[(size_t)s * nraw];
+		for (size_t m = 0; m < nraw; m++) {
+			if (row[m] != 0)
+				stat_update(&x->stats[(size_t)s * nraw + m], row[m], p);
+			row[m] = 0;
+		}
+		x->mark[s] = 0;
+	}
+}
+
+/* Inclusive: the profile's values summed over the subtrees of the scopes on the paths from
+ * its valued scopes to the root (only those are touched). */
+static void profile_incl(struct pass *x, uint32_t p)
+{
+	const struct cp_db_pvalues *pv = &x->db->pvalues[p];
+	size_t nraw = x->nraw;
+	x->ntouched = 0;
+	for (size_t i = 0; i < pv->n; i++) {
+		const struct cp_db_value *v = &pv->v[i];
+		x->acc[(size_t)v->scope * nraw + v->metric] += v->value;
+		for (uint32_t s = v->scope; s != CP_DB_NONE && !x->mark[s]; s = x->parent[s])
+			mark(x, s);
+	}
+	size_t nt = touched_order(x);
+	for (size_t i = 0; i < nt; i++) {
+		uint32_t s = x->touched[i], par = x->parent[s];
+		double *row = &x->acc[(size_t)s * nraw];
+		for (size_t m = 0; m < nraw; m++) {
+			if (row[m] == 0)
+				continue;
+			stat_update(&x->stats[(size_t)s * nraw + m], row[m], p);
+			if (par != CP_DB_NONE)
+				x->acc[(size_t)par * nraw + m] += row[m];
+			row[m] = 0;
+		}
+		x->mark[s] = 0;
+	}
+}
+
+struct pass_job {
+	struct pass x;
+	void (*profile)(struct pass *, uint32_t);
+};
+
+static void *pass_run(void *arg)
+{
+	struct pass_job *j = arg;
+	size_t ns = j->x.db->nscopes, nraw = j->x.nraw ? j->x.nraw : 1;
+	j->x.acc = xcalloc(ns * nraw, sizeof *j->x.acc);
+	j->x.mark = xcalloc(ns ? ns : 1, 1);
+	j->x.touched = xmalloc((ns ? ns : 1) * sizeof *j->x.touched);
+	for (uint32_t p = 0; p < j->x.db->nprofiles; p++)
+		j->profile(&j->x, p);
+	free(j->x.acc);
+	free(j->x.mark);
+	free(j->x.touched);
+	return NULL;
+}
+
+struct merge_job {
+	struct cp_db *db;
+	size_t lo, hi;
+};
+
+static void *merge_run(void *arg)
+{
+	struct merge_job *j = arg;
+	for (size_t p = j->lo; p < j->hi; p++)
+		pvalues_merge(&j->db->pvalues[p]);
+	return NULL;
+}
+
+/* run(a) on a second thread and run(b) here; both here when the work is small or no
+ * thread can be made. */
+static void run_two(void *(*run)(void *), void *a, void *b, int threads)
+{
+	pthread_t tid;
+	int started = threads && !pthread_create(&tid, NULL, run, a);
+	run(b);
+	if (started)
+		pthread_join(tid, NULL);
+	else
+		run(a);
+}
+
+/* The exclusive and inclusive statistics of the raw metrics, into db->stats. */
+static void raw_stats(struct cp_db *db, size_t nraw, int threads)
+{
+	size_t ns = db->nscopes, nm = db->nmetrics;
+	uint32_t *parent = xmalloc((ns ? ns : 1) * sizeof *parent);
+	uint8_t *frame = xmalloc(ns ? ns : 1);
+	for (size_t s = 0; s < ns; s++) {
+		parent[s] = db->scopes[s].parent;
+		frame[s] =
+		    db->scopes[s].kind == CP_DBK_PROC || db->scopes[s].kind == CP_DBK_PARTIAL;
+	}
+	struct pass base = {db, parent, frame, nraw, NULL, NULL, NULL, NULL, 0};
+	struct pass_job ex = {base, profile_excl}, in = {base, profile_incl};
+	ex.x.stats = xcalloc(ns * nraw + 1, sizeof *ex.x.stats);
+	in.x.stats = xcalloc(ns * nraw + 1, sizeof *in.x.stats);
+	run_two(pass_run, &ex, &in, threads);
+	for (size_t s = 0; s < ns; s++)
+		for (size_t m = 0; m < nraw; m++) {
+			db->stats[(s * nm + m) * 2] = ex.x.stats[s * nraw + m];
+			db->stats[(s * nm + m) * 2 + 1] = in.x.stats[s * nraw + m];
+		}
+	free(ex.x.stats);
+	free(in.x.stats);
+	free(parent);
+	free(frame);
+}
+
+/* Below this many values one thread does it all (a thread costs more than it saves). */
+#define THREADS_MIN_VALUES 100000
+
+int cp_db_finish(struct cp_db *db)
+{
+	if (db->finished)
+		return 0;
+	size_t nraw = cp_db_nraw(db), nm = db->nmetrics, ns = db->nscopes, nvalues = 0;
+	for (size_t p = 0; p < db->nprofiles; p++)
+		nvalues += db->pvalues[p].n;
+	int threads = nvalues >= THREADS_MIN_VALUES;
+	struct merge_job m1 = {db, 0, db->nprofiles / 2},
+			 m2 = {db, db->nprofiles / 2, db->nprofiles};
+	run_two(merge_run, &m1, &m2, threads);
+	free(db->stats);
+	db->stats = xcalloc(ns * nm * 2 + 1, sizeof *db->stats);
+	raw_stats(db, nraw, threads);
+	stats_final(db->stats, ns * nm * 2);
+	for (size_t m = 0; m < nraw && m < CP_DB_MAX_METRICS; m++) {
+		uint64_t n = 0;
+		for (size_t p = 0; p < db->nprofiles; p++)
+			n += db->profiles[p].samples[m];
+		if (n) /* else keep what the producer set */
+			db->metrics[m].samples = n;
+	}
+	for (size_t m = nraw; m < nm; m++)
+		cp_db_derived_compute(db, (uint32_t)m);
+	db->finished = 1;
+	return 0;
+}
