@@ -3,6 +3,7 @@
  *
  *   gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI threads THREADS SAMPLES CONTEXTS DEPTH [SKEW]
  *   gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI procs PROCS SAMPLES_PER_PROC
+ *   gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI ranks RANKS THREADS SAMPLES_PER_THREAD CONTEXTS DEPTH
  *
  * "threads": one process, THREADS thread files sharing SAMPLES samples (about equally),
  * drawn from CONTEXTS distinct calling contexts of about DEPTH frames (a random trie with
@@ -11,7 +12,10 @@
  * 1), every frame an address in [TEXT_LO, TEXT_HI) of
  * MODULE (ELF virtual addresses), so that correlation does real structure lookups.
  * "procs": PROCS process images (forked children) of one thread each, SAMPLES_PER_PROC
- * samples each over 200 contexts: the many-files case. Deterministic (fixed seed). */
+ * samples each over 200 contexts: the many-files case. "ranks": an MPI job, RANKS process
+ * images (rank in the ENV record, as `callpath record` under mpirun writes it) of THREADS
+ * threads each, every thread SAMPLES_PER_THREAD samples over the same CONTEXTS contexts of
+ * about DEPTH frames (the ranks run one program). Deterministic (fixed seed). */
 #include "format/measure.h"
 
 #include <errno.h>
@@ -82,7 +86,8 @@ static void record(struct buf *b, uint32_t type, const void *pay, size_t n)
 	pad8(b);
 }
 
-static void write_proc(const char *dir, int pid, int ppid, uint32_t flags)
+static void write_proc(const char *dir, int pid, int ppid, uint32_t flags, uint32_t nthreads,
+		       int rank)
 {
 	struct buf b = {0};
 	struct cp_mf_process p;
@@ -97,7 +102,7 @@ static void write_proc(const char *dir, int pid, int ppid, uint32_t flags)
 	p.nmetrics = 1;
 	p.start_ns = 1700000000000000000ull + (uint64_t)pid * 1000;
 	p.end_ns = p.start_ns + 10000000000ull;
-	p.nthreads = 1;
+	p.nthreads = nthreads;
 	strcpy(p.hostname, "benchhost");
 	strcpy(p.metrics[0].name, "cputime");
 	strcpy(p.metrics[0].unit, "ns");
@@ -107,6 +112,11 @@ static void write_proc(const char *dir, int pid, int ppid, uint32_t flags)
 	put(&b, &p, sizeof p);
 	static const char cmd[] = "bench-app\0--synthetic";
 	record(&b, CP_MF_REC_CMDLINE, cmd, sizeof cmd);
+	if (rank >= 0) { /* as record writes it for an MPI rank */
+		char env[64];
+		int n = snprintf(env, sizeof env, "CALLPATH_RANK=%d", rank);
+		record(&b, CP_MF_REC_ENV, env, (size_t)n + 1);
+	}
 	struct cp_mf_module m;
 	memset(&m, 0, sizeof m);
 	m.id = 0;
@@ -270,7 +280,8 @@ int main(int argc, char **argv)
 {
 	if (argc < 9) {
 		fprintf(stderr, "usage: gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI threads THREADS SAMPLES CONTEXTS DEPTH\n"
-				"       gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI procs PROCS SAMPLES_PER_PROC\n");
+				"       gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI procs PROCS SAMPLES_PER_PROC\n"
+				"       gen DIR MODULE BUILD_ID_HEX TEXT_LO TEXT_HI ranks RANKS THREADS SAMPLES_PER_THREAD CONTEXTS DEPTH\n");
 		return 2;
 	}
 	const char *dir = argv[1];
@@ -290,7 +301,7 @@ int main(int argc, char **argv)
 		if (argc > 11)
 			g_skew = strtod(argv[11], NULL);
 		make_contexts(nctx, depth);
-		write_proc(dir, 1000, 1, 0);
+		write_proc(dir, 1000, 1, 0, (uint32_t)nthr, -1);
 		for (int i = 0; i < nthr; i++)
 			write_thread(dir, 1000, (uint32_t)i, samples / (size_t)nthr, nctx);
 	} else if (!strcmp(argv[6], "procs")) {
@@ -298,8 +309,17 @@ int main(int argc, char **argv)
 		size_t samples = strtoull(argv[8], NULL, 0);
 		make_contexts(200, 20);
 		for (int i = 0; i < nproc; i++) {
-			write_proc(dir, 10000 + i, i ? 10000 : 1, i ? CP_MF_FORK_CHILD : 0);
+			write_proc(dir, 10000 + i, i ? 10000 : 1, i ? CP_MF_FORK_CHILD : 0, 1, -1);
 			write_thread(dir, 10000 + i, 0, samples, 200);
+		}
+	} else if (!strcmp(argv[6], "ranks") && argc >= 12) {
+		int nrank = atoi(argv[7]), nthr = atoi(argv[8]);
+		size_t samples = strtoull(argv[9], NULL, 0), nctx = strtoull(argv[10], NULL, 0);
+		make_contexts(nctx, strtoull(argv[11], NULL, 0));
+		for (int r = 0; r < nrank; r++) {
+			write_proc(dir, 20000 + r, 1, 0, (uint32_t)nthr, r);
+			for (int i = 0; i < nthr; i++)
+				write_thread(dir, 20000 + r, (uint32_t)i, samples, nctx);
 		}
 	} else {
 		fprintf(stderr, "gen: unknown mode %s\n", argv[6]);
