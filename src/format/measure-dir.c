@@ -427,6 +427,24 @@ size_t cp_mf_list_nthreads(const struct cp_mf_list *l, size_t i, const struct cp
 	return n;
 }
 
+uint64_t cp_mf_list_thread_bytes(const struct cp_mf_list *l, size_t i, size_t j,
+				 const struct cp_mf_proc *proc)
+{
+	size_t pk, file;
+	list_locate(&l->images[i], proc, j, &pk, &file);
+	if (pk != SIZE_MAX)
+		return (uint64_t)proc->packed[pk].nnodes * proc->packed[pk].hdr.node_size;
+	if (file == SIZE_MAX)
+		return 0;
+	struct strbuf path;
+	strbuf_init(&path);
+	strbuf_addf(&path, "%s/%s", l->path, l->images[i].thr_names[file]);
+	struct stat st;
+	uint64_t size = stat(path.buf, &st) ? 0 : (uint64_t)st.st_size;
+	strbuf_release(&path);
+	return size;
+}
+
 /* Thread file tidx vanished: the program packed it into its process file since. */
 static int list_thread_repacked(const struct cp_mf_list *l, size_t i, size_t file,
 				struct cp_mf_thr *t)

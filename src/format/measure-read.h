@@ -131,6 +131,11 @@ size_t cp_mf_list_nthreads(const struct cp_mf_list *l, size_t i, const struct cp
 int cp_mf_list_thread(const struct cp_mf_list *l, size_t i, size_t j, const struct cp_mf_proc *proc,
 		      struct cp_mf_thr *t);
 
+/* Bytes of thread j of image i (its thread file's size, or its packed tree's), for
+ * balancing work; 0 if unknown. */
+uint64_t cp_mf_list_thread_bytes(const struct cp_mf_list *l, size_t i, size_t j,
+				 const struct cp_mf_proc *proc);
+
 /* Reads one file (process or thread) through mmap; for the fuzzer and tools. */
 /* Is every process image of the measurement directory path done (finished, or its process
  * gone)? 1 yes, 0 no (a directory without process files yet is not done), -1 when it cannot

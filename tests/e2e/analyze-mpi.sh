@@ -7,7 +7,6 @@
 
 require_built "$CALLPATH"
 require_tool mpirun
-require_tool cc
 [ -x "$CP_BUILD_DIR/callpath-analyze-mpi" ] ||
 	skip "callpath-analyze-mpi is not built (no MPI library found at configure time)"
 python3 -c "import sqlite3" 2>/dev/null || skip "python3 has no sqlite3 module"
@@ -16,14 +15,8 @@ mpi() { mpirun --allow-run-as-root --oversubscribe "$@"; }
 # A real MPI job's measurement (rank in each process's environment record)...
 mpi -np 2 "$CALLPATH" record -q -o "$WORK/job" -- "$CP_WORKLOADS/chain.O2" 300 >/dev/null ||
 	fail "mpirun ... callpath record failed"
-# ...and a synthetic one of 13 process images with thousands of contexts (bench/analyze/gen.c)
-cc -O2 -D_GNU_SOURCE -I"$CP_SOURCE_DIR/src" "$CP_SOURCE_DIR/bench/analyze/gen.c" -o "$WORK/gen" -lm ||
-	fail "cannot build bench/analyze/gen.c"
-libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
-read -r lo size < <(readelf -SW "$libc" | awk '$2 == ".text" {print "0x"$4, "0x"$6}')
-hi=$(printf '0x%x' $((lo + size)))
-run "$WORK/gen" "$WORK/procs" "$libc" "$bid" "$lo" "$hi" procs 13 150
+# ...and a synthetic job of 9 ranks x 3 threads with thousands of contexts.
+synthetic_measurement "$WORK/ranks" ranks 9 3 200 800 15
 
 compare() { # DIR NP
 	local dir=$1 np=$2
@@ -51,6 +44,6 @@ assert len(a) == len(b) and not diff, f"{len(a)} vs {len(b)} rows; first differe
 PY
 }
 compare "$WORK/job" 2
-compare "$WORK/procs" 2
-compare "$WORK/procs" 3
+compare "$WORK/ranks" 2
+compare "$WORK/ranks" 3
 note "ok"

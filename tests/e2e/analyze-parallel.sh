@@ -6,22 +6,12 @@
 
 require_built "$CALLPATH"
 require_built "$CP_WORKLOADS/threads.O2"
-require_built "$CP_WORKLOADS/forkmany.O2"
 python3 -c "import sqlite3" 2>/dev/null || skip "python3 has no sqlite3 module"
 
 run "$CALLPATH" record -q -o "$WORK/thr" -- "$CP_WORKLOADS/threads.O2" 5
-run "$CALLPATH" record -q -o "$WORK/procs" -- "$CP_WORKLOADS/forkmany.O2" 6 8
-# Synthetic measurements with thousands of contexts (bench/analyze/gen.c): every frame an
-# address of libc's .text, so that the pieces find different procedures, loops and lines.
-require_tool cc
-cc -O2 -D_GNU_SOURCE -I"$CP_SOURCE_DIR/src" "$CP_SOURCE_DIR/bench/analyze/gen.c" -o "$WORK/gen" -lm ||
-	fail "cannot build bench/analyze/gen.c"
-libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
-read -r lo size < <(readelf -SW "$libc" | awk '$2 == ".text" {print "0x"$4, "0x"$6}')
-hi=$(printf '0x%x' $((lo + size)))
-run "$WORK/gen" "$WORK/gthr" "$libc" "$bid" "$lo" "$hi" threads 7 10000 2000 12 2
-run "$WORK/gen" "$WORK/gprocs" "$libc" "$bid" "$lo" "$hi" procs 13 150
+# Synthetic measurements with thousands of contexts (lib.sh, bench/analyze/gen.c).
+synthetic_measurement "$WORK/gthr" threads 7 10000 2000 12 2
+synthetic_measurement "$WORK/gprocs" procs 13 150
 
 compare() { # DIR: -j 1 against -j 2 and -j 5
 	local dir=$1
@@ -44,7 +34,6 @@ PY
 	done
 }
 compare "$WORK/thr"
-compare "$WORK/procs"
 compare "$WORK/gthr"
 compare "$WORK/gprocs"
 note "ok"

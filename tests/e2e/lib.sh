@@ -105,3 +105,21 @@ mpi_report() {
 	"$CALLPATH" report "$dir" --rank "$rank" --format json --threshold 0 "$@" >"$out" \
 		2>"$WORK/report.err" || fail "report --rank $rank: $(cat "$WORK/report.err")"
 }
+
+# synthetic_measurement DIR MODE ARGS...: a measurement written by bench/analyze/gen.c
+# (modes threads, procs, ranks; see its header) whose frames are addresses of libc's .text,
+# so that correlation does real structure lookups: thousands of contexts in a second.
+synthetic_measurement() {
+	require_tool cc
+	[ -x "$WORK/gen" ] ||
+		cc -O2 -D_GNU_SOURCE -I"$CP_SOURCE_DIR/src" "$CP_SOURCE_DIR/bench/analyze/gen.c" \
+			-o "$WORK/gen" -lm || fail "cannot build bench/analyze/gen.c"
+	local libc bid lo size hi
+	libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+	bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
+	read -r lo size < <(readelf -SW "$libc" | awk '$2 == ".text" {print "0x"$4, "0x"$6}')
+	hi=$(printf '0x%x' $((lo + size)))
+	local dir=$1
+	shift
+	run "$WORK/gen" "$dir" "$libc" "$bid" "$lo" "$hi" "$@"
+}

@@ -53,6 +53,9 @@ unsigned cp_analysis_jobs(const struct cp_analyze_options *o);
 /* Database modules (through corr) of a process image's modules, by index (caller frees). */
 uint32_t *cp_analysis_modmap(struct cp_corr *corr, const struct cp_mf_proc *p);
 
+/* A warning for the database's run (formatted, up to about 1 KB). */
+void cp_analysis_warn(struct cp_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The command line of a process image, shell-quoted (caller frees). */
 char *cp_analysis_command_line(const struct cp_mf_proc *p);
 

@@ -43,8 +43,7 @@ struct piece {
 	struct cp_corr *corr;
 };
 
-static void warn(struct cp_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct cp_db *db, const char *fmt, ...)
+void cp_analysis_warn(struct cp_db *db, const char *fmt, ...)
 {
 	char buf[1200];
 	va_list ap;
@@ -116,16 +115,17 @@ static void first_use(void *ctx, struct cp_corr *c, uint32_t gm)
 	if (m->path[0] != '/') {
 		m->flags |= CP_DB_MOD_NO_STRUCT;
 		if (strcmp(m->path, "[vdso]"))
-			warn(db, "no structure for %s (not a file); its code shows as [%s]",
-			     m->path, m->name);
+			cp_analysis_warn(db,
+					 "no structure for %s (not a file); its code shows as [%s]",
+					 m->path, m->name);
 		return;
 	}
 	struct cp_structure st;
 	memset(&st, 0, sizeof st);
 	if (struct_get(pc->a, m, &st)) {
 		m->flags |= CP_DB_MOD_NO_STRUCT;
-		warn(db, "no structure for %s (%s); its code shows as [%s]", m->path,
-		     cp_error_message(), m->name);
+		cp_analysis_warn(db, "no structure for %s (%s); its code shows as [%s]", m->path,
+				 cp_error_message(), m->name);
 		cp_error_clear();
 		return;
 	}
@@ -134,8 +134,9 @@ static void first_use(void *ctx, struct cp_corr *c, uint32_t gm)
 	    (h->build_id_len != m->build_id_len ||
 	     memcmp(h->build_id, m->build_id, m->build_id_len))) {
 		m->flags |= CP_DB_MOD_NO_STRUCT;
-		warn(db, "%s changed since the run (its build-id differs); its code shows as [%s]",
-		     m->path, m->name);
+		cp_analysis_warn(
+		    db, "%s changed since the run (its build-id differs); its code shows as [%s]",
+		    m->path, m->name);
 		cp_structure_release(&st);
 		return;
 	}

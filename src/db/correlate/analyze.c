@@ -29,17 +29,6 @@ void cp_analyze_options_init(struct cp_analyze_options *o)
 	o->progress = stderr;
 }
 
-static void warn(struct cp_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(struct cp_db *db, const char *fmt, ...)
-{
-	char buf[1200];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	cp_db_warning_add(db, buf);
-}
-
 /* Appends arg as a shell would need it typed, on one line. */
 static void shell_quote(struct strbuf *sb, const char *arg)
 {
@@ -125,55 +114,21 @@ static void scan_image(struct cp_analysis *a, size_t i, const struct cp_mf_proc 
 	uint32_t fl = h->h.flags;
 	if (fl & CP_MF_CRASHED) {
 		if (++a->ncrashed <= PROC_WARN_MAX)
-			warn(db,
-			     "process %d died from signal %d; its samples up to then are "
-			     "included",
-			     h->pid, h->exit_status > 128 ? h->exit_status - 128 : 0);
+			cp_analysis_warn(
+			    db,
+			    "process %d died from signal %d; its samples up to then are "
+			    "included",
+			    h->pid, h->exit_status > 128 ? h->exit_status - 128 : 0);
 	} else if (!(fl & CP_MF_FINISHED)) {
 		if (++a->nunfinished <= PROC_WARN_MAX)
-			warn(db,
-			     "process %d did not finish normally (killed, or still "
-			     "running); its samples up to then are included",
-			     h->pid);
+			cp_analysis_warn(db,
+					 "process %d did not finish normally (killed, or still "
+					 "running); its samples up to then are included",
+					 h->pid);
 	}
 	if ((fl & CP_MF_DISABLED) && ++a->ndisabled <= PROC_WARN_MAX)
-		warn(db, "the runtime disabled itself in process %d; see the notes", h->pid);
-}
-
-static uint64_t file_size(const char *dir, const char *name)
-{
-	struct strbuf path;
-	strbuf_init(&path);
-	strbuf_addf(&path, "%s/%s", dir, name);
-	struct stat st;
-	uint64_t w = stat(path.buf, &st) ? 0 : (uint64_t)st.st_size;
-	strbuf_release(&path);
-	return w;
-}
-
-/* The units of image i, one per thread in cp_mf_list_thread's order (packed threads and
- * thread files merged by tidx), weighed by their bytes for balancing the pieces. */
-static void image_units(struct cp_analysis *a, size_t i, const struct cp_mf_proc *p, size_t *aunits)
-{
-	const struct cp_mf_list_image *im = &a->list.images[i];
-	size_t pk = 0, f = 0, j = 0;
-	for (;; j++) {
-		while (f < im->nthreads && cp_mf_proc_packed(p, im->thr_tidx[f]))
-			f++;
-		int take_packed = pk < p->npacked &&
-				  (f == im->nthreads || p->packed[pk].hdr.tidx < im->thr_tidx[f]);
-		if (!take_packed && f == im->nthreads)
-			break;
-		uint64_t w;
-		if (take_packed) {
-			w = (uint64_t)p->packed[pk].nnodes * p->packed[pk].hdr.node_size;
-			pk++;
-		} else {
-			w = file_size(a->dir, im->thr_names[f++]);
-		}
-		XGROW(a->units, a->nunits + 1, *aunits);
-		a->units[a->nunits++] = (struct unit){i, j, j + 1, w};
-	}
+		cp_analysis_warn(db, "the runtime disabled itself in process %d; see the notes",
+				 h->pid);
 }
 
 /* Pass 1, process files only: metrics, modules, run metadata, and the threads to
@@ -198,17 +153,23 @@ static int pass_scan(struct cp_analysis *a)
 			}
 		scan_image(a, i, &p);
 		free(cp_analysis_modmap(a->corr, &p));
-		image_units(a, i, &p, &aunits);
+		for (size_t j = 0, nt = cp_mf_list_nthreads(&a->list, i, &p); j < nt; j++) {
+			XGROW(a->units, a->nunits + 1, aunits);
+			a->units[a->nunits++] =
+			    (struct unit){i, j, j + 1, cp_mf_list_thread_bytes(&a->list, i, j, &p)};
+		}
 		cp_mf_proc_release(&p);
 	}
 	if (!db->nmetrics)
 		return cp_error(CP_EFORMAT, "%s: the process files declare no metric", a->dir);
 	if (a->ncrashed > PROC_WARN_MAX)
-		warn(db, "%zu processes died from a signal in all", a->ncrashed);
+		cp_analysis_warn(db, "%zu processes died from a signal in all", a->ncrashed);
 	if (a->nunfinished > PROC_WARN_MAX)
-		warn(db, "%zu processes did not finish normally in all", a->nunfinished);
+		cp_analysis_warn(db, "%zu processes did not finish normally in all",
+				 a->nunfinished);
 	if (a->ndisabled > PROC_WARN_MAX)
-		warn(db, "the runtime disabled itself in %zu processes in all", a->ndisabled);
+		cp_analysis_warn(db, "the runtime disabled itself in %zu processes in all",
+				 a->ndisabled);
 	return 0;
 }
 
@@ -328,7 +289,8 @@ int cp_analysis_end(struct cp_analysis *a)
 	for (size_t p = 0; p < db->nprofiles; p++)
 		dropped += db->profiles[p].dropped;
 	if (dropped)
-		warn(db, "%llu samples were dropped by the runtime", (unsigned long long)dropped);
+		cp_analysis_warn(db, "%llu samples were dropped by the runtime",
+				 (unsigned long long)dropped);
 	char *absdir = abs_path(a->dir);
 	db->run.measurement_dir = cp_db_intern(db, absdir);
 	free(absdir);
