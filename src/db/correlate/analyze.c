@@ -305,11 +305,16 @@ int cp_analysis_end(struct cp_analysis *a)
 	int stats = getenv("CALLPATH_ANALYZE_STATS") && a->o->progress;
 	if (stats) {
 		print_stats(a, db);
-		fprintf(a->o->progress,
-			"CPU s: scan %.2f, correlate %.2f (wall %.2f; %u pieces, thread CPU %.2f "
-			"to %.2f, then merging %.2f)\n",
-			a->t_scan, a->t_correlate, a->w_correlate, a->npieces, a->piece_cpu_min,
-			a->piece_cpu_max, a->merge_cpu);
+		if (a->npieces)
+			fprintf(
+			    a->o->progress,
+			    "CPU s: scan %.2f, correlate %.2f (wall %.2f; %u pieces, thread CPU "
+			    "%.2f to %.2f, then merging %.2f)\n",
+			    a->t_scan, a->t_correlate, a->w_correlate, a->npieces, a->piece_cpu_min,
+			    a->piece_cpu_max, a->merge_cpu);
+		else /* analyze --mpi: this rank's own piece */
+			fprintf(a->o->progress, "CPU s: scan %.2f, correlate %.2f\n", a->t_scan,
+				a->t_correlate);
 	}
 	cp_corr_free(a->corr); /* before finish, so that their peaks do not add up */
 	a->corr = NULL;
