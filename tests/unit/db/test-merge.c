@@ -33,6 +33,7 @@ static void produce_profile(struct cp_db *db, uint32_t k)
 	struct cp_db_profile p = {.pid = 100 + (int)k / 2, .tid = (int)k, .rank = -1};
 	p.samples[metric] = k + 1;
 	uint32_t prof = cp_db_profile_add(db, &p);
+	uint32_t leaves[40];
 	for (int path = 0; path < 40; path++) {
 		uint32_t at = 0, depth = 1 + rnd(6);
 		for (uint32_t d = 0; d < depth; d++) {
@@ -57,9 +58,11 @@ static void produce_profile(struct cp_db *db, uint32_t k)
 		struct cp_db_scope st = {.kind = CP_DBK_STMT, .module = mod, .line = rnd(30)};
 		st.proc = db->scopes[at].proc;
 		st.file = cp_db_file(db, "src0.c");
-		uint32_t leaf = cp_db_scope_child(db, at, &st);
-		cp_db_add(db, prof, leaf, metric, 1 + rnd(1000) * 0.37);
+		leaves[path] = cp_db_scope_child(db, at, &st);
 	}
+	/* values out of scope order, some scopes twice (not consecutively) */
+	for (int i = 0; i < 60; i++)
+		cp_db_add(db, prof, leaves[(i * 7) % 40], metric, 1 + rnd(1000) * 0.37);
 	char note[32];
 	snprintf(note, sizeof note, "note %u", k % 3);
 	cp_db_warning_add(db, note);
