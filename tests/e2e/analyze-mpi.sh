@@ -44,6 +44,5 @@ assert len(a) == len(b) and not diff, f"{len(a)} vs {len(b)} rows; first differe
 PY
 }
 compare "$WORK/job" 2
-compare "$WORK/ranks" 2
 compare "$WORK/ranks" 3
 note "ok"

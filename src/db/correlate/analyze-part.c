@@ -377,8 +377,18 @@ static int merge_worker(struct cp_analysis *a, struct worker *w, int rc)
 	return rc;
 }
 
+/* Below this many bytes of thread data per piece, another piece costs more (a thread, its
+ * own structure lookups, a merge) than it saves: the default number of pieces (the CPUs)
+ * is cut to fit; an explicit -j N is taken as asked. */
+#define PIECE_MIN_BYTES (4u << 20)
+
 int cp_analysis_parallel(struct cp_analysis *a, unsigned jobs)
 {
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < a->nunits; i++)
+		bytes += a->units[i].weight;
+	if (a->o->jobs <= 0 && jobs > bytes / PIECE_MIN_BYTES + 1)
+		jobs = (unsigned)(bytes / PIECE_MIN_BYTES + 1);
 	if (jobs > a->nunits)
 		jobs = a->nunits ? (unsigned)a->nunits : 1;
 	size_t first[64 + 1];

@@ -394,15 +394,17 @@ int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct
 	struct cp_analyze_options ao = *o;
 	ao.derived = NULL; /* the saved database holds the measured data only */
 	ao.nderived = 0;
+	int save = !o->no_write && !access(path, W_OK);
+	ao.defer_finish = save; /* cp_db_write finishes it beside writing */
 	rc = cp_analyze_dir(path, &ao, db);
-	if (!rc && !o->no_write && !access(path, W_OK)) {
-		if (cp_db_write(db, dbp.buf)) {
-			if (o->progress)
-				fprintf(o->progress, "callpath: cannot save %s: %s\n", dbp.buf,
-					cp_error_message());
-			cp_error_clear();
-		}
+	if (!rc && save && cp_db_write(db, dbp.buf)) {
+		if (o->progress)
+			fprintf(o->progress, "callpath: cannot save %s: %s\n", dbp.buf,
+				cp_error_message());
+		cp_error_clear();
 	}
+	if (!rc)
+		rc = cp_db_finish(db); /* done by the write, unless it failed early */
 	strbuf_release(&dbp);
 	if (rc)
 		return rc;
