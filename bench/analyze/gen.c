@@ -13,7 +13,7 @@
  * MODULE (ELF virtual addresses), so that correlation does real structure lookups.
  * "procs": PROCS process images (forked children) of one thread each, SAMPLES_PER_PROC
  * samples each over 200 contexts: the many-files case. "ranks": an MPI job, RANKS process
- * images (rank in the ENV record, as `callpath record` under mpirun writes it) of THREADS
+ * images (rank in the file headers, and in the ENV record as older runtimes wrote it) of THREADS
  * threads each, every thread SAMPLES_PER_THREAD samples over the same CONTEXTS contexts of
  * about DEPTH frames (the ranks run one program). Deterministic (fixed seed). */
 #include "format/measure.h"
@@ -40,6 +40,8 @@ static uint8_t g_bid[32];
 static uint32_t g_bidlen;
 static uint64_t g_lo, g_hi;
 static double g_skew = 1;
+static int32_t g_rank = CP_MF_NO_RANK; /* header rank of the files being written */
+static uint32_t g_nranks;
 
 static void die(const char *m)
 {
@@ -94,6 +96,9 @@ static void write_proc(const char *dir, int pid, int ppid, uint32_t flags, uint3
 	memset(&p, 0, sizeof p);
 	memcpy(p.h.magic, CP_MF_MAGIC, 8);
 	p.h.version = CP_MF_VERSION;
+	p.h.version_minor = CP_MF_VERSION_MINOR;
+	p.h.rank = g_rank;
+	p.h.nranks = g_nranks;
 	p.h.kind = CP_MF_KIND_PROCESS;
 	p.h.header_size = sizeof p;
 	p.h.flags = CP_MF_FINISHED | flags;
@@ -112,7 +117,7 @@ static void write_proc(const char *dir, int pid, int ppid, uint32_t flags, uint3
 	put(&b, &p, sizeof p);
 	static const char cmd[] = "bench-app\0--synthetic";
 	record(&b, CP_MF_REC_CMDLINE, cmd, sizeof cmd);
-	if (rank >= 0) { /* as record writes it for an MPI rank */
+	if (rank >= 0) { /* as older runtimes wrote it for an MPI rank */
 		char env[64];
 		int n = snprintf(env, sizeof env, "CALLPATH_RANK=%d", rank);
 		record(&b, CP_MF_REC_ENV, env, (size_t)n + 1);
@@ -237,6 +242,9 @@ static void write_thread(const char *dir, int pid, uint32_t tidx, size_t samples
 	memset(&h, 0, sizeof h);
 	memcpy(h.h.magic, CP_MF_MAGIC, 8);
 	h.h.version = CP_MF_VERSION;
+	h.h.version_minor = CP_MF_VERSION_MINOR;
+	h.h.rank = g_rank;
+	h.h.nranks = g_nranks;
 	h.h.kind = CP_MF_KIND_THREAD;
 	h.h.header_size = sizeof h;
 	h.h.flags = CP_MF_FINISHED;
@@ -316,7 +324,9 @@ int main(int argc, char **argv)
 		int nrank = atoi(argv[7]), nthr = atoi(argv[8]);
 		size_t samples = strtoull(argv[9], NULL, 0), nctx = strtoull(argv[10], NULL, 0);
 		make_contexts(nctx, strtoull(argv[11], NULL, 0));
+		g_nranks = (uint32_t)nrank;
 		for (int r = 0; r < nrank; r++) {
+			g_rank = r;
 			write_proc(dir, 20000 + r, 1, 0, (uint32_t)nthr, r);
 			for (int i = 0; i < nthr; i++)
 				write_thread(dir, 20000 + r, (uint32_t)i, samples, nctx);
