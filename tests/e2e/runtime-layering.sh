@@ -18,9 +18,9 @@ RT=$CP_SOURCE_DIR/src/runtime
 cd "$RT" || fail "no $RT"
 
 # Init-time files: configuration, process start and end, module registration, patching,
-# the process file, the wrappers of libgcc's unwinder (dlsym); core/thread-end.c runs at
-# thread end and exit (its crash-path part uses stores and system calls only);
-# core/mpi-rank.c right after the program's MPI_Init.
+# the process file, the wrappers of libgcc's unwinder and of libgomp (dlsym);
+# core/thread-end.c runs at thread end and exit (its crash-path part uses stores and
+# system calls only); core/mpi-rank.c right after the program's MPI_Init.
 INIT_TIME="
 core/config.c
 core/init.c
@@ -28,6 +28,7 @@ core/mpi-rank.c
 core/startup.c
 core/sync-init.c
 core/thread-end.c
+omp/gomp.c
 probe/install.c
 probe/unwind-hook.c
 sample/cputime-init.c
@@ -73,7 +74,7 @@ grep -rln '#pragma GCC poison' . | while read -r f; do
 done || errors=$((errors + 1))
 
 # Module order, lowest first; a module may include the public headers of those before it.
-ORDER="cct unwind sample probe core writer interpose"
+ORDER="cct unwind sample probe omp core writer interpose"
 STATE_HEADERS="core/runtime.h core/fds.h"
 rank() {
 	local i=0 m

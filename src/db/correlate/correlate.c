@@ -546,6 +546,10 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 		uint32_t pdf = st[n->parent], df;
 		if (n->kind == CP_MF_NODE_PARTIAL) {
 			df = partial_frame(c);
+		} else if (n->kind == CP_MF_NODE_REGION) {
+			/* An OpenMP region: its outlined function's frames follow as callees of
+			 * the call site that started it, the same for every thread. */
+			df = pdf;
 		} else {
 			if (n->module != last_mod) {
 				last_mod = n->module;

@@ -34,6 +34,8 @@
  * common prefix without hashing or module lookups (consecutive samples share most of their
  * stack). Invalid when the module registry changed (cp_rt.modules_gen). */
 struct cp_probe_thread;
+struct cp_omp_region;
+struct cp_omp_thread;
 
 struct cp_path_cache {
 	uint64_t modules_gen;
@@ -69,6 +71,10 @@ struct cp_thread {
 	int app_blocked;	       /* the program asked our signal to be blocked */
 	int packed;		       /* the file is packed into the process file and unlinked */
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
+	/* OpenMP (omp/omp.h): the region whose outlined function the thread runs now, and
+	 * the records of the regions it started (mapped at its first region). */
+	const struct cp_omp_region *volatile omp_cur;
+	struct cp_omp_thread *omp;
 };
 
 struct cp_runtime {

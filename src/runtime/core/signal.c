@@ -5,6 +5,7 @@
  * dropped and counted, so nothing here can deadlock on a lock the interrupted code holds;
  * the unwinder and the module lookup are lock-free. */
 #include "runtime/core/runtime.h"
+#include "runtime/omp/omp.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
@@ -27,6 +28,8 @@ static uint16_t frame_node_kind(const struct cp_frame *f)
 		return CP_MF_NODE_PC;
 	case CP_FRAME_SIGNAL:
 		return CP_MF_NODE_SIGNAL;
+	case CP_FRAME_REGION:
+		return CP_MF_NODE_REGION;
 	default:
 		return CP_MF_NODE_CALL;
 	}
@@ -87,6 +90,7 @@ static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight, c
 		h->dropped++;
 		return;
 	}
+	n = cp_omp_splice(t, frames, n, CP_MAX_FRAMES, &status);
 	uint32_t leaf = cp_path_insert(t, &t->path, frames, n, status);
 	if (leaf == CP_CCT_NONE) {
 		h->dropped++;

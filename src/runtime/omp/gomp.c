@@ -1,0 +1,230 @@
+/* GCC's libgomp: the entry points that start a team of threads on an outlined function
+ * (omp.h). Each wrapper records the calling thread's context in a region record, passes
+ * cp_omp_trampoline and the record to libgomp instead of (fn, data), and closes the
+ * record when the region has ended. The entry points are exported by every build of the
+ * runtime: a program without OpenMP never calls them, so they cost it nothing; the real
+ * functions are found with dlsym(RTLD_NEXT) at the first call (libgomp may be loaded
+ * late, by dlopen). Not signal-time: called from the program only. */
+#include "runtime/omp/omp.h"
+#include "runtime/core/runtime.h"
+#include "runtime/unwind/unwind.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef void (*omp_fn)(void *);
+
+/* The next definition of name; a program calling a GOMP_* entry point has libgomp
+ * loaded, so a miss means a broken installation: said once, then abort (as for libc). */
+static void *gomp_next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		fprintf(stderr, "callpath: %s not found after the runtime (libgomp?): %s\n", name,
+			dlerror());
+		abort();
+	}
+	return p;
+}
+
+#define GOMP_REAL(fn)                                                                              \
+	({                                                                                         \
+		static typeof(&fn) real_;                                                          \
+		typeof(&fn) r_ = __atomic_load_n(&real_, __ATOMIC_ACQUIRE);                        \
+		if (!r_) {                                                                         \
+			r_ = (typeof(&fn))gomp_next(#fn);                                          \
+			__atomic_store_n(&real_, r_, __ATOMIC_RELEASE);                            \
+		}                                                                                  \
+		r_;                                                                                \
+	})
+
+static struct cp_omp_thread *omp_thread(struct cp_thread *t)
+{
+	if (!t->omp) {
+		void *p = mmap(NULL, sizeof(struct cp_omp_thread), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		t->omp = p;
+	}
+	return t->omp;
+}
+
+/* A region record holding the calling thread's context (spliced, if the thread is itself
+ * in a region), or NULL when the region is not tracked (thread not measured, runtime
+ * off, nesting too deep): libgomp then gets the program's own (fn, data). */
+static __attribute__((noinline)) struct cp_omp_region *region_open(omp_fn fn, void *data)
+{
+	struct cp_thread *t = cp_self;
+	if (!t || !cp_rt.active || !cp_rt.enabled || t->stopped || cp_rt_foreign_child())
+		return NULL;
+	struct cp_omp_thread *ot = omp_thread(t);
+	if (!ot || ot->depth >= CP_OMP_MAX_NEST)
+		return NULL;
+	struct cp_omp_region *r = &ot->regions[ot->depth++];
+	r->fn = fn;
+	r->data = data;
+	r->started = 0;
+	enum cp_unwind_status st = CP_UNWIND_FAILED;
+	int busy = t->busy;
+	t->busy = 1; /* a sample landing now is dropped: it would share the unwinder's state */
+	int n = cp_unwind_here(r->frames, CP_OMP_MAX_FRAMES, &st);
+	if (n > 0)
+		n = cp_omp_splice(t, r->frames, n, CP_OMP_MAX_FRAMES, &st);
+	t->busy = busy;
+	r->nframes = n > 0 ? n : 0;
+	r->status = (uint32_t)st;
+	return r;
+}
+
+static void region_close(struct cp_omp_region *r)
+{
+	if (r)
+		cp_self->omp->depth--;
+}
+
+/* The region record of a GOMP_*_start entry stays open until GOMP_parallel_end. */
+static struct cp_omp_region *region_open_started(omp_fn fn, void *data)
+{
+	struct cp_omp_region *r = region_open(fn, data);
+	if (r)
+		r->started = 1;
+	return r;
+}
+
+#define TRAMP_FN(r, fn) ((r) ? cp_omp_trampoline : (fn))
+#define TRAMP_DATA(r, data) ((r) ? (void *)(r) : (data))
+
+/* ---- GCC >= 4.9: the call returns when the region has ended ---- */
+
+CP_EXPORT void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads, unsigned flags)
+{
+	struct cp_omp_region *r = region_open(fn, data);
+	GOMP_REAL(GOMP_parallel)(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, flags);
+	region_close(r);
+}
+
+CP_EXPORT unsigned GOMP_parallel_reductions(omp_fn fn, void *data, unsigned nthreads,
+					    unsigned flags)
+{
+	struct cp_omp_region *r = region_open(fn, data);
+	unsigned rc = GOMP_REAL(GOMP_parallel_reductions)(TRAMP_FN(r, fn), TRAMP_DATA(r, data),
+							  nthreads, flags);
+	region_close(r);
+	return rc;
+}
+
+CP_EXPORT void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads, unsigned count,
+				      unsigned flags)
+{
+	struct cp_omp_region *r = region_open(fn, data);
+	GOMP_REAL(GOMP_parallel_sections)
+	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, count, flags);
+	region_close(r);
+}
+
+CP_EXPORT void GOMP_teams_reg(omp_fn fn, void *data, unsigned nteams, unsigned thread_limit,
+			      unsigned flags)
+{
+	struct cp_omp_region *r = region_open(fn, data);
+	GOMP_REAL(GOMP_teams_reg)
+	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nteams, thread_limit, flags);
+	region_close(r);
+}
+
+/* Combined parallel loops: with a chunk size, and without (the runtime schedules). */
+#define PARALLEL_LOOP_CHUNK(name)                                                                  \
+	CP_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,        \
+			    long incr, long chunk, unsigned flags)                                 \
+	{                                                                                          \
+		struct cp_omp_region *r = region_open(fn, data);                                   \
+		GOMP_REAL(name)                                                                    \
+		(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr, chunk, flags);  \
+		region_close(r);                                                                   \
+	}
+#define PARALLEL_LOOP_RUNTIME(name)                                                                \
+	CP_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,        \
+			    long incr, unsigned flags)                                             \
+	{                                                                                          \
+		struct cp_omp_region *r = region_open(fn, data);                                   \
+		GOMP_REAL(name)                                                                    \
+		(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr, flags);         \
+		region_close(r);                                                                   \
+	}
+
+CP_EXPORT void GOMP_parallel_loop_static(omp_fn, void *, unsigned, long, long, long, long,
+					 unsigned);
+CP_EXPORT void GOMP_parallel_loop_dynamic(omp_fn, void *, unsigned, long, long, long, long,
+					  unsigned);
+CP_EXPORT void GOMP_parallel_loop_guided(omp_fn, void *, unsigned, long, long, long, long,
+					 unsigned);
+CP_EXPORT void GOMP_parallel_loop_nonmonotonic_dynamic(omp_fn, void *, unsigned, long, long, long,
+						       long, unsigned);
+CP_EXPORT void GOMP_parallel_loop_nonmonotonic_guided(omp_fn, void *, unsigned, long, long, long,
+						      long, unsigned);
+CP_EXPORT void GOMP_parallel_loop_runtime(omp_fn, void *, unsigned, long, long, long, unsigned);
+CP_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(omp_fn, void *, unsigned, long, long, long,
+						       unsigned);
+CP_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(omp_fn, void *, unsigned, long, long,
+							     long, unsigned);
+PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_static)
+PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_guided)
+PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_nonmonotonic_guided)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* ---- the GCC < 4.9 ABI: the master calls fn itself between *_start and
+ * GOMP_parallel_end, so its own share keeps its natural path (no trampoline frame) ---- */
+
+CP_EXPORT void GOMP_parallel_start(omp_fn fn, void *data, unsigned nthreads)
+{
+	struct cp_omp_region *r = region_open_started(fn, data);
+	GOMP_REAL(GOMP_parallel_start)(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads);
+}
+
+CP_EXPORT void GOMP_parallel_sections_start(omp_fn fn, void *data, unsigned nthreads,
+					    unsigned count)
+{
+	struct cp_omp_region *r = region_open_started(fn, data);
+	GOMP_REAL(GOMP_parallel_sections_start)
+	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, count);
+}
+
+#define PARALLEL_LOOP_START(name)                                                                  \
+	CP_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,        \
+			    long incr, long chunk)                                                 \
+	{                                                                                          \
+		struct cp_omp_region *r = region_open_started(fn, data);                           \
+		GOMP_REAL(name)                                                                    \
+		(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr, chunk);         \
+	}
+CP_EXPORT void GOMP_parallel_loop_static_start(omp_fn, void *, unsigned, long, long, long, long);
+CP_EXPORT void GOMP_parallel_loop_dynamic_start(omp_fn, void *, unsigned, long, long, long, long);
+CP_EXPORT void GOMP_parallel_loop_guided_start(omp_fn, void *, unsigned, long, long, long, long);
+PARALLEL_LOOP_START(GOMP_parallel_loop_static_start)
+PARALLEL_LOOP_START(GOMP_parallel_loop_dynamic_start)
+PARALLEL_LOOP_START(GOMP_parallel_loop_guided_start)
+
+CP_EXPORT void GOMP_parallel_loop_runtime_start(omp_fn fn, void *data, unsigned nthreads,
+						long start, long end, long incr)
+{
+	struct cp_omp_region *r = region_open_started(fn, data);
+	GOMP_REAL(GOMP_parallel_loop_runtime_start)
+	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr);
+}
+
+CP_EXPORT void GOMP_parallel_end(void)
+{
+	GOMP_REAL(GOMP_parallel_end)();
+	struct cp_thread *t = cp_self;
+	struct cp_omp_thread *ot = t ? t->omp : NULL;
+	if (ot && ot->depth && ot->regions[ot->depth - 1].started)
+		ot->depth--;
+}
