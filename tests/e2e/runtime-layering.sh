@@ -28,7 +28,9 @@ core/mpi-rank.c
 core/startup.c
 core/sync-init.c
 core/thread-end.c
+omp/context.c
 omp/gomp.c
+omp/task.c
 probe/install.c
 probe/unwind-hook.c
 sample/cputime-init.c

@@ -65,7 +65,10 @@ NOINLINE void nested(long units)
 {
 	omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(2)
-	inner_work(units);
+	{
+		inner_work(units);
+		__asm__ volatile("");
+	}
 }
 
 NOINLINE void task_body(long units)

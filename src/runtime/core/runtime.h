@@ -34,7 +34,7 @@
  * common prefix without hashing or module lookups (consecutive samples share most of their
  * stack). Invalid when the module registry changed (cp_rt.modules_gen). */
 struct cp_probe_thread;
-struct cp_omp_region;
+struct cp_omp_ctx;
 struct cp_omp_thread;
 
 struct cp_path_cache {
@@ -73,7 +73,7 @@ struct cp_thread {
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
 	/* OpenMP (omp/omp.h): the region whose outlined function the thread runs now, and
 	 * the records of the regions it started (mapped at its first region). */
-	const struct cp_omp_region *volatile omp_cur;
+	const struct cp_omp_ctx *volatile omp_cur;
 	struct cp_omp_thread *omp;
 };
 

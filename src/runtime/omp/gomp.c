@@ -5,7 +5,7 @@
  * runtime: a program without OpenMP never calls them, so they cost it nothing; the real
  * functions are found with dlsym(RTLD_NEXT) at the first call (libgomp may be loaded
  * late, by dlopen). Not signal-time: called from the program only. */
-#include "runtime/omp/omp.h"
+#include "runtime/omp/omp-internal.h"
 #include "runtime/core/runtime.h"
 #include "runtime/unwind/unwind.h"
 
@@ -16,11 +16,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-typedef void (*omp_fn)(void *);
-
 /* The next definition of name; a program calling a GOMP_* entry point has libgomp
  * loaded, so a miss means a broken installation: said once, then abort (as for libc). */
-static void *gomp_next(const char *name)
+void *cp_omp_next(const char *name)
 {
 	void *p = dlsym(RTLD_NEXT, name);
 	if (!p) {
@@ -31,18 +29,15 @@ static void *gomp_next(const char *name)
 	return p;
 }
 
-#define GOMP_REAL(fn)                                                                              \
-	({                                                                                         \
-		static typeof(&fn) real_;                                                          \
-		typeof(&fn) r_ = __atomic_load_n(&real_, __ATOMIC_ACQUIRE);                        \
-		if (!r_) {                                                                         \
-			r_ = (typeof(&fn))gomp_next(#fn);                                          \
-			__atomic_store_n(&real_, r_, __ATOMIC_RELEASE);                            \
-		}                                                                                  \
-		r_;                                                                                \
-	})
+struct cp_thread *cp_omp_thread_self(void)
+{
+	struct cp_thread *t = cp_self;
+	if (!t || !cp_rt.active || !cp_rt.enabled || t->stopped || cp_rt_foreign_child())
+		return NULL;
+	return t;
+}
 
-static struct cp_omp_thread *omp_thread(struct cp_thread *t)
+struct cp_omp_thread *cp_omp_thread_block(struct cp_thread *t)
 {
 	if (!t->omp) {
 		void *p = mmap(NULL, sizeof(struct cp_omp_thread), PROT_READ | PROT_WRITE,
@@ -59,25 +54,20 @@ static struct cp_omp_thread *omp_thread(struct cp_thread *t)
  * off, nesting too deep): libgomp then gets the program's own (fn, data). */
 static __attribute__((noinline)) struct cp_omp_region *region_open(omp_fn fn, void *data)
 {
-	struct cp_thread *t = cp_self;
-	if (!t || !cp_rt.active || !cp_rt.enabled || t->stopped || cp_rt_foreign_child())
+	struct cp_thread *t = cp_omp_thread_self();
+	if (!t)
 		return NULL;
-	struct cp_omp_thread *ot = omp_thread(t);
+	struct cp_omp_thread *ot = cp_omp_thread_block(t);
 	if (!ot || ot->depth >= CP_OMP_MAX_NEST)
 		return NULL;
 	struct cp_omp_region *r = &ot->regions[ot->depth++];
-	r->fn = fn;
-	r->data = data;
+	enum cp_unwind_status st;
+	r->c.fn = fn;
+	r->c.data = data;
+	r->c.frames = r->frames;
+	r->c.nframes = cp_omp_capture(t, r->frames, CP_OMP_MAX_FRAMES, &st);
+	r->c.status = (uint32_t)st;
 	r->started = 0;
-	enum cp_unwind_status st = CP_UNWIND_FAILED;
-	int busy = t->busy;
-	t->busy = 1; /* a sample landing now is dropped: it would share the unwinder's state */
-	int n = cp_unwind_here(r->frames, CP_OMP_MAX_FRAMES, &st);
-	if (n > 0)
-		n = cp_omp_splice(t, r->frames, n, CP_OMP_MAX_FRAMES, &st);
-	t->busy = busy;
-	r->nframes = n > 0 ? n : 0;
-	r->status = (uint32_t)st;
 	return r;
 }
 

@@ -10,8 +10,12 @@
  * frame (the outlined function's entry) and the recorded context. Master and workers thus
  * get the same path, main > ... > caller > [region] > outlined function > ...
  *
+ * Tasks (GOMP_task, task.c) carry their creator's context the same way: the task runs under
+ * cp_omp_task_trampoline, spliced onto the context that created it.
+ *
  * Module omp/ (public: omp.h): below core/ (the handler splices), uses unwind/ and the
- * shared state. region.c is signal-time; gomp.c (the exported wrappers) is not. */
+ * shared state. region.c is signal-time; gomp.c, task.c and context.c (the exported
+ * wrappers, the context table) are not. */
 #ifndef CP_RUNTIME_OMP_H
 #define CP_RUNTIME_OMP_H
 
@@ -26,29 +30,56 @@ struct cp_thread;
 /* Regions a thread may have open at once (nesting depth); deeper ones are not tracked. */
 #define CP_OMP_MAX_NEST 8
 
-struct cp_omp_region {
-	void (*fn)(void *); /* the outlined function */
-	void *data;	    /* its argument */
-	int32_t nframes;    /* frames[0, nframes): the starting thread's context, leaf first */
-	uint32_t status;    /* enum cp_unwind_status of that context */
-	uint32_t started;   /* opened by a GOMP_*_start entry (closed by GOMP_parallel_end) */
-	uint32_t pad;
-	struct cp_frame frames[CP_OMP_MAX_FRAMES];
+/* A context that threads splice their paths onto: a region's (omp_fn its outlined
+ * function) or a task's (its task function). */
+struct cp_omp_ctx {
+	void (*fn)(void *);	       /* the outlined function / the task function */
+	void *data;		       /* a region's argument (tasks carry theirs) */
+	const struct cp_frame *frames; /* the starting thread's context, leaf first */
+	int32_t nframes;
+	uint32_t status; /* enum cp_unwind_status of that context */
 };
 
-/* A thread's open regions (the ones it started), mapped at its first region. */
+struct cp_omp_region {
+	struct cp_omp_ctx c;
+	uint32_t started; /* opened by a GOMP_*_start entry (closed by GOMP_parallel_end) */
+	uint32_t pad;
+	struct cp_frame frames[CP_OMP_MAX_FRAMES]; /* c.frames */
+};
+
+/* A thread's open regions (the ones it started), mapped at its first region or task. */
 struct cp_omp_thread {
 	uint32_t depth;
 	uint32_t pad;
 	struct cp_omp_region regions[CP_OMP_MAX_NEST];
+	struct cp_frame scratch[CP_OMP_MAX_FRAMES]; /* a task's context before it is interned */
 };
 
-/* The outlined function's stand-in: runs r->fn(r->data) with r as the thread's current
- * region. Lives in its own text section, so that the splice recognizes its frame. */
+/* The outlined function's stand-in: runs r->c.fn(r->c.data) with r as the thread's
+ * current context. Lives in its own text section, so that the splice recognizes its frame. */
 void cp_omp_trampoline(void *r);
+/* A task function's stand-in (task.c): its argument begins with a struct cp_omp_task_arg,
+ * the task's own argument follows at `offset`. Same section. */
+struct cp_omp_task_arg {
+	const struct cp_omp_ctx *ctx; /* interned: lives as long as the process */
+	uint64_t offset;
+};
+void cp_omp_task_trampoline(void *arg);
+
+/* The context of the calling thread, spliced if it is inside a region or task, into
+ * frames[0, cap): its length (0 if unknown), *status. The runtime's own frames stay in
+ * (paths leave them out). Outside signal context. */
+int cp_omp_capture(struct cp_thread *t, struct cp_frame *frames, int cap,
+		   enum cp_unwind_status *status);
+/* The calling thread's state if its regions and tasks are tracked now, else NULL. */
+struct cp_thread *cp_omp_thread_self(void);
+/* The one copy of a context (fn, frames, status) for the life of the process (context.c;
+ * a task's record outlives its creator's frame), or NULL if the table is full. */
+const struct cp_omp_ctx *cp_omp_intern(void (*fn)(void *), const struct cp_frame *frames, int n,
+				       enum cp_unwind_status status);
 
 /* Splices frames[0, n) (leaf first, capacity cap) at the innermost trampoline frame, if
- * the thread is in a region: returns the new n, *status becomes the region context's.
+ * the thread is in a region or task: returns the new n, *status becomes the region context's.
  * Async-signal-safe. */
 int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int cap,
 		  enum cp_unwind_status *status);

@@ -1,14 +1,14 @@
-/* The signal-time half of the OpenMP support (omp.h): the trampoline that marks a thread's
- * current region and the splice of a thread's path onto the region's context. */
+/* The signal-time half of the OpenMP support (omp.h): the trampolines that mark a thread's
+ * current region or task and the splice of a thread's path onto its context. */
 #include "runtime/omp/omp.h"
 #include "runtime/core/runtime.h"
 
 #include "base/sigsafe/banned.h"
 
-/* The trampoline's text: [cp_omp_trampoline, cp_omp_text_end). Its section holds nothing
- * else; the end label sits in subsection 1, which the assembler places after everything
- * the compiler emits there (subsection 0). (The linker's __start_/__stop_ bounds would be
- * exported by the shared library.) */
+/* The trampolines' text ends at cp_omp_text_end: their section holds nothing else, and the
+ * label sits in subsection 1, which the assembler places after everything the compiler
+ * emits there (subsection 0). (The linker's __start_/__stop_ bounds would be exported by
+ * the shared library.) */
 __asm__(".pushsection cp_omp_text,\"ax\",@progbits\n"
 	".subsection 1\n"
 	".globl cp_omp_text_end\n"
@@ -17,50 +17,80 @@ __asm__(".pushsection cp_omp_text,\"ax\",@progbits\n"
 	".popsection\n");
 extern const char cp_omp_text_end[] __attribute__((visibility("hidden")));
 
-__attribute__((section("cp_omp_text"), noinline)) void cp_omp_trampoline(void *p)
+#define OMP_TEXT __attribute__((section("cp_omp_text"), noinline))
+
+/* Runs fn(arg) with c as the thread's current context. */
+static inline __attribute__((always_inline)) void run_in(const struct cp_omp_ctx *c,
+							 void (*fn)(void *), void *arg)
 {
-	struct cp_omp_region *r = p;
 	struct cp_thread *t = cp_self;
 	if (!t) {
-		r->fn(r->data);
+		fn(arg);
 		return;
 	}
-	const struct cp_omp_region *prev = t->omp_cur;
-	t->omp_cur = r;
+	const struct cp_omp_ctx *prev = t->omp_cur;
+	t->omp_cur = c;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	r->fn(r->data);
+	fn(arg);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->omp_cur = prev;
+}
+
+OMP_TEXT void cp_omp_trampoline(void *p)
+{
+	const struct cp_omp_region *r = p;
+	run_in(&r->c, r->c.fn, r->c.data);
+}
+
+OMP_TEXT void cp_omp_task_trampoline(void *p)
+{
+	const struct cp_omp_task_arg *a = p;
+	run_in(a->ctx, a->ctx->fn, (char *)p + a->offset);
 }
 
 static int in_trampoline(const struct cp_frame *f)
 {
 	uintptr_t pc = f->pc - (f->kind == CP_FRAME_RETURN);
-	uintptr_t lo = (uintptr_t)cp_omp_trampoline;
+	uintptr_t lo = (uintptr_t)cp_omp_trampoline, task = (uintptr_t)cp_omp_task_trampoline;
+	if (task < lo)
+		lo = task;
 	return pc - lo < (uintptr_t)cp_omp_text_end - lo;
 }
 
 int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int cap,
 		  enum cp_unwind_status *status)
 {
-	const struct cp_omp_region *r = t->omp_cur;
-	if (!r || n <= 0)
+	const struct cp_omp_ctx *c = t->omp_cur;
+	if (!c || n <= 0)
 		return n;
 	int i = 0;
 	while (i < n && !in_trampoline(&frames[i]))
 		i++;
 	if (i == n || i >= cap)
 		return n;
-	frames[i].pc = (uintptr_t)r->fn;
+	frames[i].pc = (uintptr_t)c->fn;
 	frames[i].kind = CP_FRAME_REGION;
 	frames[i].how = CP_HOW_NONE;
-	int m = r->nframes;
-	enum cp_unwind_status st = (enum cp_unwind_status)r->status;
+	int m = c->nframes;
+	enum cp_unwind_status st = (enum cp_unwind_status)c->status;
 	if (m > cap - i - 1) {
 		m = cap - i - 1;
 		st = CP_UNWIND_PARTIAL;
 	}
-	__builtin_memcpy(&frames[i + 1], r->frames, (size_t)m * sizeof(frames[0]));
+	__builtin_memcpy(&frames[i + 1], c->frames, (size_t)m * sizeof(frames[0]));
 	*status = st;
 	return i + 1 + m;
+}
+
+int cp_omp_capture(struct cp_thread *t, struct cp_frame *frames, int cap,
+		   enum cp_unwind_status *status)
+{
+	*status = CP_UNWIND_FAILED;
+	int busy = t->busy;
+	t->busy = 1; /* a sample landing now is dropped: it would share the unwinder's state */
+	int n = cp_unwind_here(frames, cap, status);
+	if (n > 0)
+		n = cp_omp_splice(t, frames, n, cap, status);
+	t->busy = busy;
+	return n > 0 ? n : 0;
 }
