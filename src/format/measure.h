@@ -197,6 +197,8 @@ enum cp_mf_node_kind {
 	 * (the call site of GOMP_parallel...), its children the outlined function's frames.
 	 * Every thread of the team has the same path to it. */
 	CP_MF_NODE_REGION = 5,
+	CP_MF_NODE_TASK = 6, /* an OpenMP task, the same way: its task function, under the
+			      * context that created it */
 };
 
 /* The thread file's fixed part. Nodes follow at header.header_size. */

@@ -3,13 +3,16 @@
 # the calling context that started it, never under a thread root (docs/internals/omp.md).
 # omp-regions (tests/workloads/omp-regions.c), 3 threads, checked in the database by
 # omp-check.py:
-#  - imbalance: region_work's region, run from caller_a and from caller_b (two contexts),
-#    all 3 threads under each, the planted 3:1:1 imbalance (max/mean about 1.8) held by
-#    the master;
-#  - nested: the inner region under the outer one (main > nested > nested._omp_fn.0 >
-#    inner_work > inner_work._omp_fn.0), on the 4 threads of the two inner teams;
-#  - tasks: task_body under the loop that created the tasks (tasks._omp_fn.0), whichever
-#    thread ran them, also when run from the region's final barrier;
+#  - imbalance: region_work's region ("parallel region in region_work", the outlined
+#    function region_work._omp_fn.0 renamed, its symbol kept as linkage name), run from
+#    caller_a and from caller_b (two contexts), all 3 threads under each, the planted
+#    3:1:1 imbalance (max/mean about 1.8) held by the master;
+#  - nested: the inner region under the outer one (main > nested > parallel region in
+#    nested > inner_work > parallel region in inner_work), on the 4 threads of the two
+#    inner teams;
+#  - tasks: task_body under the region's loop that created the tasks ("task in tasks" at
+#    -O0, where the task function is not a tail call), whichever thread ran them, also
+#    when run from the region's final barrier;
 #  - dynamic: a schedule(dynamic) parallel loop, all 3 threads under dynamic.
 # Built at -O2 and -O0.
 . "$(dirname "$0")/lib.sh"
@@ -30,16 +33,26 @@ check() { # mode function chains threads [imbalance]
 		fail "$(basename "$wl") $mode: $1 is not in its calling context"
 }
 
+linkage() { # mode name symbol: the renamed procedure keeps its symbol as linkage name
+	local got
+	got=$(python3 -c 'import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("select linkage from procedure where name = ?", (sys.argv[2],)).fetchall()
+print(",".join(sorted(set(x[0] or "" for x in r))))' "$WORK/$1/callpath.db" "$2")
+	[ "$got" = "$3" ] || fail "$(basename "$wl") $1: '$2' has linkage name '$got', expected $3"
+}
+
 for wl in "$CP_WORKLOADS/omp-regions.O2" "$CP_WORKLOADS/omp-regions.O0"; do
 	require_built "$wl"
 	rm -rf "$WORK"/imbalance "$WORK"/nested "$WORK"/tasks "$WORK"/dynamic
 	measure "$wl" imbalance 200
-	check imbalance region_work._omp_fn.0 'caller_a>region_work|caller_b>region_work' 3 1.4:2.4
+	check imbalance 'parallel region in region_work' 'caller_a>region_work|caller_b>region_work' \
+		3 1.4:2.4
+	linkage imbalance 'parallel region in region_work' region_work._omp_fn.0
 	measure "$wl" nested 200
-	check nested inner_work._omp_fn.0 'nested>nested._omp_fn.0>inner_work' 4
+	check nested 'parallel region in inner_work' 'nested>parallel region in nested>inner_work' 4
 	measure "$wl" tasks 400
-	check tasks task_body 'tasks>tasks._omp_fn.0,tasks>tasks._omp_fn.0>tasks._omp_fn.1' 3
+	check tasks task_body 'tasks>parallel region in tasks,tasks>parallel region in tasks>task in tasks' 3
 	measure "$wl" dynamic 100
-	check dynamic dynamic._omp_fn.0 'dynamic' 3
+	check dynamic 'parallel region in dynamic' 'dynamic' 3
 	note "ok: $(basename "$wl")"
 done

@@ -70,6 +70,14 @@ struct cp_corr {
 	size_t ncap, nn;
 	uint32_t partial_df; /* the PARTIAL pseudo-frame, UINT32_MAX until used (dfs[0]: root) */
 	size_t nodes;
+	/* OpenMP outlined functions renamed as regions and tasks ("parallel region in f"):
+	 * (procedure, kind) -> its renamed procedure and the source function's procedure */
+	struct omp_name *omp_names;
+	size_t nomp_names, aomp_names;
+};
+
+struct omp_name {
+	uint32_t proc, kind, named, source;
 };
 
 static void ntab_release(struct cp_corr *c);
@@ -101,6 +109,7 @@ void cp_corr_free(struct cp_corr *c)
 	cp_hashtab_release(&c->sftab);
 	free(c->mids);
 	free(c->dfs);
+	free(c->omp_names);
 	ntab_release(c);
 	free(c);
 }
@@ -465,6 +474,55 @@ static uint32_t node_frame(struct cp_corr *c, uint32_t pdf, uint32_t gm, uint64_
 	return r;
 }
 
+/* ---- OpenMP regions and tasks ---- */
+
+/* The procedure named "parallel region in F" / "task in F" for the outlined function proc
+ * started from a frame of procedure parent (F: parent's source function, through regions
+ * and tasks); its linkage keeps the symbol (compute._omp_fn.0). */
+static uint32_t omp_named_proc(struct cp_corr *c, uint32_t proc, uint16_t kind, uint32_t parent)
+{
+	for (size_t i = 0; i < c->nomp_names; i++)
+		if (c->omp_names[i].proc == proc && c->omp_names[i].kind == kind)
+			return c->omp_names[i].named;
+	uint32_t source = parent;
+	for (size_t i = 0; i < c->nomp_names && source != CP_DB_NONE; i++)
+		if (c->omp_names[i].named == source)
+			source = c->omp_names[i].source;
+	struct cp_db_proc p = c->db->procs[proc];
+	char name[600];
+	snprintf(name, sizeof name, "%s%s%s", kind == CP_MF_NODE_TASK ? "task" : "parallel region",
+		 source != CP_DB_NONE ? " in " : "",
+		 source != CP_DB_NONE ? c->db->procs[source].name : "");
+	if (!p.linkage)
+		p.linkage = p.name;
+	p.name = name;
+	uint32_t named = cp_db_proc(c->db, &p);
+	XGROW(c->omp_names, c->nomp_names + 1, c->aomp_names);
+	c->omp_names[c->nomp_names++] = (struct omp_name){proc, kind, named, source};
+	return named;
+}
+
+/* A node directly under a REGION/TASK node (module gm, address addr): if its frame is the
+ * outlined function itself (not a function it tail-called), the frame takes the region's
+ * name. The static frame is shared by every use of the address, all of them under such
+ * nodes, so renaming it once is enough. */
+static void omp_name_frame(struct cp_corr *c, const struct cp_mf_rnode *region,
+			   const struct cp_mf_rnode *n, uint32_t pdf, uint32_t gm, uint64_t addr)
+{
+	if (!c->mods[gm].has_st || n->module != region->module)
+		return;
+	struct sframe *f = &c->sfs[sframe_get(c, gm, addr)];
+	if (f->unknown || f->entry != region->offset)
+		return;
+	for (size_t i = 0; i < c->nomp_names; i++)
+		if (c->omp_names[i].named == f->proc)
+			return; /* renamed already */
+	uint32_t parent = c->db->scopes[c->dfs[pdf].anchor].proc;
+	if (c->dfs[pdf].sf == UINT32_MAX)
+		parent = CP_DB_NONE;
+	f->proc = omp_named_proc(c, f->proc, region->kind, parent);
+}
+
 /* Where the costs of a node in frame di land: its statement, or the frame itself. */
 static uint32_t dframe_stmt(struct cp_corr *c, uint32_t di)
 {
@@ -546,7 +604,7 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 		uint32_t pdf = st[n->parent], df;
 		if (n->kind == CP_MF_NODE_PARTIAL) {
 			df = partial_frame(c);
-		} else if (n->kind == CP_MF_NODE_REGION) {
+		} else if (n->kind == CP_MF_NODE_REGION || n->kind == CP_MF_NODE_TASK) {
 			/* An OpenMP region: its outlined function's frames follow as callees of
 			 * the call site that started it, the same for every thread. */
 			df = pdf;
@@ -563,6 +621,9 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 			uint64_t addr = n->offset;
 			if (n->kind == CP_MF_NODE_CALL && addr)
 				addr--;
+			uint16_t pk = t->nodes[n->parent].kind;
+			if (pk == CP_MF_NODE_REGION || pk == CP_MF_NODE_TASK)
+				omp_name_frame(c, &t->nodes[n->parent], n, pdf, gm, addr);
 			df = node_frame(c, pdf, gm, addr);
 			if (df == NODE_COLLAPSE)
 				df = pdf; /* more code of the same unknown module */

@@ -30,6 +30,8 @@ static uint16_t frame_node_kind(const struct cp_frame *f)
 		return CP_MF_NODE_SIGNAL;
 	case CP_FRAME_REGION:
 		return CP_MF_NODE_REGION;
+	case CP_FRAME_TASK:
+		return CP_MF_NODE_TASK;
 	default:
 		return CP_MF_NODE_CALL;
 	}

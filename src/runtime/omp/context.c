@@ -73,6 +73,7 @@ static const struct cp_omp_ctx *ctx_new(void (*fn)(void *), const struct cp_fram
 	c->frames = copy;
 	c->nframes = n;
 	c->status = (uint32_t)status;
+	c->kind = CP_FRAME_TASK;
 	return c;
 }
 

@@ -38,6 +38,8 @@ struct cp_omp_ctx {
 	const struct cp_frame *frames; /* the starting thread's context, leaf first */
 	int32_t nframes;
 	uint32_t status; /* enum cp_unwind_status of that context */
+	uint32_t kind;	 /* CP_FRAME_REGION or CP_FRAME_TASK: the frame the splice inserts */
+	uint32_t pad;
 };
 
 struct cp_omp_region {

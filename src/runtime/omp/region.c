@@ -69,7 +69,7 @@ int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int
 	if (i == n || i >= cap)
 		return n;
 	frames[i].pc = (uintptr_t)c->fn;
-	frames[i].kind = CP_FRAME_REGION;
+	frames[i].kind = c->kind;
 	frames[i].how = CP_HOW_NONE;
 	int m = c->nframes;
 	enum cp_unwind_status st = (enum cp_unwind_status)c->status;
