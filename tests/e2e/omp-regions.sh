@@ -14,7 +14,8 @@
 #    -O0, where the task function is not a tail call), whichever thread ran them, also
 #    when run from the region's final barrier;
 #  - dynamic: a schedule(dynamic) parallel loop, all 3 threads under dynamic.
-# Built at -O2 and -O0.
+# Built by GCC (libgomp) at -O2 and -O0; `omp-regions.sh clang` checks the clang build
+# (LLVM libomp, through OMPT: omp-libomp.sh).
 . "$(dirname "$0")/lib.sh"
 
 require_built "$CALLPATH"
@@ -41,13 +42,21 @@ print(",".join(sorted(set(x[0] or "" for x in r))))' "$WORK/$1/callpath.db" "$2"
 	[ "$got" = "$3" ] || fail "$(basename "$wl") $1: '$2' has linkage name '$got', expected $3"
 }
 
-for wl in "$CP_WORKLOADS/omp-regions.O2" "$CP_WORKLOADS/omp-regions.O0"; do
+builds=${*:-O2 O0}
+for b in $builds; do
+	wl=$CP_WORKLOADS/omp-regions.$b
+	if [ "$b" = clang ] && [ ! -x "$wl" ]; then
+		command -v clang >/dev/null || skip "clang is not installed"
+		skip "clang cannot build OpenMP programs here (libomp-dev is not installed?)"
+	fi
 	require_built "$wl"
 	rm -rf "$WORK"/imbalance "$WORK"/nested "$WORK"/tasks "$WORK"/dynamic
 	measure "$wl" imbalance 200
 	check imbalance 'parallel region in region_work' 'caller_a>region_work|caller_b>region_work' \
 		3 1.4:2.4
-	linkage imbalance 'parallel region in region_work' region_work._omp_fn.0
+	symbol=region_work._omp_fn.0 # GCC's outlined function; clang's are all .omp_outlined.
+	[ "$b" = clang ] && symbol=.omp_outlined.
+	linkage imbalance 'parallel region in region_work' "$symbol"
 	measure "$wl" nested 200
 	check nested 'parallel region in inner_work' 'nested>parallel region in nested>inner_work' 4
 	measure "$wl" tasks 400

@@ -30,6 +30,7 @@ core/sync-init.c
 core/thread-end.c
 omp/context.c
 omp/gomp.c
+omp/ompt.c
 omp/task.c
 probe/install.c
 probe/unwind-hook.c

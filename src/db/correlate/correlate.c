@@ -503,23 +503,41 @@ static uint32_t omp_named_proc(struct cp_corr *c, uint32_t proc, uint16_t kind, 
 }
 
 /* A node directly under a REGION/TASK node (module gm, address addr): if its frame is the
- * outlined function itself (not a function it tail-called), the frame takes the region's
- * name. The static frame is shared by every use of the address, all of them under such
- * nodes, so renaming it once is enough. */
+ * outlined function itself, the frame takes the region's name. The region node's offset
+ * is the outlined function's entry (libgomp; a frame of another function is one the
+ * outlined function tail-called) or the program's call site of the region (libomp, whose
+ * tools interface does not name the outlined function; the frame under the node is then
+ * always the outlined function). The static frame is shared by every use of the address,
+ * all of them under such nodes, so renaming it once is enough. */
 static void omp_name_frame(struct cp_corr *c, const struct cp_mf_rnode *region,
 			   const struct cp_mf_rnode *n, uint32_t pdf, uint32_t gm, uint64_t addr)
 {
 	if (!c->mods[gm].has_st || n->module != region->module)
 		return;
-	struct sframe *f = &c->sfs[sframe_get(c, gm, addr)];
-	if (f->unknown || f->entry != region->offset)
+	/* (indices first: sframe_get may move c->sfs) */
+	uint32_t fi = sframe_get(c, gm, addr);
+	if (c->sfs[fi].unknown)
 		return;
+	if (c->sfs[fi].entry != region->offset) {
+		uint32_t ri = sframe_get(c, gm, region->offset);
+		if (c->sfs[ri].unknown || c->sfs[ri].entry == region->offset)
+			return;
+	}
+	struct sframe *f = &c->sfs[fi];
 	for (size_t i = 0; i < c->nomp_names; i++)
 		if (c->omp_names[i].named == f->proc)
 			return; /* renamed already */
-	uint32_t parent = c->db->scopes[c->dfs[pdf].anchor].proc;
-	if (c->dfs[pdf].sf == UINT32_MAX)
-		parent = CP_DB_NONE;
+	/* The starting frame's innermost procedure, unless the frame is a region or task
+	 * itself (then what the compiler inlined into it is an artefact: clang's
+	 * .omp_outlined._debug__) */
+	uint32_t parent = CP_DB_NONE;
+	if (c->dfs[pdf].sf != UINT32_MAX) {
+		parent = c->db->scopes[c->dfs[pdf].anchor].proc;
+		uint32_t frame = c->sfs[c->dfs[pdf].sf].proc;
+		for (size_t i = 0; i < c->nomp_names; i++)
+			if (c->omp_names[i].named == frame)
+				parent = frame;
+	}
 	f->proc = omp_named_proc(c, f->proc, region->kind, parent);
 }
 

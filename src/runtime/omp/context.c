@@ -31,9 +31,10 @@ static uint64_t ctx_hash(void (*fn)(void *), const struct cp_frame *frames, int 
 }
 
 static int ctx_equal(const struct cp_omp_ctx *c, void (*fn)(void *), const struct cp_frame *frames,
-		     int n, enum cp_unwind_status status)
+		     int n, enum cp_unwind_status status, enum cp_omp_via via)
 {
-	if (c->fn != fn || c->nframes != n || c->status != (uint32_t)status)
+	if (c->fn != fn || c->nframes != n || c->status != (uint32_t)status ||
+	    c->via != (uint32_t)via)
 		return 0;
 	for (int i = 0; i < n; i++)
 		if (c->frames[i].pc != frames[i].pc || c->frames[i].kind != frames[i].kind)
@@ -61,7 +62,7 @@ static void *ctx_alloc(size_t size)
 }
 
 static const struct cp_omp_ctx *ctx_new(void (*fn)(void *), const struct cp_frame *frames, int n,
-					enum cp_unwind_status status)
+					enum cp_unwind_status status, enum cp_omp_via via)
 {
 	struct cp_omp_ctx *c = ctx_alloc(sizeof(*c) + (size_t)n * sizeof(frames[0]));
 	if (!c)
@@ -74,24 +75,25 @@ static const struct cp_omp_ctx *ctx_new(void (*fn)(void *), const struct cp_fram
 	c->nframes = n;
 	c->status = (uint32_t)status;
 	c->kind = CP_FRAME_TASK;
+	c->via = (uint32_t)via;
 	return c;
 }
 
 const struct cp_omp_ctx *cp_omp_intern(void (*fn)(void *), const struct cp_frame *frames, int n,
-				       enum cp_unwind_status status)
+				       enum cp_unwind_status status, enum cp_omp_via via)
 {
 	uint64_t h = ctx_hash(fn, frames, n);
 	const struct cp_omp_ctx *found = NULL;
 	pthread_mutex_lock(&ctx_lock);
 	uint32_t i = (uint32_t)h & (CTX_SLOTS - 1);
 	for (; ctx_table[i]; i = (i + 1) & (CTX_SLOTS - 1)) {
-		if (ctx_equal(ctx_table[i], fn, frames, n, status)) {
+		if (ctx_equal(ctx_table[i], fn, frames, n, status, via)) {
 			found = ctx_table[i];
 			break;
 		}
 	}
 	if (!found && ctx_count < CTX_SLOTS / 4 * 3) {
-		found = ctx_new(fn, frames, n, status);
+		found = ctx_new(fn, frames, n, status, via);
 		if (found) {
 			ctx_table[i] = found;
 			ctx_count++;

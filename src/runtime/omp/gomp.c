@@ -68,6 +68,7 @@ static __attribute__((noinline)) struct cp_omp_region *region_open(omp_fn fn, vo
 	r->c.nframes = cp_omp_capture(t, r->frames, CP_OMP_MAX_FRAMES, &st);
 	r->c.status = (uint32_t)st;
 	r->c.kind = CP_FRAME_REGION;
+	r->c.via = CP_OMP_VIA_TRAMPOLINE;
 	r->started = 0;
 	return r;
 }

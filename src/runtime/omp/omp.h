@@ -39,8 +39,20 @@ struct cp_omp_ctx {
 	int32_t nframes;
 	uint32_t status; /* enum cp_unwind_status of that context */
 	uint32_t kind;	 /* CP_FRAME_REGION or CP_FRAME_TASK: the frame the splice inserts */
-	uint32_t pad;
+	uint32_t via;	 /* enum cp_omp_via: where a thread's path is cut */
 };
+
+/* How the frame that runs a context's code is found in a thread's path. */
+enum cp_omp_via {
+	/* GCC libgomp: the innermost frame of our trampolines (gomp.c, task.c) */
+	CP_OMP_VIA_TRAMPOLINE = 0,
+	/* LLVM libomp (OMPT, ompt.c): the innermost OpenMP-runtime frame that called code
+	 * outside the runtimes (after any leading frames of libomp, libc or ours) */
+	CP_OMP_VIA_RUNTIME = 1,
+};
+
+/* The text of libomp and of libc, [lo, hi), set once by ompt.c when libomp starts. */
+extern uintptr_t cp_omp_rt_lo, cp_omp_rt_hi, cp_omp_libc_lo, cp_omp_libc_hi;
 
 struct cp_omp_region {
 	struct cp_omp_ctx c;
@@ -55,6 +67,10 @@ struct cp_omp_thread {
 	uint32_t pad;
 	struct cp_omp_region regions[CP_OMP_MAX_NEST];
 	struct cp_frame scratch[CP_OMP_MAX_FRAMES]; /* a task's context before it is interned */
+	/* OMPT: the current context before each open implicit task (restored at its end) */
+	uint32_t nsaved;
+	uint32_t pad2;
+	const struct cp_omp_ctx *saved[CP_OMP_MAX_NEST];
 };
 
 /* The outlined function's stand-in: runs r->c.fn(r->c.data) with r as the thread's
@@ -78,7 +94,7 @@ struct cp_thread *cp_omp_thread_self(void);
 /* The one copy of a context (fn, frames, status) for the life of the process (context.c;
  * a task's record outlives its creator's frame), or NULL if the table is full. */
 const struct cp_omp_ctx *cp_omp_intern(void (*fn)(void *), const struct cp_frame *frames, int n,
-				       enum cp_unwind_status status);
+				       enum cp_unwind_status status, enum cp_omp_via via);
 
 /* Splices frames[0, n) (leaf first, capacity cap) at the innermost trampoline frame, if
  * the thread is in a region or task: returns the new n, *status becomes the region context's.

@@ -57,6 +57,29 @@ static int in_trampoline(const struct cp_frame *f)
 	return pc - lo < (uintptr_t)cp_omp_text_end - lo;
 }
 
+uintptr_t cp_omp_rt_lo, cp_omp_rt_hi, cp_omp_libc_lo, cp_omp_libc_hi;
+
+static int in_range(const struct cp_frame *f, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t pc = f->pc - (f->kind == CP_FRAME_RETURN);
+	return pc - lo < hi - lo;
+}
+
+/* libomp's frame that runs the current task's code: skip the frames of libomp, libc and
+ * ours at the leaf (a wait in a barrier, a system call), then the program's frames; the
+ * next libomp frame called the task (__kmp_invoke_microtask, or libomp's task invoker). */
+static int cut_runtime(const struct cp_frame *frames, int n)
+{
+	int i = 0;
+	while (i < n && (in_range(&frames[i], cp_omp_rt_lo, cp_omp_rt_hi) ||
+			 in_range(&frames[i], cp_omp_libc_lo, cp_omp_libc_hi) ||
+			 cp_rt_owns_pc(frames[i].pc, frames[i].kind == CP_FRAME_RETURN)))
+		i++;
+	while (i < n && !in_range(&frames[i], cp_omp_rt_lo, cp_omp_rt_hi))
+		i++;
+	return i;
+}
+
 int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int cap,
 		  enum cp_unwind_status *status)
 {
@@ -64,8 +87,11 @@ int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int
 	if (!c || n <= 0)
 		return n;
 	int i = 0;
-	while (i < n && !in_trampoline(&frames[i]))
-		i++;
+	if (c->via == CP_OMP_VIA_RUNTIME)
+		i = cut_runtime(frames, n);
+	else
+		while (i < n && !in_trampoline(&frames[i]))
+			i++;
 	if (i == n || i >= cap)
 		return n;
 	frames[i].pc = (uintptr_t)c->fn;

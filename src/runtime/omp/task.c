@@ -43,7 +43,7 @@ static const struct cp_omp_ctx *task_context(omp_fn fn)
 		return NULL;
 	enum cp_unwind_status st;
 	int n = cp_omp_capture(t, ot->scratch, CP_OMP_MAX_FRAMES, &st);
-	return cp_omp_intern(fn, ot->scratch, n, st);
+	return cp_omp_intern(fn, ot->scratch, n, st, CP_OMP_VIA_TRAMPOLINE);
 }
 
 CP_EXPORT void GOMP_task(omp_fn fn, void *data, void (*cpyfn)(void *, void *), long arg_size,
