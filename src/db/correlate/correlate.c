@@ -21,6 +21,7 @@ struct gmod {
 	uint32_t *proc_of;   /* [st nscopes]: database procedure of a PROC/INLINE scope */
 	uint32_t unknown_sf; /* the module's "[name]" frame, UINT32_MAX until used */
 	const char *name;    /* base name (database string) */
+	int omp_class;	     /* enum omp_class */
 	uint8_t build_id[32];
 	uint32_t build_id_len;
 	const char *path;
@@ -74,7 +75,21 @@ struct cp_corr {
 	 * (procedure, kind) -> its renamed procedure and the source function's procedure */
 	struct omp_name *omp_names;
 	size_t nomp_names, aomp_names;
+	int omp_used;		       /* a module of the OpenMP runtime was registered */
+	uint32_t omp_from, omp_wait, omp_work; /* cp_corr_omp_wait, CP_DB_NONE until then */
 };
+
+/* What a module is for omp-wait: the OpenMP runtime, libc (waits it calls), other. */
+enum omp_class { OMP_OTHER = 0, OMP_RUNTIME = 1, OMP_LIBC = 2 };
+
+static int omp_class_of(const char *name)
+{
+	static const char *const runtimes[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
+	for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++)
+		if (!strncmp(name, runtimes[i], strlen(runtimes[i])))
+			return OMP_RUNTIME;
+	return strncmp(name, "libc.so", 7) ? OMP_OTHER : OMP_LIBC;
+}
 
 struct omp_name {
 	uint32_t proc, kind, named, source;
@@ -87,6 +102,7 @@ struct cp_corr *cp_corr_new(struct cp_db *db)
 	struct cp_corr *c = xcalloc(1, sizeof(*c));
 	c->db = db;
 	c->partial_df = UINT32_MAX;
+	c->omp_from = c->omp_wait = c->omp_work = CP_DB_NONE;
 	XGROW(c->dfs, 1, c->adfs);
 	c->dfs[0] = (struct dframe){0, CP_DB_NONE, 0, 0, UINT32_MAX};
 	c->ndfs = 1;
@@ -153,6 +169,8 @@ uint32_t cp_corr_module(struct cp_corr *c, const char *path, const uint8_t *buil
 	}
 	memcpy(g->build_id, build_id, build_id_len);
 	g->build_id_len = (uint32_t)build_id_len;
+	g->omp_class = omp_class_of(g->name);
+	c->omp_used |= g->omp_class == OMP_RUNTIME;
 	g->unknown_sf = UINT32_MAX;
 	cp_hashtab_insert(&c->modtab, h, gm);
 	return gm;
@@ -610,11 +628,47 @@ static inline void prefetch_node(const struct cp_corr *c, const struct cp_mf_thr
 	__builtin_prefetch(&c->ntab[nslot_hash(st[n->parent], gm, addr) & (c->ncap - 1)]);
 }
 
+/* The OpenMP flags of a node: in the OpenMP runtime or in libc under it (a wait); inside
+ * a region or task. */
+#define OMP_F_WAIT 1
+#define OMP_F_REGION 2
+
+/* A node's exclusive values into the profile, at its frame's statement; for the OpenMP
+ * metrics, omp_from's value into omp_wait (a wait) or omp_work (other code in a region). */
+static void node_values(struct cp_corr *c, uint32_t profile, uint32_t df, const uint64_t *v,
+			size_t nm, const uint32_t *metric_map, int flags)
+{
+	uint32_t target = UINT32_MAX;
+	for (size_t m = 0; m < nm; m++) {
+		if (!v[m])
+			continue;
+		if (target == UINT32_MAX)
+			target = dframe_stmt(c, df);
+		cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
+		if (metric_map[m] != c->omp_from || !flags)
+			continue;
+		if (flags & OMP_F_WAIT)
+			cp_db_add(c->db, profile, target, c->omp_wait, (double)v[m]);
+		else
+			cp_db_add(c->db, profile, target, c->omp_work, (double)v[m]);
+	}
+}
+
+static uint8_t omp_flags(int omp_class, uint8_t parent)
+{
+	uint8_t f = parent & OMP_F_REGION;
+	if (omp_class == OMP_RUNTIME || (omp_class == OMP_LIBC && (parent & OMP_F_WAIT)))
+		f |= OMP_F_WAIT;
+	return f;
+}
+
 void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
 		    const struct cp_mf_thr *t, const uint32_t *metric_map, uint32_t profile)
 {
 	size_t nm = t->hdr.nmetrics;
 	uint32_t *st = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*st)); /* node -> dframe */
+	/* OMP_F_* of each node, for omp-wait and omp-work */
+	uint8_t *wf = c->omp_wait != CP_DB_NONE ? xcalloc(t->nnodes ? t->nnodes : 1, 1) : NULL;
 	st[0] = 0;
 	uint32_t last_mod = UINT32_MAX, last_gm = 0;
 	for (size_t i = 1; i < t->nnodes; i++) {
@@ -626,6 +680,8 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 			/* An OpenMP region: its outlined function's frames follow as callees of
 			 * the call site that started it, the same for every thread. */
 			df = pdf;
+			if (wf)
+				wf[i] = OMP_F_REGION;
 		} else {
 			if (n->module != last_mod) {
 				last_mod = n->module;
@@ -645,20 +701,27 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 			df = node_frame(c, pdf, gm, addr);
 			if (df == NODE_COLLAPSE)
 				df = pdf; /* more code of the same unknown module */
+			if (wf)
+				wf[i] = omp_flags(c->mods[gm].omp_class, wf[n->parent]);
 		}
 		st[i] = df;
-		const uint64_t *v = t->values + i * nm;
-		uint32_t target = UINT32_MAX;
-		for (size_t m = 0; m < nm; m++) {
-			if (!v[m])
-				continue;
-			if (target == UINT32_MAX)
-				target = dframe_stmt(c, df);
-			cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
-		}
+		node_values(c, profile, df, t->values + i * nm, nm, metric_map, wf ? wf[i] : 0);
 	}
 	c->nodes += t->nnodes ? t->nnodes - 1 : 0;
 	free(st);
+	free(wf);
+}
+
+int cp_corr_omp_used(const struct cp_corr *c)
+{
+	return c->omp_used;
+}
+
+void cp_corr_omp_wait(struct cp_corr *c, uint32_t from, uint32_t wait, uint32_t work)
+{
+	c->omp_from = from;
+	c->omp_wait = wait;
+	c->omp_work = work;
 }
 
 void cp_corr_stats(const struct cp_corr *c, struct cp_corr_stats *out)

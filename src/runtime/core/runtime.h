@@ -75,6 +75,10 @@ struct cp_thread {
 	 * the records of the regions it started (mapped at its first region). */
 	const struct cp_omp_ctx *volatile omp_cur;
 	struct cp_omp_thread *omp;
+	/* the region whose outlined function the thread ran last, at generation gen (libgomp:
+	 * until the region ends, the thread waits in its end barrier) */
+	const struct cp_omp_ctx *volatile omp_after;
+	uint32_t omp_after_gen;
 };
 
 struct cp_runtime {

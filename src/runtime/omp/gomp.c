@@ -49,6 +49,8 @@ struct cp_omp_thread *cp_omp_thread_block(struct cp_thread *t)
 	return t->omp;
 }
 
+CP_EXPORT void GOMP_parallel_end(void);
+
 /* A region record holding the calling thread's context (spliced, if the thread is itself
  * in a region), or NULL when the region is not tracked (thread not measured, runtime
  * off, nesting too deep): libgomp then gets the program's own (fn, data). */
@@ -60,6 +62,8 @@ static __attribute__((noinline)) struct cp_omp_region *region_open(omp_fn fn, vo
 	struct cp_omp_thread *ot = cp_omp_thread_block(t);
 	if (!ot || ot->depth >= CP_OMP_MAX_NEST)
 		return NULL;
+	if (!cp_omp_rt_hi) /* libgomp's text, for the threads' waits after the region's code */
+		cp_omp_set_runtime((const void *)(uintptr_t)GOMP_REAL(GOMP_parallel_end));
 	struct cp_omp_region *r = &ot->regions[ot->depth++];
 	enum cp_unwind_status st;
 	r->c.fn = fn;
@@ -75,8 +79,10 @@ static __attribute__((noinline)) struct cp_omp_region *region_open(omp_fn fn, vo
 
 static void region_close(struct cp_omp_region *r)
 {
-	if (r)
+	if (r) {
+		__atomic_add_fetch(&r->c.gen, 1, __ATOMIC_RELEASE);
 		cp_self->omp->depth--;
+	}
 }
 
 /* The region record of a GOMP_*_start entry stays open until GOMP_parallel_end. */
@@ -218,5 +224,5 @@ CP_EXPORT void GOMP_parallel_end(void)
 	struct cp_thread *t = cp_self;
 	struct cp_omp_thread *ot = t ? t->omp : NULL;
 	if (ot && ot->depth && ot->regions[ot->depth - 1].started)
-		ot->depth--;
+		region_close(&ot->regions[ot->depth - 1]);
 }

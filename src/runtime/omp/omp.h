@@ -40,6 +40,10 @@ struct cp_omp_ctx {
 	uint32_t status; /* enum cp_unwind_status of that context */
 	uint32_t kind;	 /* CP_FRAME_REGION or CP_FRAME_TASK: the frame the splice inserts */
 	uint32_t via;	 /* enum cp_omp_via: where a thread's path is cut */
+	/* A region record's generation: bumped when the region ends (libgomp), so that a
+	 * thread that left the outlined function knows whether the region still runs */
+	volatile uint32_t gen;
+	uint32_t pad;
 };
 
 /* How the frame that runs a context's code is found in a thread's path. */
@@ -51,7 +55,8 @@ enum cp_omp_via {
 	CP_OMP_VIA_RUNTIME = 1,
 };
 
-/* The text of libomp and of libc, [lo, hi), set once by ompt.c when libomp starts. */
+/* The text of the OpenMP runtime (libgomp or libomp) and of libc, [lo, hi), set once
+ * (cp_omp_set_runtime) when the program first enters it. */
 extern uintptr_t cp_omp_rt_lo, cp_omp_rt_hi, cp_omp_libc_lo, cp_omp_libc_hi;
 
 struct cp_omp_region {
@@ -89,6 +94,8 @@ void cp_omp_task_trampoline(void *arg);
  * (paths leave them out). Outside signal context. */
 int cp_omp_capture(struct cp_thread *t, struct cp_frame *frames, int cap,
 		   enum cp_unwind_status *status);
+/* Records the text ranges of the OpenMP runtime that holds addr, and of libc. */
+void cp_omp_set_runtime(const void *addr);
 /* The calling thread's state if its regions and tasks are tracked now, else NULL. */
 struct cp_thread *cp_omp_thread_self(void);
 /* The one copy of a context (fn, frames, status) for the life of the process (context.c;

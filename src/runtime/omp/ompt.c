@@ -79,6 +79,17 @@ static void text_range(const void *addr, uintptr_t *lo, uintptr_t *hi)
 	*hi = f.hi;
 }
 
+void cp_omp_set_runtime(const void *addr)
+{
+	if (__atomic_load_n(&cp_omp_rt_hi, __ATOMIC_ACQUIRE))
+		return;
+	uintptr_t lo, hi;
+	text_range((const void *)(uintptr_t)sched_yield, &cp_omp_libc_lo, &cp_omp_libc_hi);
+	text_range(addr, &lo, &hi);
+	cp_omp_rt_lo = lo;
+	__atomic_store_n(&cp_omp_rt_hi, hi, __ATOMIC_RELEASE);
+}
+
 /* The calling thread's context without its innermost frames in libomp or in the runtime
  * (the callback's own, libomp's fork or task-creation code): it ends at the program's
  * call into libomp. */
@@ -177,8 +188,7 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int initial_device,
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (!set)
 		return 0;
-	text_range((const void *)(uintptr_t)lookup, &cp_omp_rt_lo, &cp_omp_rt_hi);
-	text_range((const void *)(uintptr_t)sched_yield, &cp_omp_libc_lo, &cp_omp_libc_hi);
+	cp_omp_set_runtime((const void *)(uintptr_t)lookup);
 	if (!cp_omp_rt_hi)
 		return 0;
 	set(OMPT_CB_PARALLEL_BEGIN, (ompt_callback_t)(uintptr_t)on_parallel_begin);

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Checks the OpenMP metrics of a 2-thread omp-regions imbalance run (omp-regions.sh).
+
+omp-wait.py DB [strict]
+
+For each 'parallel region in region_work' scope (one per caller): omp-work on both
+threads, max/mean about 1.5 (the master does 3x the worker's work) held by the master;
+the worker's waits (omp-wait) in the region, most of them the worker's. strict (libgomp):
+the worker's wait after the outlined function returned is inside the region too, and
+97 % of all time is under main (no thread root holds more than start-up)."""
+import sqlite3
+import sys
+
+db = sqlite3.connect(sys.argv[1])
+strict = len(sys.argv) > 2 and sys.argv[2] == 'strict'
+metric = {n: i for i, n in db.execute("select id, name from metric")}
+for m in ('omp-work', 'omp-wait'):
+    assert m in metric, f"no {m} metric: {sorted(metric)}"
+master = db.execute("select id from profile where tidx = 0").fetchone()[0]
+regions = [r[0] for r in db.execute(
+    "select id from scope_names where kind = 'procedure' and procedure = "
+    "'parallel region in region_work'")]
+assert len(regions) == 2, f"{len(regions)} region scopes, expected one per caller"
+
+
+def stat(scope, name):
+    return db.execute("select incl_sum, incl_mean, incl_max, incl_argmax, incl_count from value "
+                      "where scope = ? and metric = ?", (scope, metric[name])).fetchone()
+
+
+errors = []
+for s in regions:
+    work, wait = stat(s, 'omp-work'), stat(s, 'omp-wait')
+    print(f"region scope {s}: work {work[0] / 1e6:.0f} ms on {work[4]} threads, max/mean "
+          f"{work[2] / work[1]:.2f} in profile {work[3]}; omp-wait "
+          f"{(wait[0] if wait else 0) / 1e6:.0f} ms, max in profile {wait[3] if wait else '-'}")
+    if work[4] != 2 or not 1.2 <= work[2] / work[1] <= 1.8 or work[3] != master:
+        errors.append(f"region {s}: work imbalance is not the planted 3:1 held by the master")
+    if strict and (not wait or wait[3] == master):
+        errors.append(f"region {s}: the worker's wait is not in the region")
+if strict:
+    root = db.execute("select incl_sum from value where scope = 0 and metric = ?",
+                      (metric['cputime'],)).fetchone()[0]
+    main = db.execute("select sum(v.incl_sum) from value v join scope_names s on s.id = v.scope "
+                      "where s.procedure = 'main' and s.kind = 'procedure' and v.metric = ?",
+                      (metric['cputime'],)).fetchone()[0]
+    print(f"under main: {100 * main / root:.1f} % of cputime")
+    if main < 0.97 * root:
+        errors.append(f"only {100 * main / root:.1f} % of the time is under main")
+for e in errors:
+    print("FAIL:", e, file=sys.stderr)
+sys.exit(1 if errors else 0)
