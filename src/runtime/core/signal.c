@@ -92,8 +92,11 @@ static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight, c
 		h->dropped++;
 		return;
 	}
-	n = cp_omp_splice(t, frames, n, CP_MAX_FRAMES, &status);
-	uint32_t leaf = cp_path_insert(t, &t->path, frames, n, status);
+	/* An OpenMP thread's path continues in its region's context; the counts below stay
+	 * the unwinder's own (did it reach the thread's outermost frame). */
+	enum cp_unwind_status path_status = status;
+	n = cp_omp_splice(t, frames, n, CP_MAX_FRAMES, &path_status);
+	uint32_t leaf = cp_path_insert(t, &t->path, frames, n, path_status);
 	if (leaf == CP_CCT_NONE) {
 		h->dropped++;
 		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");
