@@ -116,107 +116,67 @@ CP_EXPORT unsigned GOMP_parallel_reductions(omp_fn fn, void *data, unsigned nthr
 	return rc;
 }
 
-CP_EXPORT void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads, unsigned count,
-				      unsigned flags)
+/* The other entry points differ in their arguments after (fn, data) only: one wrapper
+ * shape, opening the region with `open` and, once the call returned, closing it with
+ * `close` (region_keep for the *_start entries, closed by GOMP_parallel_end). */
+static void region_keep(struct cp_omp_region *r)
 {
-	struct cp_omp_region *r = region_open(fn, data);
-	GOMP_REAL(GOMP_parallel_sections)
-	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, count, flags);
-	region_close(r);
+	(void)r;
 }
 
-CP_EXPORT void GOMP_teams_reg(omp_fn fn, void *data, unsigned nteams, unsigned thread_limit,
-			      unsigned flags)
-{
-	struct cp_omp_region *r = region_open(fn, data);
-	GOMP_REAL(GOMP_teams_reg)
-	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nteams, thread_limit, flags);
-	region_close(r);
-}
-
-/* Combined parallel loops: with a chunk size, and without (the runtime schedules). */
-#define PARALLEL_LOOP_CHUNK(name)                                                                  \
-	CP_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,        \
-			    long incr, long chunk, unsigned flags)                                 \
+#define GOMP_WRAP(name, open, close, params, ...)                                                  \
+	CP_EXPORT void name params;                                                                \
+	CP_EXPORT void name params                                                                 \
 	{                                                                                          \
-		struct cp_omp_region *r = region_open(fn, data);                                   \
-		GOMP_REAL(name)                                                                    \
-		(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr, chunk, flags);  \
-		region_close(r);                                                                   \
+		struct cp_omp_region *r = open(fn, data);                                          \
+		GOMP_REAL(name)(TRAMP_FN(r, fn), TRAMP_DATA(r, data), __VA_ARGS__);                \
+		close(r);                                                                          \
 	}
-#define PARALLEL_LOOP_RUNTIME(name)                                                                \
-	CP_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,        \
-			    long incr, unsigned flags)                                             \
-	{                                                                                          \
-		struct cp_omp_region *r = region_open(fn, data);                                   \
-		GOMP_REAL(name)                                                                    \
-		(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr, flags);         \
-		region_close(r);                                                                   \
-	}
+#define P_3U (omp_fn fn, void *data, unsigned a, unsigned b, unsigned flags)
+#define P_CHUNK                                                                                    \
+	(omp_fn fn, void *data, unsigned nt, long start, long end, long incr, long chunk,          \
+	 unsigned flags)
+#define P_RUNTIME                                                                                  \
+	(omp_fn fn, void *data, unsigned nt, long start, long end, long incr, unsigned flags)
+#define P_START (omp_fn fn, void *data, unsigned nt, long start, long end, long incr, long chunk)
 
-CP_EXPORT void GOMP_parallel_loop_static(omp_fn, void *, unsigned, long, long, long, long,
-					 unsigned);
-CP_EXPORT void GOMP_parallel_loop_dynamic(omp_fn, void *, unsigned, long, long, long, long,
-					  unsigned);
-CP_EXPORT void GOMP_parallel_loop_guided(omp_fn, void *, unsigned, long, long, long, long,
-					 unsigned);
-CP_EXPORT void GOMP_parallel_loop_nonmonotonic_dynamic(omp_fn, void *, unsigned, long, long, long,
-						       long, unsigned);
-CP_EXPORT void GOMP_parallel_loop_nonmonotonic_guided(omp_fn, void *, unsigned, long, long, long,
-						      long, unsigned);
-CP_EXPORT void GOMP_parallel_loop_runtime(omp_fn, void *, unsigned, long, long, long, unsigned);
-CP_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(omp_fn, void *, unsigned, long, long, long,
-						       unsigned);
-CP_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(omp_fn, void *, unsigned, long, long,
-							     long, unsigned);
-PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_static)
-PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_dynamic)
-PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_guided)
-PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_nonmonotonic_dynamic)
-PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_nonmonotonic_guided)
-PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
-PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
-PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+/* parallel sections (count), host teams (nteams, thread_limit) */
+GOMP_WRAP(GOMP_parallel_sections, region_open, region_close, P_3U, a, b, flags)
+GOMP_WRAP(GOMP_teams_reg, region_open, region_close, P_3U, a, b, flags)
+/* combined parallel loops: with a chunk size, and without (the runtime schedules) */
+GOMP_WRAP(GOMP_parallel_loop_static, region_open, region_close, P_CHUNK, nt, start, end, incr,
+	  chunk, flags)
+GOMP_WRAP(GOMP_parallel_loop_dynamic, region_open, region_close, P_CHUNK, nt, start, end, incr,
+	  chunk, flags)
+GOMP_WRAP(GOMP_parallel_loop_guided, region_open, region_close, P_CHUNK, nt, start, end, incr,
+	  chunk, flags)
+GOMP_WRAP(GOMP_parallel_loop_nonmonotonic_dynamic, region_open, region_close, P_CHUNK, nt, start,
+	  end, incr, chunk, flags)
+GOMP_WRAP(GOMP_parallel_loop_nonmonotonic_guided, region_open, region_close, P_CHUNK, nt, start,
+	  end, incr, chunk, flags)
+GOMP_WRAP(GOMP_parallel_loop_runtime, region_open, region_close, P_RUNTIME, nt, start, end, incr,
+	  flags)
+GOMP_WRAP(GOMP_parallel_loop_nonmonotonic_runtime, region_open, region_close, P_RUNTIME, nt, start,
+	  end, incr, flags)
+GOMP_WRAP(GOMP_parallel_loop_maybe_nonmonotonic_runtime, region_open, region_close, P_RUNTIME, nt,
+	  start, end, incr, flags)
 
 /* ---- the GCC < 4.9 ABI: the master calls fn itself between *_start and
  * GOMP_parallel_end, so its own share keeps its natural path (no trampoline frame) ---- */
 
-CP_EXPORT void GOMP_parallel_start(omp_fn fn, void *data, unsigned nthreads)
-{
-	struct cp_omp_region *r = region_open_started(fn, data);
-	GOMP_REAL(GOMP_parallel_start)(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads);
-}
-
-CP_EXPORT void GOMP_parallel_sections_start(omp_fn fn, void *data, unsigned nthreads,
-					    unsigned count)
-{
-	struct cp_omp_region *r = region_open_started(fn, data);
-	GOMP_REAL(GOMP_parallel_sections_start)
-	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, count);
-}
-
-#define PARALLEL_LOOP_START(name)                                                                  \
-	CP_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,        \
-			    long incr, long chunk)                                                 \
-	{                                                                                          \
-		struct cp_omp_region *r = region_open_started(fn, data);                           \
-		GOMP_REAL(name)                                                                    \
-		(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr, chunk);         \
-	}
-CP_EXPORT void GOMP_parallel_loop_static_start(omp_fn, void *, unsigned, long, long, long, long);
-CP_EXPORT void GOMP_parallel_loop_dynamic_start(omp_fn, void *, unsigned, long, long, long, long);
-CP_EXPORT void GOMP_parallel_loop_guided_start(omp_fn, void *, unsigned, long, long, long, long);
-PARALLEL_LOOP_START(GOMP_parallel_loop_static_start)
-PARALLEL_LOOP_START(GOMP_parallel_loop_dynamic_start)
-PARALLEL_LOOP_START(GOMP_parallel_loop_guided_start)
-
-CP_EXPORT void GOMP_parallel_loop_runtime_start(omp_fn fn, void *data, unsigned nthreads,
-						long start, long end, long incr)
-{
-	struct cp_omp_region *r = region_open_started(fn, data);
-	GOMP_REAL(GOMP_parallel_loop_runtime_start)
-	(TRAMP_FN(r, fn), TRAMP_DATA(r, data), nthreads, start, end, incr);
-}
+GOMP_WRAP(GOMP_parallel_start, region_open_started, region_keep,
+	  (omp_fn fn, void *data, unsigned nt), nt)
+GOMP_WRAP(GOMP_parallel_sections_start, region_open_started, region_keep,
+	  (omp_fn fn, void *data, unsigned nt, unsigned count), nt, count)
+GOMP_WRAP(GOMP_parallel_loop_static_start, region_open_started, region_keep, P_START, nt, start,
+	  end, incr, chunk)
+GOMP_WRAP(GOMP_parallel_loop_dynamic_start, region_open_started, region_keep, P_START, nt, start,
+	  end, incr, chunk)
+GOMP_WRAP(GOMP_parallel_loop_guided_start, region_open_started, region_keep, P_START, nt, start,
+	  end, incr, chunk)
+GOMP_WRAP(GOMP_parallel_loop_runtime_start, region_open_started, region_keep,
+	  (omp_fn fn, void *data, unsigned nt, long start, long end, long incr), nt, start, end,
+	  incr)
 
 CP_EXPORT void GOMP_parallel_end(void)
 {
