@@ -22,6 +22,7 @@ args_of() {
 	rawclone) echo 50 ;;
 	sigjump) echo 500 ;;
 	threads) echo 3 ;;
+	omp-regions) echo "imbalance 60" ;;
 	esac
 }
 
