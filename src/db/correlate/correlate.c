@@ -75,7 +75,7 @@ struct cp_corr {
 	 * (procedure, kind) -> its renamed procedure and the source function's procedure */
 	struct omp_name *omp_names;
 	size_t nomp_names, aomp_names;
-	int omp_used;		       /* a module of the OpenMP runtime was registered */
+	int omp_used;			       /* a module of the OpenMP runtime was registered */
 	uint32_t omp_from, omp_wait, omp_work; /* cp_corr_omp_wait, CP_DB_NONE until then */
 };
 
