@@ -50,6 +50,7 @@ TEST_PKGS=(
   golang-go                     # `go tool pprof` reads our pprof export
   python3-jsonschema            # validates the speedscope export against its schema
   clang-format                  # scripts/check-format.sh
+  libomp-dev                    # clang -fopenmp: the omp-*.clang workloads (omp-libomp)
   libc6-dbg                     # names of libc's internal functions (record-runtime-frames)
   openmpi-bin                   # mpirun: record-mpi, mpi-* (ranks, MPI metrics)
   tmux                          # top-*: drives callpath top, captures its screen

@@ -357,6 +357,43 @@ static int image_rank(const struct cp_mf_proc *p)
 }
 
 /* Pass 2: one profile per thread file, correlated. */
+/* An OpenMP program's time sampled in its OpenMP runtime's waits (barriers, idle threads),
+ * omp-wait, and the rest of its time in regions and tasks, omp-work: parts of the first
+ * CPU-time (else wall-clock) metric. */
+static int omp_wait_metric(struct analysis *a, const uint32_t *dbmetric)
+{
+	if (!cp_corr_omp_used(a->corr))
+		return 0;
+	size_t from = a->nmetrics;
+	for (size_t m = 0; m < a->nmetrics && from == a->nmetrics; m++)
+		if (a->metrics[m].source == CP_MF_SRC_CPUTIME)
+			from = m;
+	for (size_t m = 0; m < a->nmetrics && from == a->nmetrics; m++)
+		if (a->metrics[m].source == CP_MF_SRC_REALTIME)
+			from = m;
+	if (from == a->nmetrics)
+		return 0;
+	struct cp_db_metric d;
+	memset(&d, 0, sizeof d);
+	d.name = "omp-wait";
+	d.unit = "ns";
+	d.kind = CP_DB_METRIC_RAW;
+	d.description = "part of the time metric sampled in the OpenMP runtime's waits "
+			"(barriers, idle threads)";
+	d.source = a->metrics[from].source;
+	d.mechanism = a->metrics[from].mechanism;
+	d.period = a->metrics[from].period;
+	uint32_t wait = cp_db_metric_add(a->db, &d);
+	d.name = "omp-work";
+	d.description = "part of the time metric sampled in OpenMP regions and tasks outside "
+			"the runtime's waits";
+	uint32_t work = wait == CP_DB_NONE ? CP_DB_NONE : cp_db_metric_add(a->db, &d);
+	if (work == CP_DB_NONE)
+		return cp_error(CP_EINTERNAL, "%s: the OpenMP metrics could not be added", a->dir);
+	cp_corr_omp_wait(a->corr, dbmetric[from], wait, work);
+	return 0;
+}
+
 static int pass_correlate(struct analysis *a, const uint32_t *dbmetric)
 {
 	struct cp_db *db = a->db;
@@ -513,6 +550,9 @@ int cp_analyze_dir(const char *dir, const struct cp_analyze_options *o, struct c
 			goto out;
 		}
 	}
+	rc = omp_wait_metric(&a, dbmetric);
+	if (rc)
+		goto out;
 	rc = pass_correlate(&a, dbmetric);
 	if (rc)
 		goto out;
