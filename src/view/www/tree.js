@@ -1,0 +1,182 @@
+// The tree table of the top-down, bottom-up and flat views: a model of the loaded scopes
+// (children are fetched when a row is expanded), the visible-row list (zoom, flatten,
+// filter, threshold) and a virtualized rendering: only the rows in the viewport are in
+// the DOM, so a tree of any size scrolls at the same speed.
+"use strict";
+var CP = window.CP || (window.CP = {});
+
+CP.ROW_HEIGHT = 22;
+
+CP.Tree = function (app, view) {
+  this.app = app;
+  this.view = view;
+  this.nodes = new Map(); // id -> node; node.kids: null (not loaded) or [ids]
+  this.rootId = null;
+  this.expanded = new Set();
+  this.zoomStack = []; // ids; the last is the shown root
+  this.flatten = 0;
+  this.selected = null;
+  this.rows = []; // visible rows: {id, depth}
+};
+
+CP.Tree.prototype.load = async function () {
+  var r = await this.app.api.children(this.view, "0");
+  var root = this.add(r.node);
+  this.rootId = root.id;
+  this.expanded.add(root.id);
+  this.setKids(root, r);
+};
+
+CP.Tree.prototype.setKids = function (n, r) {
+  var self = this;
+  n.kids = r.children.map(function (k) { k.parentId = n.id; return self.add(k).id; });
+  n.more = r.total > r.children.length ? r.total - r.children.length : 0;
+};
+
+CP.Tree.prototype.add = function (n) {
+  var old = this.nodes.get(n.id);
+  if (old && old.kids) n.kids = old.kids;
+  this.app.decorate(n);
+  this.nodes.set(n.id, n);
+  return n;
+};
+
+CP.Tree.prototype.ensureKids = async function (id) {
+  var n = this.nodes.get(id);
+  if (!n || n.kids || !n.has_children) return n;
+  if (!n.pending) n.pending = this.app.api.children(this.view, id);
+  var r = await n.pending;
+  n.pending = null;
+  if (!n.kids) this.setKids(n, r);
+  return n;
+};
+
+CP.Tree.prototype.shownRoot = function () {
+  return this.zoomStack.length ? this.zoomStack[this.zoomStack.length - 1] : this.rootId;
+};
+
+// Roots of the display after flattening: the shown root's descendants at depth `flatten`
+// (a scope without children stays where it is).
+CP.Tree.prototype.displayRoots = async function () {
+  var level = [this.shownRoot()];
+  for (var i = 0; i < this.flatten; i++) {
+    var next = [];
+    for (var j = 0; j < level.length; j++) {
+      var n = await this.ensureKids(level[j]);
+      if (n && n.kids && n.kids.length) next.push.apply(next, n.kids);
+      else next.push(level[j]);
+    }
+    level = next;
+  }
+  return level;
+};
+
+CP.Tree.prototype.sortedKids = function (ids) {
+  var app = this.app, nodes = this.nodes;
+  var list = ids.map(function (id) { return nodes.get(id); });
+  list.sort(function (a, b) { return app.compareNodes(a, b); });
+  return list;
+};
+
+// The predicate of the filter box and the threshold: a row is shown when it passes or a
+// loaded descendant of it matches the name filter.
+CP.Tree.prototype.passes = function (n) {
+  var app = this.app;
+  if (app.threshold > 0) {
+    var p = app.thresholdPct(n);
+    if (p !== null && p < app.threshold) return false;
+  }
+  if (!app.filterRe) return true;
+  return this.subtreeMatches(n, 0);
+};
+
+CP.Tree.prototype.subtreeMatches = function (n, depth) {
+  if (this.app.filterRe.test(n.name)) return true;
+  if (!n.kids || depth > 64) return false;
+  for (var i = 0; i < n.kids.length; i++)
+    if (this.subtreeMatches(this.nodes.get(n.kids[i]), depth + 1)) return true;
+  return false;
+};
+
+CP.Tree.prototype.computeRows = async function () {
+  var roots = await this.displayRoots();
+  var rows = [], self = this;
+  function walk(n, depth) {
+    if (!self.passes(n)) return;
+    rows.push({ id: n.id, depth: depth });
+    if (!self.expanded.has(n.id) || !n.kids) return;
+    self.sortedKids(n.kids).forEach(function (k) { walk(k, depth + 1); });
+  }
+  this.sortedKids(roots).forEach(function (n) { walk(n, 0); });
+  this.rows = rows;
+  return rows;
+};
+
+CP.Tree.prototype.expand = async function (id) {
+  this.expanded.add(id);
+  await this.ensureKids(id);
+};
+
+CP.Tree.prototype.collapse = function (id) { this.expanded.delete(id); };
+
+CP.Tree.prototype.pathTo = function (id) {
+  var path = [];
+  for (var n = this.nodes.get(id); n; n = this.nodes.get(n.parentId)) path.unshift(n.id);
+  return path;
+};
+
+// Hot path: from the selected scope (or the shown root) expand the hottest child while it
+// holds at least pct% of its parent's inclusive value of the sort metric.
+CP.Tree.prototype.hotPath = async function (pct) {
+  var id = this.selected !== null ? this.selected : this.shownRoot();
+  var m = this.app.sortMetric();
+  var hot = [id];
+  for (var guard = 0; guard < 10000; guard++) {
+    var n = await this.ensureKids(id);
+    this.expanded.add(id);
+    if (!n.kids || !n.kids.length) break;
+    var best = null;
+    for (var i = 0; i < n.kids.length; i++) {
+      var k = this.nodes.get(n.kids[i]);
+      if (!best || CP.compareValues(k.incl[m], best.incl[m]) < 0) best = k;
+    }
+    var parentV = n.incl[m], v = best.incl[m];
+    if (!parentV || v === null || (100 * v) / parentV < pct) break;
+    id = best.id;
+    hot.push(id);
+  }
+  this.hot = new Set(hot);
+  this.selected = id;
+  return id;
+};
+
+CP.Tree.prototype.zoom = function (id) {
+  if (id === null || id === this.shownRoot()) return;
+  this.zoomStack.push(id);
+  this.expanded.add(id);
+};
+
+CP.Tree.prototype.unzoom = function () { return this.zoomStack.pop(); };
+
+// Expands every ancestor of a node known by its path of ids from the root.
+CP.Tree.prototype.reveal = async function (path) {
+  for (var i = 0; i < path.length - 1; i++) {
+    if (!this.nodes.has(path[i])) return false;
+    await this.expand(path[i]);
+  }
+  this.selected = path[path.length - 1];
+  return this.nodes.has(this.selected);
+};
+
+// Re-fetches every loaded node (after a change of thread or statistic), keeping what was
+// expanded, zoomed and selected when the ids still exist.
+CP.Tree.prototype.reload = async function () {
+  var expanded = Array.from(this.expanded);
+  var zoom = this.zoomStack.slice();
+  this.nodes = new Map();
+  this.expanded = new Set();
+  await this.load();
+  for (var i = 0; i < expanded.length; i++)
+    if (this.nodes.has(expanded[i])) await this.expand(expanded[i]);
+  this.zoomStack = zoom.filter((z) => this.nodes.has(z));
+};
