@@ -99,7 +99,8 @@ CP.Table.prototype.row = function (r, index) {
     var m = app.metrics[c.metric];
     var v = (c.incl ? n.incl : n.excl)[c.metric];
     var p = CP.pct(v, m.total);
-    var cell = CP.el("div", { cls: "tt-cell tt-num", "data-value": v === null ? "" : v }, [
+    var cell = CP.el("div", { cls: "tt-cell tt-num", "data-value": v === null ? "" : v,
+      "data-metric": m.name, "data-which": c.incl ? "incl" : "excl" }, [
       CP.el("span", { cls: "val", text: CP.formatValue(v, m.unit) }),
       CP.el("span", { cls: "pct", text: CP.formatPct(p) })
     ]);

@@ -55,10 +55,12 @@ CP.Tree.prototype.shownRoot = function () {
   return this.zoomStack.length ? this.zoomStack[this.zoomStack.length - 1] : this.rootId;
 };
 
-// Roots of the display after flattening: the shown root's descendants at depth `flatten`
-// (a scope without children stays where it is).
-CP.Tree.prototype.displayRoots = async function () {
-  var level = [this.shownRoot()];
+// The rows under the shown root after flattening `flatten` levels: its children, each
+// replaced by its own children `flatten` times (a scope without children stays), as
+// `report --flatten N` does.
+CP.Tree.prototype.topLevel = async function () {
+  var root = await this.ensureKids(this.shownRoot());
+  var level = root.kids || [];
   for (var i = 0; i < this.flatten; i++) {
     var next = [];
     for (var j = 0; j < level.length; j++) {
@@ -99,15 +101,17 @@ CP.Tree.prototype.subtreeMatches = function (n, depth) {
 };
 
 CP.Tree.prototype.computeRows = async function () {
-  var roots = await this.displayRoots();
+  var top = await this.topLevel();
   var rows = [], self = this;
+  var rootId = this.shownRoot();
   function walk(n, depth) {
-    if (!self.passes(n)) return;
+    if (depth && !self.passes(n)) return;
     rows.push({ id: n.id, depth: depth });
     if (!self.expanded.has(n.id) || !n.kids) return;
-    self.sortedKids(n.kids).forEach(function (k) { walk(k, depth + 1); });
+    self.sortedKids(n.id === rootId ? top : n.kids).forEach(function (k) { walk(k, depth + 1); });
   }
-  this.sortedKids(roots).forEach(function (n) { walk(n, 0); });
+  this.expanded.add(rootId);
+  walk(this.nodes.get(rootId), 0);
   this.rows = rows;
   return rows;
 };
