@@ -80,28 +80,39 @@ CP.Tree.prototype.sortedKids = function (ids) {
   return list;
 };
 
-// The predicate of the filter box and the threshold: a row is shown when it passes or a
-// loaded descendant of it matches the name filter.
+// The filter box and the threshold: a row is shown when it passes the threshold and its
+// name or a loaded descendant's matches the filter (computed once per refresh, children
+// first, so a filter costs one pass over the loaded scopes).
 CP.Tree.prototype.passes = function (n) {
   var app = this.app;
   if (app.threshold > 0) {
     var p = app.thresholdPct(n);
     if (p !== null && p < app.threshold) return false;
   }
-  if (!app.filterRe) return true;
-  return this.subtreeMatches(n, 0);
+  return !this.matching || this.matching.has(n.id);
 };
 
-CP.Tree.prototype.subtreeMatches = function (n, depth) {
-  if (this.app.filterRe.test(n.name)) return true;
-  if (!n.kids || depth > 64) return false;
-  for (var i = 0; i < n.kids.length; i++)
-    if (this.subtreeMatches(this.nodes.get(n.kids[i]), depth + 1)) return true;
-  return false;
+CP.Tree.prototype.computeMatches = function () {
+  var re = this.app.filterRe;
+  this.matching = null;
+  if (!re) return;
+  var set = new Set(), nodes = this.nodes;
+  var stack = [[this.shownRoot(), false]];
+  while (stack.length) {
+    var top = stack.pop(), n = nodes.get(top[0]);
+    if (!top[1]) {
+      stack.push([n.id, true]);
+      (n.kids || []).forEach(function (k) { stack.push([k, false]); });
+    } else if (re.test(n.name) || (n.kids || []).some(function (k) { return set.has(k); })) {
+      set.add(n.id);
+    }
+  }
+  this.matching = set;
 };
 
 CP.Tree.prototype.computeRows = async function () {
   var top = await this.topLevel();
+  this.computeMatches();
   var rows = [], self = this;
   var rootId = this.shownRoot();
   function walk(n, depth) {
