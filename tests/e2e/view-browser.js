@@ -116,6 +116,22 @@ async function idle() {
   await page.waitForTimeout(150);
 }
 
+// Adds the derived metric half = METRIC0/2 in the columns dialog; its columns equal
+// report --metric half=METRIC0/2.
+async function derivedMetric(td) {
+  await page.click('#tabs button[data-view="top-down"]');
+  await idle();
+  await page.click("#columns-btn");
+  await page.fill("#derived-name", "half");
+  await page.fill("#derived-formula", td.metrics[0].name + "/2");
+  await page.click("#derived-add");
+  await page.waitForSelector('.tt-row .tt-num[data-metric="half"]');
+  await page.click('#columns-dlg button[value="close"]');
+  const n = compareRows(await domRows(), report("derived"), "derived metric half");
+  await screenshot("derived");
+  return n;
+}
+
 async function serverChecks() {
   const td = report("td");
   // 1. First view: the root and its children equal report's.
@@ -184,7 +200,38 @@ async function serverChecks() {
   await page.reload();
   await ready();
   await page.waitForSelector('.tt-row.selected[data-id="' + sel.id + '"]');
-  // 8. Bottom-up and flat views, flatten.
+  // 8. Keyboard: Home selects the root, ArrowDown the next row, ArrowLeft collapses it,
+  // ArrowRight expands it again.
+  await page.focus(".tt-body");
+  await page.keyboard.press("Home");
+  await page.waitForSelector('.tt-row.selected[data-kind="root"]');
+  await page.keyboard.press("ArrowDown");
+  rows = await domRows();
+  const second = rows[1];
+  await page.waitForSelector('.tt-row.selected[data-id="' + second.id + '"]');
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction((k) => document.querySelectorAll(".tt-row").length < k, rows.length);
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((k) => document.querySelectorAll(".tt-row").length === k, rows.length);
+  // 9. Filter by regex: every row shown matches or leads to a match; Enter jumps to one.
+  await page.keyboard.press("/");
+  check(await page.evaluate(() => document.activeElement.id === "filter"), "/ does not focus the filter");
+  await page.keyboard.type("crunch");
+  await page.waitForFunction(() => location.hash.includes("f=crunch"));
+  rows = await domRows();
+  for (let i = 1; i < rows.length; i++) {
+    const leaf = i + 1 >= rows.length || rows[i + 1].depth <= rows[i].depth;
+    if (leaf) check(/crunch/i.test(rows[i].name), "filter 'crunch' shows " + rows[i].name);
+  }
+  check(rows.some((r) => r.name === "crunch"), "filter 'crunch' hides crunch");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => /crunch/i.test(document.querySelector(".tt-row.selected .name")?.textContent || ""));
+  await page.fill("#filter", "");
+  await page.dispatchEvent("#filter", "input");
+  await idle();
+  // 10. A derived metric from a formula: its columns equal report --metric NAME=FORMULA.
+  n += await derivedMetric(td);
+  // 11. Bottom-up and flat views, flatten.
   for (const [tab, name] of [["bottom-up", "bu"], ["flat", "flat"]]) {
     await page.click('#tabs button[data-view="' + tab + '"]');
     await page.waitForFunction((v) => document.body.dataset.view === v, tab);
@@ -200,7 +247,7 @@ async function serverChecks() {
   const domTop = rows.filter((r) => r.depth === 1).map((r) => r.name).sort();
   check(JSON.stringify(flTop) === JSON.stringify(domTop), "flatten: " + domTop + " vs report " + flTop);
   await page.click("#unflatten");
-  // 9. Flame graph: the root frame holds the total; a click zooms.
+  // 12. Flame graph: the root frame holds the total; a click zooms.
   await page.click('#tabs button[data-view="flame"]');
   await page.waitForSelector("#flame-svg g.fl");
   const frames = await page.$$eval("#flame-svg g.fl", (g) => g.map((x) => ({ id: x.dataset.id, name: x.dataset.name, v: Number(x.dataset.v) })));
@@ -211,7 +258,7 @@ async function serverChecks() {
   await screenshot("flame");
   await page.click('#flame-svg g.fl[data-id="' + frames[1].id + '"]');
   await page.waitForFunction((id) => document.querySelector("#flame-svg g.fl")?.dataset.id === id, frames[1].id);
-  // 10. Call graph: Graphviz boxes; a click selects the procedure (sandwich pane).
+  // 13. Call graph: Graphviz boxes; a click selects the procedure (sandwich pane).
   await page.click('#tabs button[data-view="graph"]');
   await page.waitForSelector("#graph-view g.node", { timeout: 15000 });
   const boxes = await page.$$eval("#graph-view g.node", (g) => g.length);
@@ -219,7 +266,7 @@ async function serverChecks() {
   await page.$eval("#graph-view g.node", (g) => g.dispatchEvent(new MouseEvent("click", { bubbles: true })));
   await page.waitForSelector("#sandwich .sw-callers svg");
   await screenshot("callgraph");
-  // 11. Threads: a worker's values per thread; picking one thread shows its view.
+  // 14. Threads: a worker's values per thread; picking one thread shows its view.
   await page.click('#tabs button[data-view="top-down"]');
   await idle();
   await page.click('#right-tabs button[data-pane="threads"]');
@@ -241,7 +288,7 @@ async function serverChecks() {
   const tRows = await domRows();
   n += compareRows(tRows.filter((r) => r.depth <= 1), report("thread"), "thread " + th);
   await screenshot("thread");
-  // 12. The README's screenshot: the hot path with the source pane, light theme.
+  // 15. The README's screenshot: the hot path with the source pane, light theme.
   await page.selectOption("#threadsel", "");
   await idle();
   return n;
@@ -261,6 +308,7 @@ async function staticChecks() {
   await page.click('#tabs button[data-view="bottom-up"]');
   await idle();
   n += compareRows(await domRows(), report("bu"), "static file, bottom-up");
+  n += await derivedMetric(td);
   return n;
 }
 

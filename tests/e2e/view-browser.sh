@@ -34,6 +34,8 @@ report_json "$WORK/j/flat-fl1.json" "$WORK/m" --view flat --flatten 1
 report_json "$WORK/j/hot.json" "$WORK/m" --hot-path
 report_json "$WORK/j/thread.json" "$WORK/m" --thread "$pid:1"
 echo "$pid:1" >"$WORK/j/thread.txt"
+m0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"][0]["name"])' "$WORK/j/td.json")
+report_json "$WORK/j/derived.json" "$WORK/m" --metric "half=$m0/2"
 
 "$CALLPATH" view --no-open --port 0 "$WORK/m" >"$WORK/server.out" 2>&1 &
 server=$!

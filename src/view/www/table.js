@@ -10,8 +10,9 @@ CP.Table = function (app, host) {
   this.head = CP.el("div", { cls: "tt-head", role: "row" });
   this.body = CP.el("div", { cls: "tt-body", tabindex: "0", role: "treegrid" });
   this.spacer = CP.el("div", { cls: "tt-spacer" });
+  // The header scrolls with the body sideways and sticks to its top.
+  this.body.appendChild(this.head);
   this.body.appendChild(this.spacer);
-  host.appendChild(this.head);
   host.appendChild(this.body);
   var self = this;
   this.body.addEventListener("scroll", function () { self.paint(); });
@@ -54,6 +55,9 @@ CP.Table.prototype.header = function () {
 
 CP.Table.prototype.render = function () {
   this.header();
+  var width = 380 + this.app.columns.length * 150 + "px";
+  this.head.style.minWidth = width;
+  this.spacer.style.minWidth = width;
   this.spacer.style.height = this.app.tree.rows.length * CP.ROW_HEIGHT + "px";
   this.painted = null;
   this.paint();
@@ -124,8 +128,8 @@ CP.Table.prototype.scrollTo = function (id) {
     if (rows[i].id !== id) continue;
     var top = i * CP.ROW_HEIGHT, b = this.body;
     if (top < b.scrollTop) b.scrollTop = top;
-    else if (top + CP.ROW_HEIGHT > b.scrollTop + b.clientHeight)
-      b.scrollTop = top + CP.ROW_HEIGHT - b.clientHeight;
+    else if (top + 2 * CP.ROW_HEIGHT > b.scrollTop + b.clientHeight)
+      b.scrollTop = top + 2 * CP.ROW_HEIGHT - b.clientHeight;
     return;
   }
 };

@@ -39,7 +39,10 @@ CP.formatValue = function (v, unit) {
   if (v === null || v === undefined || Number.isNaN(v)) return "";
   if (unit === "ns") return (v / 1e9).toFixed(3) + "s";
   var a = Math.abs(v);
-  if (a !== 0 && (a >= 1e7 || a < 1e-3)) return v.toExponential(3);
+  var units = [[1e12, "T"], [1e9, "G"], [1e6, "M"]];
+  for (var i = 0; i < units.length; i++)
+    if (a >= units[i][0]) return (v / units[i][0]).toFixed(a >= 100 * units[i][0] ? 1 : 3) + units[i][1];
+  if (a !== 0 && a < 1e-3) return v.toExponential(3);
   if (Number.isInteger(v)) return String(v);
   return v.toFixed(3);
 };
