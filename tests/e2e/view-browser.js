@@ -30,7 +30,7 @@ async function screenshot(name) {
 
 // The rows of the tree table in the DOM: name, kind, depth and every value cell.
 async function domRows() {
-  return page.$$eval(".tt-row", (rows) =>
+  return page.$$eval(".tt-row[data-kind]", (rows) =>
     rows
       .map((r) => ({
         id: r.dataset.id,
@@ -323,6 +323,7 @@ async function staticChecks() {
   try {
     const ctx = await browser.newContext({ viewport: { width: 1400, height: 820 } });
     page = await ctx.newPage();
+    page.setDefaultTimeout(10000);
     page.on("pageerror", (e) => errors.push(e.message));
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     page.on("request", (r) => requests.push(r.url()));

@@ -81,6 +81,10 @@ CP.Table.prototype.paint = function () {
 
 CP.Table.prototype.row = function (r, index) {
   var app = this.app, tree = app.tree;
+  if (r.more)
+    return CP.el("div", { cls: "tt-row more", style: "top:" + index * CP.ROW_HEIGHT + "px" }, [
+      CP.el("div", { cls: "tt-cell tt-scope muted", style: "padding-left:" + (18 + r.depth * 14) + "px",
+        text: "… " + r.more + " smaller children not loaded" })]);
   var n = tree.nodes.get(r.id);
   var open = tree.expanded.has(n.id) && n.kids;
   var row = CP.el("div", {
@@ -116,7 +120,7 @@ CP.Table.prototype.row = function (r, index) {
 
 CP.Table.prototype.onClick = function (e) {
   var r = e.target.closest(".tt-row");
-  if (!r) return;
+  if (!r || !r.dataset.id) return;
   var id = r.dataset.id;
   if (e.target.classList.contains("twisty")) this.app.toggle(id);
   else this.app.select(id);

@@ -120,6 +120,7 @@ CP.Tree.prototype.computeRows = async function () {
     rows.push({ id: n.id, depth: depth });
     if (!self.expanded.has(n.id) || !n.kids) return;
     self.sortedKids(n.id === rootId ? top : n.kids).forEach(function (k) { walk(k, depth + 1); });
+    if (n.more) rows.push({ id: n.id, depth: depth + 1, more: n.more });
   }
   this.expanded.add(rootId);
   walk(this.nodes.get(rootId), 0);
