@@ -66,31 +66,25 @@ CP.parseFormula = function (text, names) {
     if (fn === "min") return function (v) { var x = a(v), y = b(v); return x !== x || y !== y ? NaN : Math.min(x, y); };
     return function (v) { var x = a(v), y = b(v); return x !== x || y !== y ? NaN : Math.max(x, y); };
   }
-  function product() {
-    var l = primary();
+  var ops = {
+    "*": function (l, r) { return function (v) { return l(v) * r(v); }; },
+    "/": function (l, r) { return function (v) { var d = r(v); return d === 0 ? NaN : l(v) / d; }; },
+    "+": function (l, r) { return function (v) { return l(v) + r(v); }; },
+    "-": function (l, r) { return function (v) { return l(v) - r(v); }; }
+  };
+  // Left-associative chain of the operators in `set` over operands read by `operand`.
+  function chain(operand, set) {
+    var l = operand();
     for (;;) {
       ws();
       var op = text[pos];
-      if (op !== "*" && op !== "/") return l;
+      if (set.indexOf(op) < 0) return l;
       pos++;
-      l = (function (l, r, op) {
-        if (op === "*") return function (v) { return l(v) * r(v); };
-        return function (v) { var d = r(v); return d === 0 ? NaN : l(v) / d; };
-      })(l, primary(), op);
+      l = ops[op](l, operand());
     }
   }
-  function sum() {
-    var l = product();
-    for (;;) {
-      ws();
-      var op = text[pos];
-      if (op !== "+" && op !== "-") return l;
-      pos++;
-      l = (function (l, r, op) {
-        return op === "+" ? function (v) { return l(v) + r(v); } : function (v) { return l(v) - r(v); };
-      })(l, product(), op);
-    }
-  }
+  function product() { return chain(primary, "*/"); }
+  function sum() { return chain(product, "+-"); }
   var f = sum();
   ws();
   if (pos < text.length) fail("unexpected '" + text[pos] + "'");
