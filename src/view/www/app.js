@@ -72,7 +72,10 @@ CP.App.prototype.compileDerived = function () {
 CP.App.prototype.summary = function () {
   var i = this.info;
   var m = this.metrics[0];
-  this.$("summary").textContent = [i.command || i.name, i.nprofiles ? i.nprofiles + " threads" : "",
+  var cmd = (i.command || i.name || "").split(" ");
+  cmd[0] = CP.basename(cmd[0]);
+  this.$("summary").title = i.command || i.name || "";
+  this.$("summary").textContent = [cmd.join(" "), i.nprofiles ? i.nprofiles + " threads" : "",
     i.nranks > 1 ? i.nranks + " ranks" : "", i.duration_s ? i.duration_s.toFixed(2) + " s" : "",
     m ? m.name + " " + CP.formatValue(m.total, m.unit) : "", i.static ? "(static file)" : "",
     i.live ? "(live)" : ""].filter(Boolean).join(" · ");
