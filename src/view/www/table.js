@@ -100,7 +100,7 @@ CP.Table.prototype.row = function (r, index) {
     CP.el("span", { cls: "kind", text: CP.kindLabel[n.kind] || n.kind }),
     CP.el("span", { cls: "name", text: n.name, title: n.name }),
     n.where ? CP.el("span", { cls: "where", text: n.where }) : null,
-    n.module ? CP.el("span", { cls: "module", text: "(" + CP.basename(n.module) + ")", title: n.module }) : null
+    n.module && n.kind !== "module" ? CP.el("span", { cls: "module", text: "(" + CP.basename(n.module) + ")", title: n.module }) : null
   ]);
   row.appendChild(scope);
   app.columns.forEach(function (c) {
