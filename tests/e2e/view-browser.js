@@ -25,7 +25,8 @@ function check(cond, msg) {
 
 async function screenshot(name) {
   shot++;
-  await page.screenshot({ path: path.join(outDir, String(shot).padStart(2, "0") + "-" + name + ".png") });
+  const file = (mode === "static" ? "static-" : "") + String(shot).padStart(2, "0") + "-" + name + ".png";
+  await page.screenshot({ path: path.join(outDir, file) });
 }
 
 // The rows of the tree table in the DOM: name, kind, depth and every value cell.
@@ -305,8 +306,18 @@ async function staticChecks() {
   await page.click("#hot");
   await page.waitForSelector(".tt-row.hot");
   await idle();
-  n += compareRows(await domRows(), td, "static file, hot path");
-  await screenshot("static-hot-path");
+  rows = await domRows();
+  n += compareRows(rows, td, "static file, hot path");
+  // The source and the per-thread values are in the file too.
+  const stmt = rows.find((r) => r.kind === "line" && /:\d+$/.test(r.name));
+  await clickRow(stmt.name);
+  await page.waitForSelector('.src-line.target[data-line="' + stmt.name.split(":").pop() + '"]');
+  await screenshot("hot-path");
+  await page.click('#right-tabs button[data-pane="threads"]');
+  await clickRow(rows.filter((r) => r.kind === "procedure" && r.hot).pop().name);
+  await page.waitForSelector("#threads .barrow");
+  const bars = await page.$$eval("#threads .barrow", (b) => b.length);
+  check(bars >= 2, "static file: threads pane shows " + bars + " threads");
   await page.click('#tabs button[data-view="flame"]');
   await page.waitForSelector("#flame-svg g.fl");
   await page.click('#tabs button[data-view="bottom-up"]');

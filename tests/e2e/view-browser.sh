@@ -54,13 +54,7 @@ if [ -n "${CP_VIEW_SCREENSHOT:-}" ]; then
 	cp "$OUT"/*-source.png "$CP_VIEW_SCREENSHOT"
 fi
 
-if ! "$CALLPATH" view --html "$WORK/profile.html" "$WORK/m" >"$WORK/html.out" 2>&1; then
-	# The server side lands --html separately (branch h/viewsrv); until then only this
-	# part is left out.
-	grep -q "not implemented" "$WORK/html.out" || fail "view --html: $(cat "$WORK/html.out")"
-	note "ok (view --html not implemented in this build; screenshots in $OUT)"
-	exit 0
-fi
+run "$CALLPATH" view --html "$WORK/profile.html" "$WORK/m"
 node "$CP_SOURCE_DIR/tests/e2e/view-browser.js" static "$WORK/profile.html" "$OUT" "$WORK/j" ||
 	fail "the --html file (screenshots in $OUT)"
 kill "$server" 2>/dev/null

@@ -129,33 +129,17 @@ CP.Api.prototype.bundleSandwich = function (procId, metric) {
     excl: top.excl, callers: callers, callees: callees };
 };
 
-CP.Api.prototype.bundleThreads = function (id, metric) {
-  var t = this.bundle.threads || {};
-  var rows = (t.values && t.values[id]) || [];
-  if (metric !== 0) rows = [];
-  var values = rows.map(function (r) { return { profile: r[0], incl: r[1], excl: r[2] }; });
-  values.sort(function (a, b) { return CP.compareValues(a.incl, b.incl); });
-  return { profiles: t.profiles || [], node: id, values: values,
-    stats: { incl: CP.stats(values, "incl"), excl: CP.stats(values, "excl") },
-    note: metric !== 0 ? "this file holds per-thread values of the first metric only" : null };
+// A stored answer of the bundle (`responses`, keyed by path and query).
+CP.Api.prototype.stored = function (key) {
+  var r = this.bundle.responses || {};
+  return Object.prototype.hasOwnProperty.call(r, key) ? r[key] : null;
 };
 
-// Statistics over the threads with a nonzero value, as the database's.
-CP.stats = function (values, key) {
-  var xs = values.filter(function (v) { return v[key]; });
-  var s = { sum: 0, mean: 0, min: 0, max: 0, stddev: 0, argmax: null, argmin: null, count: xs.length };
-  if (!xs.length) return s;
-  s.min = Infinity;
-  s.max = -Infinity;
-  xs.forEach(function (v) {
-    var x = v[key];
-    s.sum += x;
-    if (x > s.max) { s.max = x; s.argmax = v.profile; }
-    if (x < s.min) { s.min = x; s.argmin = v.profile; }
-  });
-  s.mean = s.sum / xs.length;
-  var sq = 0;
-  xs.forEach(function (v) { sq += (v[key] - s.mean) * (v[key] - s.mean); });
-  s.stddev = Math.sqrt(sq / xs.length);
-  return s;
+CP.Api.prototype.bundleThreads = function (id, metric) {
+  var r = this.stored("/api/threads?node=" + id);
+  if (!r) throw new Error(metric !== 0 ? "this file holds per-thread values of the first metric only"
+    : "this file holds per-thread values of the largest top-down scopes only");
+  if (metric !== 0) throw new Error("this file holds per-thread values of the first metric only");
+  if (!r.profiles) r.profiles = (this.stored("/api/threads") || {}).profiles;
+  return r;
 };

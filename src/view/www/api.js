@@ -89,7 +89,7 @@ CP.Api.prototype.search = function (view, q) {
 
 CP.Api.prototype.source = function (fileId) {
   if (!this.bundle) return this.get("/api/source", { file: fileId });
-  var s = this.bundle.sources && this.bundle.sources[fileId];
+  var s = this.stored("/api/source?file=" + fileId);
   return Promise.resolve(s || { file: { id: fileId, path: null }, available: false,
     reason: "the source is not in this file", lines: [], costs: {}, loops: [], inlined: [] });
 };
@@ -105,7 +105,10 @@ CP.Api.prototype.sandwich = function (procId, metric) {
 };
 
 CP.Api.prototype.callgraphSvg = async function (metric, nodes) {
-  if (this.bundle) return this.bundle.callgraph || null;
+  if (this.bundle) {
+    if (metric !== 0) throw new Error("this file holds the call graph of the first metric only");
+    return this.stored("/api/callgraph") || null;
+  }
   var r = await fetch("/api/callgraph?" + this.query({ metric: metric, nodes: nodes, format: "svg" }),
     { credentials: "same-origin" });
   if (!r.ok) throw new Error("call graph: HTTP " + r.status + " " + (await r.text()));
@@ -113,7 +116,7 @@ CP.Api.prototype.callgraphSvg = async function (metric, nodes) {
 };
 
 CP.Api.prototype.profiles = async function () {
-  if (this.bundle) return (this.bundle.threads && this.bundle.threads.profiles) || [];
+  if (this.bundle) return (this.stored("/api/threads") || {}).profiles || [];
   var r = await fetch("/api/threads", { credentials: "same-origin" });
   return r.ok ? (await r.json()).profiles : [];
 };
