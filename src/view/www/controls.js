@@ -126,14 +126,20 @@ CP.App.prototype.setFlatten = async function (d) {
   this.saveHash();
 };
 
-// Expands the loaded subtree of the selection (bounded: at most 2000 rows fetched).
+// Expands the subtree of the selection, a level at a time with the level's requests in
+// parallel (bounded: at most 2000 rows fetched).
 CP.App.prototype.expandLoaded = async function () {
   var t = this.tree;
-  var queue = [t.selected !== null ? t.selected : t.shownRoot()];
-  for (var count = 0; queue.length && count < 2000; count++) {
-    var n = await t.ensureKids(queue.shift());
-    t.expanded.add(n.id);
-    if (n.kids) queue.push.apply(queue, n.kids.filter((k) => t.nodes.get(k).has_children));
+  var level = [t.selected !== null ? t.selected : t.shownRoot()];
+  for (var count = 0; level.length && count < 2000; ) {
+    var ns = await Promise.all(level.map((id) => t.ensureKids(id)));
+    var next = [];
+    ns.forEach(function (n) {
+      t.expanded.add(n.id);
+      count++;
+      (n.kids || []).forEach(function (k) { if (t.nodes.get(k).has_children) next.push(k); });
+    });
+    level = next.slice(0, Math.max(0, 2000 - count));
   }
   await this.refresh();
   this.saveHash();
