@@ -267,6 +267,14 @@ async function serverChecks() {
   await page.$eval("#graph-view g.node", (g) => g.dispatchEvent(new MouseEvent("click", { bubbles: true })));
   await page.waitForSelector("#sandwich .sw-callers svg");
   await screenshot("callgraph");
+  // A caller or callee in the sandwich opens that procedure's sandwich.
+  const other = await page.$$eval("#sandwich g.fl", (g) => g
+    .filter((x) => x.dataset.depth !== "0" && ["procedure", "caller"].includes(x.dataset.kind))
+    .map((x) => x.dataset.name));
+  check(other.length > 0, "the sandwich shows no caller or callee procedure");
+  await page.$eval('#sandwich g.fl[data-depth]:not([data-depth="0"])[data-name="' + other[0] + '"]',
+    (g) => g.dispatchEvent(new MouseEvent("click", { bubbles: true })));
+  await page.waitForFunction((name) => document.querySelector("#sandwich .sw-name")?.textContent === name, other[0]);
   // 14. Threads: a worker's values per thread; picking one thread shows its view.
   await page.click('#tabs button[data-view="top-down"]');
   await idle();

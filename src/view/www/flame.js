@@ -37,7 +37,8 @@ CP.icicle = function (host, t, opts) {
   var svg = CP.svgEl("svg", { width: width, height: height, role: "img" });
   frames.forEach(function (f) {
     var y = opts.up ? height - (f.d + 1) * CP.FRAME_H : f.d * CP.FRAME_H;
-    var g = CP.svgEl("g", { class: "fl", "data-id": f.n.id, "data-name": f.n.name, "data-v": f.n.v });
+    var g = CP.svgEl("g", { class: "fl", "data-id": f.n.id, "data-name": f.n.name, "data-v": f.n.v,
+      "data-kind": f.n.kind, "data-depth": f.d });
     g.appendChild(CP.svgEl("rect", { x: f.x, y: y, width: Math.max(0.5, f.w), height: CP.FRAME_H - 1,
       fill: CP.colorOf(f.n), rx: 2 }));
     if (f.w > 30) {
@@ -124,6 +125,17 @@ CP.Flame.prototype.draw = function () {
   });
 };
 
+// The procedure id of a name (the bottom-up view's top-level row of that exact name), for
+// trees whose nodes do not carry it.
+CP.App.prototype.procIdByName = async function (name) {
+  var re = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+  var r = await this.api.search("bu", re).catch(() => null);
+  var m = r && r.matches.find((x) => x.name === name);
+  if (!m) return null;
+  var node = await this.api.node("bu", m.id).catch(() => null);
+  return node && node.node.proc_id !== undefined ? node.node.proc_id : null;
+};
+
 // Selects a scope given by id in the side panes (source, threads) without the table.
 CP.App.prototype.showScopeInSide = async function (view, id) {
   var r = await this.api.node(view, id).catch(() => null);
@@ -153,7 +165,7 @@ CP.Sandwich.prototype.show = async function (procId, name) {
   var m = app.metrics[app.metric];
   host.textContent = "";
   var up = CP.el("div", { cls: "sw-callers" }), down = CP.el("div", { cls: "sw-callees" });
-  host.appendChild(CP.el("div", { cls: "src-head" }, [CP.el("b", { text: r.procedure.name }),
+  host.appendChild(CP.el("div", { cls: "src-head" }, [CP.el("b", { cls: "sw-name", text: r.procedure.name }),
     CP.el("span", { cls: "muted", text: "  " + m.name + " inclusive " + CP.formatValue(r.incl[app.metric], m.unit) +
       ", exclusive " + CP.formatValue(r.excl[app.metric], m.unit) })]));
   host.appendChild(CP.el("h4", { text: "callers ↑" }));
@@ -163,8 +175,10 @@ CP.Sandwich.prototype.show = async function (procId, name) {
   var total = m.total;
   var describe = function (n) { return app.describeFrame(n, total); };
   var self = this;
-  var click = function (n) {
-    if (n.kind === "procedure" && n.proc_id !== undefined) self.show(n.proc_id, n.name);
+  var click = async function (n) {
+    if (n.kind !== "procedure" && n.kind !== "caller") return;
+    var id = n.proc_id !== undefined && n.proc_id !== null ? n.proc_id : await app.procIdByName(n.name);
+    if (id !== null) self.show(id, n.name);
   };
   CP.icicle(up, r.callers, { up: true, describe: describe, onClick: click });
   CP.icicle(down, r.callees, { describe: describe, onClick: click });
