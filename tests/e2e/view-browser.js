@@ -332,6 +332,11 @@ async function staticChecks() {
   await idle();
   n += compareRows(await domRows(), report("bu"), "static file, bottom-up");
   n += await derivedMetric(td);
+  // The URL keeps the derived metric: a reload shows it again.
+  await page.reload();
+  await ready();
+  await page.waitForSelector('.tt-row .tt-num[data-metric="half"]');
+  n += compareRows(await domRows(), report("derived"), "static file, derived metric after reload");
   return n;
 }
 

@@ -40,7 +40,11 @@ CP.Api.prototype.info = function () {
 
 CP.Api.prototype.metrics = async function () {
   if (!this.bundle) return (await this.get("/api/metrics")).metrics;
+  // The static file evaluates derived formulas itself, over the database's metrics.
   var ms = this.bundle.metrics.metrics.slice();
+  var names = ms.map(function (m) { return m.name; });
+  this.derived.forEach(function (d) { if (!d.fn) d.fn = CP.parseFormula(d.formula, names); });
+  this.applyDerived();
   var root = this.views.td.byId.get("0");
   this.derived.forEach(function (d, i) {
     ms.push({ id: ms.length, name: d.name, unit: "", kind: "derived", formula: d.formula,
@@ -54,10 +58,7 @@ CP.Api.prototype.metrics = async function () {
 CP.Api.prototype.addDerived = async function (name, formula, names) {
   var fn = CP.parseFormula(formula, names);
   this.derived.push({ name: name, formula: formula, fn: fn });
-  if (this.bundle) {
-    this.applyDerived();
-    return;
-  }
+  if (this.bundle) return;
   try {
     await this.get("/api/metrics");
   } catch (e) {

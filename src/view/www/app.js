@@ -38,7 +38,6 @@ CP.App.prototype.start = async function () {
   }
   if (h.th) this.api.sel = this.selFromKey(h.th);
   this.metrics = await this.api.metrics();
-  this.compileDerived();
   this.profiles = await this.api.profiles();
   this.setupColumns(h.cols);
   if (h.s) this.sort = h.s === "name" ? { name: true } : { metric: +h.s.split(":")[0] || 0, incl: h.s.split(":")[1] !== "e" };
@@ -58,15 +57,6 @@ CP.App.prototype.start = async function () {
   await this.showView(h.v || "top-down", h);
   if (h.side) this.showSide(h.side);
   if (this.info.live) this.poll();
-};
-
-// In the static file derived formulas are evaluated here; the server evaluates its own.
-CP.App.prototype.compileDerived = function () {
-  var names = this.metrics.map(function (m) { return m.name; });
-  this.api.derived.forEach(function (d) { if (!d.fn) d.fn = CP.parseFormula(d.formula, names); });
-  if (this.api.bundle && this.api.derived.length) {
-    this.api.applyDerived();
-  }
 };
 
 CP.App.prototype.summary = function () {
@@ -307,7 +297,6 @@ CP.App.prototype.poll = function () {
 
 CP.App.prototype.reloadAll = async function () {
   this.metrics = await this.api.metrics();
-  this.compileDerived();
   for (var k in this.trees) await this.trees[k].reload();
   this.summary();
   await this.showView(this.view);
