@@ -82,7 +82,7 @@ CP.Api.prototype.bundleSearch = function (view, q) {
 
 CP.Api.prototype.flameTree = function (v, n, metric, min) {
   var self = this;
-  var t = { id: n.id, name: n.name, kind: n.kind, module: n.module, v: n.incl[metric] || 0,
+  var t = { id: n.id, name: n.name, kind: n.kind, module: n.module, proc_id: n.proc_id, v: n.incl[metric] || 0,
     self: n.excl[metric] || 0, children: [] };
   (v.kids.get(n.id) || []).forEach(function (k) {
     if ((k.incl[metric] || 0) > min) t.children.push(self.flameTree(v, k, metric, min));
