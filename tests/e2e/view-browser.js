@@ -1,8 +1,7 @@
 // Drives `callpath view` in headless Chromium (playwright-core, the system's chromium) and
 // checks what the page shows against `callpath report --format json` of the same profile.
-// Run by view-browser.sh:
-//   node view-browser.js server URL OUTDIR JSONDIR   (the served page, every view and pane)
-//   node view-browser.js static FILE OUTDIR JSONDIR  (the --html file, with no network)
+// Run by view-browser.sh: node view-browser.js URL FILE OUTDIR JSONDIR checks the served page
+// (every view and pane), then the --html FILE with no network.
 // JSONDIR holds td.json, bu.json, flat.json, flat-fl1.json, hot.json and thread.json
 // (report's output; thread.json is for the thread named in thread.txt as PID:TIDX).
 "use strict";
@@ -10,7 +9,8 @@ const path = require("path");
 const fs = require("fs");
 const { chromium } = require(path.join(__dirname, "../../tools/node/node_modules/playwright-core"));
 
-const [mode, target, outDir, jsonDir] = process.argv.slice(2);
+const [url, htmlFile, outDir, jsonDir] = process.argv.slice(2);
+let mode = "server";
 const report = (name) => JSON.parse(fs.readFileSync(path.join(jsonDir, name + ".json"), "utf8"));
 let page;
 let shot = 0;
@@ -114,7 +114,7 @@ async function clickRow(name) {
 
 async function idle() {
   await page.waitForFunction(() => !document.querySelector("#status").textContent.startsWith("loading"));
-  await page.waitForTimeout(150);
+  await page.waitForTimeout(50);
 }
 
 // Adds the derived metric half = METRIC0/2 in the columns dialog; its columns equal
@@ -133,12 +133,14 @@ async function derivedMetric(td) {
   return n;
 }
 
-async function serverChecks() {
-  const td = report("td");
+// The tree table: first view, expand, hot path, sort, zoom.
+async function treeSteps(td) {
+  let n = 0;
+  let rows;
   // 1. First view: the root and its children equal report's.
-  let rows = await domRows();
+  rows = await domRows();
   check(rows.length >= 2 && rows[0].kind === "root", "top-down view has no root row");
-  let n = compareRows(rows, td, "top-down, first view");
+  n += compareRows(rows, td, "top-down, first view");
   await screenshot("top-down");
   // 2. Expand the first child by its twisty.
   const before = rows.length;
@@ -178,6 +180,12 @@ async function serverChecks() {
   await screenshot("zoom");
   await page.click("#unzoom");
   await page.waitForFunction(() => document.querySelector(".tt-row")?.dataset.kind === "root");
+  return n;
+}
+
+// Source pane, URL state, keyboard, filter and find.
+async function sourceAndState(td) {
+  let rows;
   // 6. Source pane: a statement row opens its file with its line's cost; the cost equals
   // the sum of the flat view's rows of that file and line (all contexts).
   rows = await domRows();
@@ -230,8 +238,13 @@ async function serverChecks() {
   await page.fill("#filter", "");
   await page.dispatchEvent("#filter", "input");
   await idle();
-  // 10. A derived metric from a formula: its columns equal report --metric NAME=FORMULA.
-  n += await derivedMetric(td);
+  return 0;
+}
+
+// Bottom-up and flat views, flatten.
+async function otherViews(td) {
+  let n = 0;
+  let rows;
   // 11. Bottom-up and flat views, flatten.
   for (const [tab, name] of [["bottom-up", "bu"], ["flat", "flat"]]) {
     await page.click('#tabs button[data-view="' + tab + '"]');
@@ -248,6 +261,11 @@ async function serverChecks() {
   const domTop = rows.filter((r) => r.depth === 1).map((r) => r.name).sort();
   check(JSON.stringify(flTop) === JSON.stringify(domTop), "flatten: " + domTop + " vs report " + flTop);
   await page.click("#unflatten");
+  return n;
+}
+
+// Flame graph, call graph and sandwich.
+async function pictures(td) {
   // 12. Flame graph: the root frame holds the total; a click zooms.
   await page.click('#tabs button[data-view="flame"]');
   await page.waitForSelector("#flame-svg g.fl");
@@ -275,6 +293,12 @@ async function serverChecks() {
   await page.$eval('#sandwich g.fl[data-depth]:not([data-depth="0"])[data-name="' + other[0] + '"]',
     (g) => g.dispatchEvent(new MouseEvent("click", { bubbles: true })));
   await page.waitForFunction((name) => document.querySelector("#sandwich .sw-name")?.textContent === name, other[0]);
+  return 0;
+}
+
+// Threads pane and one thread's view.
+async function threadSteps(td) {
+  let n = 0;
   // 14. Threads: a worker's values per thread; picking one thread shows its view.
   await page.click('#tabs button[data-view="top-down"]');
   await idle();
@@ -301,9 +325,17 @@ async function serverChecks() {
   const tRows = await domRows();
   n += compareRows(tRows.filter((r) => r.depth <= 1), report("thread"), "thread " + th);
   await screenshot("thread");
-  // 15. The README's screenshot: the hot path with the source pane, light theme.
-  await page.selectOption("#threadsel", "");
-  await idle();
+  return n;
+}
+
+async function serverChecks() {
+  const td = report("td");
+  let n = await treeSteps(td);
+  n += await sourceAndState(td);
+  n += await derivedMetric(td);
+  n += await otherViews(td);
+  n += await pictures(td);
+  n += await threadSteps(td);
   return n;
 }
 
@@ -340,34 +372,47 @@ async function staticChecks() {
   return n;
 }
 
+// Opens target in a new context of the browser and runs the checks of the current mode.
+async function runMode(browser, target) {
+  const errors = [];
+  const requests = [];
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 820 } });
+  page = await ctx.newPage();
+  page.setDefaultTimeout(10000);
+  shot = 0;
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("request", (r) => requests.push(r.url()));
+  if (mode === "static") await ctx.route(/^https?:/, (r) => r.abort());
+  try {
+    await page.goto(mode === "static" ? "file://" + path.resolve(target) : target);
+    await ready();
+    const n = mode === "static" ? await staticChecks() : await serverChecks();
+    check(errors.length === 0, "errors in the page: " + errors.join("; "));
+    const net = requests.filter((u) => !u.startsWith("file:") && !u.startsWith("data:"));
+    check(mode !== "static" || net.length === 0, "the static file made requests: " + net.join(", "));
+    console.log(mode + ": ok, " + n + " values equal to report's, " + shot + " screenshots");
+  } catch (e) {
+    await screenshot("failure").catch(() => {});
+    throw new Error(mode + ": " + e.message + (errors.length ? "\npage errors: " + errors.join("; ") : ""));
+  } finally {
+    await ctx.close();
+  }
+}
+
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu"],
   });
-  const errors = [];
-  const requests = [];
   try {
-    const ctx = await browser.newContext({ viewport: { width: 1400, height: 820 } });
-    page = await ctx.newPage();
-    page.setDefaultTimeout(10000);
-    page.on("pageerror", (e) => errors.push(e.message));
-    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-    page.on("request", (r) => requests.push(r.url()));
-    if (mode === "static") await ctx.route(/^https?:/, (r) => r.abort());
-    await page.goto(mode === "static" ? "file://" + path.resolve(target) : target);
-    await ready();
-    const n = mode === "static" ? await staticChecks() : await serverChecks();
-    check(errors.length === 0, "errors in the page: " + errors.join("; "));
-    if (mode === "static") {
-      const net = requests.filter((u) => !u.startsWith("file:") && !u.startsWith("data:"));
-      check(net.length === 0, "the static file made requests: " + net.join(", "));
-    }
-    console.log(mode + ": ok, " + n + " values equal to report's, " + shot + " screenshots");
+    mode = "server";
+    await runMode(browser, url);
+    mode = "static";
+    await runMode(browser, htmlFile);
   } catch (e) {
-    if (page) await screenshot("failure").catch(() => {});
-    console.error("FAIL: " + e.message + (errors.length ? "\npage errors: " + errors.join("; ") : ""));
+    console.error("FAIL: " + e.message);
     process.exitCode = 1;
   } finally {
     await browser.close();

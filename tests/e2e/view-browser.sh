@@ -48,14 +48,11 @@ wait_for_output "$WORK/server.out" 'token=' || {
 url=$(grep -o 'http://[^ ]*token=[0-9a-fA-F]*' "$WORK/server.out" | head -1)
 [ -n "$url" ] || fail "no URL with a token in: $(cat "$WORK/server.out")"
 
-node "$CP_SOURCE_DIR/tests/e2e/view-browser.js" server "$url" "$OUT" "$WORK/j" ||
-	fail "the served page (screenshots in $OUT)"
-if [ -n "${CP_VIEW_SCREENSHOT:-}" ]; then
-	cp "$OUT"/*-source.png "$CP_VIEW_SCREENSHOT"
-fi
-
 run "$CALLPATH" view --html "$WORK/profile.html" "$WORK/m"
-node "$CP_SOURCE_DIR/tests/e2e/view-browser.js" static "$WORK/profile.html" "$OUT" "$WORK/j" ||
-	fail "the --html file (screenshots in $OUT)"
+node "$CP_SOURCE_DIR/tests/e2e/view-browser.js" "$url" "$WORK/profile.html" "$OUT" "$WORK/j" ||
+	fail "the page (screenshots in $OUT)"
+if [ -n "${CP_VIEW_SCREENSHOT:-}" ]; then
+	cp "$OUT"/[0-9]*-source.png "$CP_VIEW_SCREENSHOT"
+fi
 kill "$server" 2>/dev/null
 note "ok (screenshots in $OUT)"
