@@ -67,15 +67,11 @@ CP.Api.prototype.addDerived = async function (name, formula, names) {
   }
 };
 
-CP.Api.prototype.children = async function (view, id) {
+// One page of a node's children: the server sends the largest first (by metric 0).
+CP.Api.prototype.children = async function (view, id, offset, limit) {
   if (this.bundle) return this.bundleChildren(view, id);
-  var out = [];
-  for (var offset = 0; ; ) {
-    var r = await this.get("/api/children", { view: view, node: id, limit: 5000, offset: offset });
-    out.push.apply(out, r.children);
-    offset += r.children.length;
-    if (!r.more || !r.children.length || out.length >= 20000) return { node: r.node, children: out, total: r.total_children };
-  }
+  var r = await this.get("/api/children", { view: view, node: id, limit: limit || 500, offset: offset || 0 });
+  return { node: r.node, children: r.children, total: r.total_children };
 };
 
 CP.Api.prototype.node = function (view, id) {

@@ -142,13 +142,15 @@ CP.App.prototype.restoreTree = async function (t, h) {
   if (h.z) {
     for (var z of h.z.split(",")) {
       var r = await this.api.node(t.view, z).catch(() => null);
-      if (r && (await t.reveal(r.path.map((p) => p.id)))) t.zoom(z);
+      if (!r) continue;
+      await t.adopt(r.path);
+      if (await t.reveal(r.path.map((p) => p.id))) t.zoom(z);
     }
   }
   if (h.sel) {
     var p = await this.api.node(t.view, h.sel).catch(() => null);
     if (p) {
-      p.path.forEach((n) => t.nodes.has(n.id) || t.add(n));
+      await t.adopt(p.path);
       await t.reveal(p.path.map((n) => n.id));
     }
   }
@@ -217,6 +219,13 @@ CP.App.prototype.toggle = async function (id) {
   this.saveHash();
 };
 
+CP.App.prototype.loadMore = async function (id) {
+  this.status("loading…");
+  await this.tree.loadMore(id);
+  await this.refresh();
+  this.status("");
+};
+
 CP.App.prototype.zoomTo = async function (id) {
   if (!this.tableView() || id === null || id === undefined) return;
   this.tree.zoom(id);
@@ -274,10 +283,9 @@ CP.App.prototype.findNext = async function () {
   var m = f.matches[f.next % f.matches.length];
   f.next++;
   this.tree.zoomStack = [];
-  for (var i = 0; i < m.path.length - 1; i++) {
-    if (!this.tree.nodes.has(m.path[i])) break;
-    await this.tree.expand(m.path[i]);
-  }
+  var p = await this.api.node(this.tree.view, m.id).catch(() => null);
+  if (p) await this.tree.adopt(p.path);
+  await this.tree.reveal(m.path);
   await this.refresh();
   await this.select(m.id);
   this.status("match " + (((f.next - 1) % f.matches.length) + 1) + " of " + f.matches.length);

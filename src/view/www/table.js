@@ -4,6 +4,12 @@
 "use strict";
 var CP = window.CP || (window.CP = {});
 
+// Indentation of a row: 14 px a level for the first 10 levels, then 4 px, so deep
+// trees (recursion, long call chains) keep their names and first columns in sight.
+CP.indent = function (depth) {
+  return depth <= 10 ? depth * 14 : 140 + (depth - 10) * 4;
+};
+
 CP.Table = function (app, host) {
   this.app = app;
   this.host = host;
@@ -55,7 +61,13 @@ CP.Table.prototype.header = function () {
 
 CP.Table.prototype.render = function () {
   this.header();
-  var width = 380 + this.app.columns.length * 150 + "px";
+  // The scope column grows with the depth shown, so deep trees keep their names readable.
+  var depth = 0;
+  this.app.tree.rows.forEach(function (r) { if (r.depth > depth) depth = r.depth; });
+  var room = Math.max(380, (this.body.clientWidth || 800) - 2 * 170);
+  var scopeW = Math.max(380, Math.min(300 + CP.indent(depth), room));
+  this.body.style.setProperty("--scope-w", scopeW + "px");
+  var width = scopeW + this.app.columns.length * 170 + "px";
   this.head.style.minWidth = width;
   this.spacer.style.minWidth = width;
   this.spacer.style.height = this.app.tree.rows.length * CP.ROW_HEIGHT + "px";
@@ -82,9 +94,9 @@ CP.Table.prototype.paint = function () {
 CP.Table.prototype.row = function (r, index) {
   var app = this.app, tree = app.tree;
   if (r.more)
-    return CP.el("div", { cls: "tt-row more", style: "top:" + index * CP.ROW_HEIGHT + "px" }, [
-      CP.el("div", { cls: "tt-cell tt-scope muted", style: "padding-left:" + (18 + r.depth * 14) + "px",
-        text: "… " + r.more + " smaller children not loaded" })]);
+    return CP.el("div", { cls: "tt-row more", "data-more-of": r.id, style: "top:" + index * CP.ROW_HEIGHT + "px" }, [
+      CP.el("div", { cls: "tt-cell tt-scope muted", style: "padding-left:" + (18 + CP.indent(r.depth)) + "px",
+        text: "… " + r.more + " more children, smaller in " + app.metrics[0].name + ": click to load up to 5000" })]);
   var n = tree.nodes.get(r.id);
   var open = tree.expanded.has(n.id) && n.kids;
   var row = CP.el("div", {
@@ -95,7 +107,7 @@ CP.Table.prototype.row = function (r, index) {
     style: "top:" + index * CP.ROW_HEIGHT + "px"
   });
   var twisty = CP.el("span", { cls: "twisty", text: n.has_children ? (open ? "▾" : "▸") : "" });
-  var scope = CP.el("div", { cls: "tt-cell tt-scope", style: "padding-left:" + (4 + r.depth * 14) + "px" }, [
+  var scope = CP.el("div", { cls: "tt-cell tt-scope", style: "padding-left:" + (4 + CP.indent(r.depth)) + "px" }, [
     twisty,
     CP.el("span", { cls: "kind", text: CP.kindLabel[n.kind] || n.kind }),
     CP.el("span", { cls: "name", text: n.name, title: n.name }),
@@ -120,6 +132,10 @@ CP.Table.prototype.row = function (r, index) {
 
 CP.Table.prototype.onClick = function (e) {
   var r = e.target.closest(".tt-row");
+  if (r && r.dataset.moreOf) {
+    this.app.loadMore(r.dataset.moreOf);
+    return;
+  }
   if (!r || !r.dataset.id) return;
   var id = r.dataset.id;
   if (e.target.classList.contains("twisty")) this.app.toggle(id);

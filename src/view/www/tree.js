@@ -29,8 +29,18 @@ CP.Tree.prototype.load = async function () {
 
 CP.Tree.prototype.setKids = function (n, r) {
   var self = this;
-  n.kids = r.children.map(function (k) { k.parentId = n.id; return self.add(k).id; });
-  n.more = r.total > r.children.length ? r.total - r.children.length : 0;
+  var kids = r.children.map(function (k) { k.parentId = n.id; return self.add(k).id; });
+  n.kids = (n.kids || []).concat(kids);
+  n.more = r.total > n.kids.length ? r.total - n.kids.length : 0;
+};
+
+// The next page of a node's children (the server's order: largest of metric 0 first).
+CP.Tree.prototype.loadMore = async function (id) {
+  var n = this.nodes.get(id);
+  if (!n || !n.more) return;
+  var r = await this.app.api.children(this.view, id, n.kids.length, 5000);
+  if (!r.children.length) n.more = 0;
+  else this.setKids(n, r);
 };
 
 CP.Tree.prototype.add = function (n) {
@@ -173,6 +183,22 @@ CP.Tree.prototype.zoom = function (id) {
 };
 
 CP.Tree.prototype.unzoom = function () { return this.zoomStack.pop(); };
+
+// Makes the nodes of a path from the root (as /api/node gives it) rows of the tree, also
+// when one is beyond the loaded page of its parent's children.
+CP.Tree.prototype.adopt = async function (path) {
+  for (var i = 0; i < path.length; i++) {
+    var n = this.nodes.get(path[i].id) || this.add(path[i]);
+    if (i === 0) continue;
+    var parent = await this.ensureKids(path[i - 1].id);
+    parent.kids = parent.kids || [];
+    n.parentId = parent.id;
+    if (parent.kids.indexOf(n.id) < 0) {
+      parent.kids.push(n.id);
+      parent.more = Math.max(0, (parent.more || 0) - 1);
+    }
+  }
+};
 
 // Expands every ancestor of a node known by its path of ids from the root.
 CP.Tree.prototype.reveal = async function (path) {
