@@ -325,6 +325,11 @@ async function threadSteps(td) {
   const tRows = await domRows();
   n += compareRows(tRows.filter((r) => r.depth <= 1), report("thread"), "thread " + th);
   await screenshot("thread");
+  // A statistic over the threads for the whole view: --stat max.
+  await page.selectOption("#threadsel", "max");
+  await page.waitForFunction(() => location.hash.includes("th=max"));
+  await idle();
+  n += compareRows((await domRows()).filter((r) => r.depth <= 1), report("max"), "stat max");
   return n;
 }
 

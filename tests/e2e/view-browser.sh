@@ -3,7 +3,8 @@
 # from tools/node): the tree table's rows and values equal `report --format json` in the
 # top-down, bottom-up and flat views, after expanding, the hot path, sorting, zoom and
 # flatten; the source pane's line cost equals the flat view's statements; the flame graph,
-# the call graph and the threads pane draw; one thread's view equals `report --thread`.
+# the call graph and the threads pane draw; one thread's view equals `report --thread`,
+# the max over threads `report --stat max`.
 # Then the self-contained `--html` file opens with no network and shows the same rows.
 # Screenshots go to build/test-output/view-browser/ (CP_VIEW_SCREENSHOT=FILE also copies
 # the one of the source pane there, e.g. docs/img/view.png).
@@ -36,6 +37,7 @@ report_json "$WORK/j/flat.json" "$WORK/m" --view flat --metric "half=$m0/2"
 report_json "$WORK/j/flat-fl1.json" "$WORK/m" --view flat --flatten 1
 report_json "$WORK/j/hot.json" "$WORK/m" --hot-path
 report_json "$WORK/j/thread.json" "$WORK/m" --thread "$pid:1" --metric "half=$m0/2"
+report_json "$WORK/j/max.json" "$WORK/m" --stat max --metric "half=$m0/2"
 echo "$pid:1" >"$WORK/j/thread.txt"
 
 "$CALLPATH" view --no-open --port 0 "$WORK/m" >"$WORK/server.out" 2>&1 &
