@@ -18,9 +18,6 @@ require_tool node
 [ -f "$NODE_TOOLS/playwright-core/package.json" ] ||
 	skip "playwright-core is not installed (scripts/install-node-tools.sh installs it)"
 export CHROMIUM
-# Until the server side (branch h/viewsrv) is merged, this tree has no `view` command.
-"$CALLPATH" view --help >/dev/null 2>&1 ||
-	skip "this build has no 'callpath view' command yet"
 
 OUT=$CP_BUILD_DIR/test-output/view-browser
 rm -rf "$OUT"
