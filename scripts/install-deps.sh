@@ -51,9 +51,11 @@ TEST_PKGS=(
   golang-go                     # `go tool pprof` reads our pprof export
   python3-jsonschema            # validates the speedscope export against its schema
   clang-format                  # scripts/check-format.sh
+  libomp-dev                    # clang -fopenmp: the omp-*.clang workloads (omp-libomp)
   libc6-dbg                     # names of libc's internal functions (record-runtime-frames)
   openmpi-bin                   # mpirun: record-mpi, mpi-* (ranks, MPI metrics)
   tmux                          # top-*: drives callpath top, captures its screen
+  chromium                      # view-browser: callpath view in a headless browser
 )
 # Benchmarks only: the peers in bench/.
 BENCH_PKGS=(
@@ -96,6 +98,6 @@ fi
 # the registry down) only warns: the check that needs them says it did not run.
 if [ $want_test = 1 ] && ! "$here/install-node-tools.sh"; then
   echo "install-deps: warning: the npm tools could not be installed; the speedscope" \
-    "schema check will not run" >&2
+    "schema check and the browser test (playwright-core) will not run" >&2
 fi
 exit 0

@@ -39,6 +39,10 @@ struct cp_analysis;
 int cp_analysis_begin(struct cp_analysis **out, const char *dir, const struct cp_analyze_options *o,
 		      struct cp_db *db);
 size_t cp_analysis_nimages(const struct cp_analysis *a);
+/* What every piece needs from the scan (which time metric OpenMP waits split), as bytes:
+ * after begin, the scanning piece's are copied into the others' (MPI_Bcast from rank 0)
+ * before they correlate. */
+void *cp_analysis_shared(struct cp_analysis *a, size_t *size);
 /* Correlates the threads of process images [lo, hi) (in start order) into db: begin's
  * database, or another one (cp_db_init'ed by the caller) to be merged into it. */
 int cp_analysis_images(struct cp_analysis *a, size_t lo, size_t hi, struct cp_db *db);

@@ -192,6 +192,13 @@ enum cp_mf_node_kind {
 	CP_MF_NODE_PC = 2,	/* the sampled instruction (a leaf; exclusive costs live here) */
 	CP_MF_NODE_PARTIAL = 3, /* child of the root holding samples whose unwind stopped early */
 	CP_MF_NODE_SIGNAL = 4,	/* interrupted PC under a signal frame (exact, not a return addr) */
+	/* An OpenMP parallel region (version 2, since OpenMP support): module/offset is the
+	 * entry of its outlined function; its parent is the context that started the region
+	 * (the call site of GOMP_parallel...), its children the outlined function's frames.
+	 * Every thread of the team has the same path to it. */
+	CP_MF_NODE_REGION = 5,
+	CP_MF_NODE_TASK = 6, /* an OpenMP task, the same way: its task function, under the
+			      * context that created it */
 };
 
 /* The thread file's fixed part. Nodes follow at header.header_size. */

@@ -128,6 +128,9 @@ int main(int argc, char **argv)
 		fail(rank, args.dir);
 	if (rank)
 		cp_db_init(&db);
+	size_t shared_size;
+	void *shared = cp_analysis_shared(a, &shared_size);
+	MPI_Bcast(shared, (int)shared_size, MPI_BYTE, 0, MPI_COMM_WORLD);
 	size_t n = cp_analysis_nimages(a), lo = n * (size_t)rank / (size_t)size,
 	       hi = n * (size_t)(rank + 1) / (size_t)size;
 	double t1 = MPI_Wtime();

@@ -41,8 +41,8 @@ struct cp_record_opts {
 	int mpi;
 	const char *mpi_lib;
 	int mechanism; /* enum cp_record_mechanism */
-	int loops;		   /* loop probes may be added (CALLPATH_LOOPS=1: their metrics) */
-	int control;		   /* the control channel (CALLPATH_CONTROL=1: format/control.h) */
+	int loops;     /* loop probes may be added (CALLPATH_LOOPS=1: their metrics) */
+	int control;   /* the control channel (CALLPATH_CONTROL=1: format/control.h) */
 };
 
 /* How samples are taken: the preloaded runtime's signal handler, or the kernel's register

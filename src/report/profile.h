@@ -104,4 +104,8 @@ void cp_profile_eval_derived(const struct cp_profile *p, struct cp_view *v);
 void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		     const struct cp_view_limits *lim, struct cp_view *out);
 
+/* omp-summary.c: the summary's table of OpenMP regions (the n with the most work), if the
+ * database has the OpenMP metrics. */
+void cp_report_print_omp(const struct cp_profile *p, FILE *out, size_t n);
+
 #endif

@@ -74,8 +74,8 @@ int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_r
  * number of all children. 1 when answered so; 0 when the caller must list every child
  * (another view or selection, sort by name or by a request's derived metric, few
  * children); or a negative CP_E*. */
-int cp_web_children_top(struct cp_web_ctx *c, const struct cp_web_node *id, size_t want,
-			double cut, cp_web_row_fn fn, void *arg, size_t *total);
+int cp_web_children_top(struct cp_web_ctx *c, const struct cp_web_node *id, size_t want, double cut,
+			cp_web_row_fn fn, void *arg, size_t *total);
 /* Whether the request needs the in-memory profile (everything but the top-down view summed
  * over all threads). */
 int cp_web_needs_full(const struct cp_web_req *req);

@@ -23,6 +23,7 @@ args_of() {
 	sigjump) echo 500 ;;
 	steady) echo "1 2" ;;
 	threads) echo 3 ;;
+	omp-regions) echo "imbalance 60" ;;
 	esac
 }
 

@@ -18,10 +18,10 @@ RT=$CP_SOURCE_DIR/src/runtime
 cd "$RT" || fail "no $RT"
 
 # Init-time files: configuration, process start and end, module registration, patching,
-# the process file, the wrappers of libgcc's unwinder (dlsym), other processes' modules
-# for the kernel-copy driver (unwind/modules-image.c, run by the CLI); core/thread-end.c
-# runs at thread end and exit (its crash-path part uses stores and system calls only);
-# core/mpi-rank.c right after the program's MPI_Init.
+# the process file, the wrappers of libgcc's unwinder and of libgomp (dlsym), other
+# processes' modules for the kernel-copy driver (unwind/modules-image.c, run by the CLI);
+# core/thread-end.c runs at thread end and exit (its crash-path part uses stores and
+# system calls only); core/mpi-rank.c right after the program's MPI_Init.
 INIT_TIME="
 core/config.c
 core/control.c
@@ -30,6 +30,10 @@ core/mpi-rank.c
 core/startup.c
 core/sync-init.c
 core/thread-end.c
+omp/context.c
+omp/gomp.c
+omp/ompt.c
+omp/task.c
 probe/install.c
 probe/loop-install.c
 probe/unwind-hook.c
@@ -77,7 +81,7 @@ grep -rln '#pragma GCC poison' . | while read -r f; do
 done || errors=$((errors + 1))
 
 # Module order, lowest first; a module may include the public headers of those before it.
-ORDER="cct unwind sample probe core writer interpose"
+ORDER="cct unwind sample probe omp core writer interpose"
 STATE_HEADERS="core/runtime.h core/fds.h"
 rank() {
 	local i=0 m

@@ -16,6 +16,9 @@ struct unit {
 };
 
 struct cp_analysis {
+	/* The time metric whose OpenMP waits and work are split into omp-wait and omp-work
+	 * (name empty: none): decided by the scan, the same for every piece. */
+	struct cp_mf_metric omp_from;
 	const char *dir;
 	const struct cp_analyze_options *o;
 	struct cp_mf_list list;
@@ -55,6 +58,10 @@ uint32_t *cp_analysis_modmap(struct cp_corr *corr, const struct cp_mf_proc *p);
 
 /* A warning for the database's run (formatted, up to about 1 KB). */
 void cp_analysis_warn(struct cp_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* In db, the metrics omp-wait and omp-work and, when a->omp_from is set, corr's split of
+ * it into them (cp_corr_omp_wait). 0 or a negative CP_E* code. */
+int cp_analysis_omp(struct cp_analysis *a, struct cp_db *db, struct cp_corr *corr);
 
 /* The command line of a process image, shell-quoted (caller frees). */
 char *cp_analysis_command_line(const struct cp_mf_proc *p);

@@ -36,6 +36,32 @@ uint32_t cp_analysis_metric(struct cp_db *db, const struct cp_mf_metric *mm)
 	return cp_db_metric_add(db, &d);
 }
 
+int cp_analysis_omp(struct cp_analysis *a, struct cp_db *db, struct cp_corr *corr)
+{
+	if (!a->omp_from.name[0])
+		return 0;
+	uint32_t from = cp_analysis_metric(db, &a->omp_from);
+	struct cp_db_metric d;
+	memset(&d, 0, sizeof d);
+	d.name = "omp-wait";
+	d.unit = "ns";
+	d.kind = CP_DB_METRIC_RAW;
+	d.description = "part of the time metric sampled in the OpenMP runtime's waits "
+			"(barriers, idle threads)";
+	d.source = a->omp_from.source;
+	d.mechanism = a->omp_from.mechanism;
+	d.period = a->omp_from.period;
+	uint32_t wait = from == CP_DB_NONE ? CP_DB_NONE : cp_db_metric_add(db, &d);
+	d.name = "omp-work";
+	d.description = "part of the time metric sampled in OpenMP regions and tasks outside "
+			"the runtime's waits";
+	uint32_t work = wait == CP_DB_NONE ? CP_DB_NONE : cp_db_metric_add(db, &d);
+	if (work == CP_DB_NONE)
+		return cp_error(CP_EINTERNAL, "%s: the OpenMP metrics could not be added", a->dir);
+	cp_corr_omp_wait(corr, from, wait, work);
+	return 0;
+}
+
 /* One piece being correlated: the structure hook's context. */
 struct piece {
 	struct cp_analysis *a;
@@ -308,7 +334,9 @@ int cp_analysis_units(struct cp_analysis *a, const struct unit *units, size_t n,
 	struct cp_corr *own = corr ? NULL : cp_corr_new(db);
 	struct piece pc = {a, db, corr ? corr : own};
 	cp_corr_on_first_use(pc.corr, first_use, &pc);
-	int rc = units_correlate(a, units, n, db, pc.corr);
+	int rc = own ? cp_analysis_omp(a, db, own) : 0; /* the scanned one has it */
+	if (!rc)
+		rc = units_correlate(a, units, n, db, pc.corr);
 	cp_corr_on_first_use(pc.corr, NULL, NULL);
 	pthread_mutex_lock(&a->struct_lock);
 	stats_add(&a->stats, pc.corr);

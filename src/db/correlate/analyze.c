@@ -225,6 +225,36 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* An OpenMP program's time sampled in its OpenMP runtime's waits (barriers, idle threads),
+ * omp-wait, and the rest of its time in regions and tasks, omp-work: parts of the first
+ * CPU-time (else wall-clock) metric. */
+static void omp_choose(struct cp_analysis *a)
+{
+	const struct cp_db *db = a->db;
+	size_t nraw = cp_db_nraw(db), from = nraw;
+	for (size_t m = 0; m < nraw && from == nraw; m++)
+		if (db->metrics[m].source == CP_MF_SRC_CPUTIME)
+			from = m;
+	for (size_t m = 0; m < nraw && from == nraw; m++)
+		if (db->metrics[m].source == CP_MF_SRC_REALTIME)
+			from = m;
+	if (from == nraw)
+		return;
+	const struct cp_db_metric *m = &db->metrics[from];
+	memset(&a->omp_from, 0, sizeof a->omp_from);
+	snprintf(a->omp_from.name, sizeof a->omp_from.name, "%s", m->name);
+	snprintf(a->omp_from.unit, sizeof a->omp_from.unit, "%s", m->unit);
+	a->omp_from.source = m->source;
+	a->omp_from.mechanism = m->mechanism;
+	a->omp_from.period = m->period;
+}
+
+void *cp_analysis_shared(struct cp_analysis *a, size_t *size)
+{
+	*size = sizeof a->omp_from;
+	return &a->omp_from;
+}
+
 int cp_analysis_begin(struct cp_analysis **out, const char *dir, const struct cp_analyze_options *o,
 		      struct cp_db *db)
 {
@@ -248,6 +278,10 @@ int cp_analysis_begin(struct cp_analysis **out, const char *dir, const struct cp
 	double t0 = cpu_s();
 	rc = pass_scan(a);
 	a->t_scan = cpu_s() - t0;
+	if (!rc && cp_corr_omp_used(a->corr)) {
+		omp_choose(a);
+		rc = cp_analysis_omp(a, db, a->corr);
+	}
 	return rc;
 }
 

@@ -22,6 +22,7 @@ struct gmod {
 	uint32_t unknown_sf; /* the module's "[name]" frame, UINT32_MAX until used */
 	int used;	     /* a node named it (the first-use hook ran) */
 	const char *name;    /* base name (database string) */
+	int omp_class;	     /* enum omp_class */
 	uint8_t build_id[32];
 	uint32_t build_id_len;
 	const char *path;
@@ -71,8 +72,30 @@ struct cp_corr {
 	size_t ncap, nn;
 	uint32_t partial_df; /* the PARTIAL pseudo-frame, UINT32_MAX until used (dfs[0]: root) */
 	size_t nodes;
+	/* OpenMP outlined functions renamed as regions and tasks ("parallel region in f"):
+	 * (procedure, kind) -> its renamed procedure and the source function's procedure */
+	struct omp_name *omp_names;
+	size_t nomp_names, aomp_names;
+	int omp_used;			       /* a module of the OpenMP runtime was registered */
+	uint32_t omp_from, omp_wait, omp_work; /* cp_corr_omp_wait, CP_DB_NONE until then */
 	cp_corr_first_use_fn first_use;
 	void *first_use_ctx;
+};
+
+/* What a module is for omp-wait: the OpenMP runtime, libc (waits it calls), other. */
+enum omp_class { OMP_OTHER = 0, OMP_RUNTIME = 1, OMP_LIBC = 2 };
+
+static int omp_class_of(const char *name)
+{
+	static const char *const runtimes[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
+	for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++)
+		if (!strncmp(name, runtimes[i], strlen(runtimes[i])))
+			return OMP_RUNTIME;
+	return strncmp(name, "libc.so", 7) ? OMP_OTHER : OMP_LIBC;
+}
+
+struct omp_name {
+	uint32_t proc, kind, named, source;
 };
 
 void cp_corr_on_first_use(struct cp_corr *c, cp_corr_first_use_fn fn, void *ctx)
@@ -88,6 +111,7 @@ struct cp_corr *cp_corr_new(struct cp_db *db)
 	struct cp_corr *c = xcalloc(1, sizeof(*c));
 	c->db = db;
 	c->partial_df = UINT32_MAX;
+	c->omp_from = c->omp_wait = c->omp_work = CP_DB_NONE;
 	XGROW(c->dfs, 1, c->adfs);
 	c->dfs[0] = (struct dframe){0, CP_DB_NONE, 0, 0, UINT32_MAX};
 	c->ndfs = 1;
@@ -110,6 +134,7 @@ void cp_corr_free(struct cp_corr *c)
 	cp_hashtab_release(&c->sftab);
 	free(c->mids);
 	free(c->dfs);
+	free(c->omp_names);
 	ntab_release(c);
 	free(c);
 }
@@ -153,6 +178,8 @@ uint32_t cp_corr_module(struct cp_corr *c, const char *path, const uint8_t *buil
 	}
 	memcpy(g->build_id, build_id, build_id_len);
 	g->build_id_len = (uint32_t)build_id_len;
+	g->omp_class = omp_class_of(g->name);
+	c->omp_used |= g->omp_class == OMP_RUNTIME;
 	g->unknown_sf = UINT32_MAX;
 	cp_hashtab_insert(&c->modtab, h, gm);
 	return gm;
@@ -474,6 +501,73 @@ static uint32_t node_frame(struct cp_corr *c, uint32_t pdf, uint32_t gm, uint64_
 	return r;
 }
 
+/* ---- OpenMP regions and tasks ---- */
+
+/* The procedure named "parallel region in F" / "task in F" for the outlined function proc
+ * started from a frame of procedure parent (F: parent's source function, through regions
+ * and tasks); its linkage keeps the symbol (compute._omp_fn.0). */
+static uint32_t omp_named_proc(struct cp_corr *c, uint32_t proc, uint16_t kind, uint32_t parent)
+{
+	for (size_t i = 0; i < c->nomp_names; i++)
+		if (c->omp_names[i].proc == proc && c->omp_names[i].kind == kind)
+			return c->omp_names[i].named;
+	uint32_t source = parent;
+	for (size_t i = 0; i < c->nomp_names && source != CP_DB_NONE; i++)
+		if (c->omp_names[i].named == source)
+			source = c->omp_names[i].source;
+	struct cp_db_proc p = c->db->procs[proc];
+	char name[600];
+	snprintf(name, sizeof name, "%s%s%s", kind == CP_MF_NODE_TASK ? "task" : "parallel region",
+		 source != CP_DB_NONE ? " in " : "",
+		 source != CP_DB_NONE ? c->db->procs[source].name : "");
+	if (!p.linkage)
+		p.linkage = p.name;
+	p.name = name;
+	uint32_t named = cp_db_proc(c->db, &p);
+	XGROW(c->omp_names, c->nomp_names + 1, c->aomp_names);
+	c->omp_names[c->nomp_names++] = (struct omp_name){proc, kind, named, source};
+	return named;
+}
+
+/* A node directly under a REGION/TASK node (module gm, address addr): if its frame is the
+ * outlined function itself, the frame takes the region's name. The region node's offset
+ * is the outlined function's entry (libgomp; a frame of another function is one the
+ * outlined function tail-called) or the program's call site of the region (libomp, whose
+ * tools interface does not name the outlined function; the frame under the node is then
+ * always the outlined function). The static frame is shared by every use of the address,
+ * all of them under such nodes, so renaming it once is enough. */
+static void omp_name_frame(struct cp_corr *c, const struct cp_mf_rnode *region,
+			   const struct cp_mf_rnode *n, uint32_t pdf, uint32_t gm, uint64_t addr)
+{
+	if (!c->mods[gm].has_st || n->module != region->module)
+		return;
+	/* (indices first: sframe_get may move c->sfs) */
+	uint32_t fi = sframe_get(c, gm, addr);
+	if (c->sfs[fi].unknown)
+		return;
+	if (c->sfs[fi].entry != region->offset) {
+		uint32_t ri = sframe_get(c, gm, region->offset);
+		if (c->sfs[ri].unknown || c->sfs[ri].entry == region->offset)
+			return;
+	}
+	struct sframe *f = &c->sfs[fi];
+	for (size_t i = 0; i < c->nomp_names; i++)
+		if (c->omp_names[i].named == f->proc)
+			return; /* renamed already */
+	/* The starting frame's innermost procedure, unless the frame is a region or task
+	 * itself (then what the compiler inlined into it is an artefact: clang's
+	 * .omp_outlined._debug__) */
+	uint32_t parent = CP_DB_NONE;
+	if (c->dfs[pdf].sf != UINT32_MAX) {
+		parent = c->db->scopes[c->dfs[pdf].anchor].proc;
+		uint32_t frame = c->sfs[c->dfs[pdf].sf].proc;
+		for (size_t i = 0; i < c->nomp_names; i++)
+			if (c->omp_names[i].named == frame)
+				parent = frame;
+	}
+	f->proc = omp_named_proc(c, f->proc, region->kind, parent);
+}
+
 /* Where the costs of a node in frame di land: its statement, or the frame itself. */
 static uint32_t dframe_stmt(struct cp_corr *c, uint32_t di)
 {
@@ -552,11 +646,47 @@ static inline void prefetch_node(const struct cp_corr *c, const struct cp_mf_thr
 	__builtin_prefetch(&c->ntab[nslot_hash(st[n->parent], gm, addr) & (c->ncap - 1)]);
 }
 
+/* The OpenMP flags of a node: in the OpenMP runtime or in libc under it (a wait); inside
+ * a region or task. */
+#define OMP_F_WAIT 1
+#define OMP_F_REGION 2
+
+/* A node's exclusive values into the profile, at its frame's statement; for the OpenMP
+ * metrics, omp_from's value into omp_wait (a wait) or omp_work (other code in a region). */
+static void node_values(struct cp_corr *c, uint32_t profile, uint32_t df, const uint64_t *v,
+			size_t nm, const uint32_t *metric_map, int flags)
+{
+	uint32_t target = UINT32_MAX;
+	for (size_t m = 0; m < nm; m++) {
+		if (!v[m])
+			continue;
+		if (target == UINT32_MAX)
+			target = dframe_stmt(c, df);
+		cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
+		if (metric_map[m] != c->omp_from || !flags)
+			continue;
+		if (flags & OMP_F_WAIT)
+			cp_db_add(c->db, profile, target, c->omp_wait, (double)v[m]);
+		else
+			cp_db_add(c->db, profile, target, c->omp_work, (double)v[m]);
+	}
+}
+
+static uint8_t omp_flags(int omp_class, uint8_t parent)
+{
+	uint8_t f = parent & OMP_F_REGION;
+	if (omp_class == OMP_RUNTIME || (omp_class == OMP_LIBC && (parent & OMP_F_WAIT)))
+		f |= OMP_F_WAIT;
+	return f;
+}
+
 void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
 		    const struct cp_mf_thr *t, const uint32_t *metric_map, uint32_t profile)
 {
 	size_t nm = t->hdr.nmetrics;
 	uint32_t *st = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*st)); /* node -> dframe */
+	/* OMP_F_* of each node, for omp-wait and omp-work */
+	uint8_t *wf = c->omp_wait != CP_DB_NONE ? xcalloc(t->nnodes ? t->nnodes : 1, 1) : NULL;
 	st[0] = 0;
 	uint32_t last_mod = UINT32_MAX, last_gm = 0;
 	for (size_t i = 1; i < t->nnodes; i++) {
@@ -564,6 +694,12 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 		uint32_t pdf = st[n->parent], df;
 		if (n->kind == CP_MF_NODE_PARTIAL) {
 			df = partial_frame(c);
+		} else if (n->kind == CP_MF_NODE_REGION || n->kind == CP_MF_NODE_TASK) {
+			/* An OpenMP region: its outlined function's frames follow as callees of
+			 * the call site that started it, the same for every thread. */
+			df = pdf;
+			if (wf)
+				wf[i] = OMP_F_REGION;
 		} else {
 			if (n->module != last_mod) {
 				last_mod = n->module;
@@ -577,23 +713,33 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 			uint64_t addr = n->offset;
 			if (n->kind == CP_MF_NODE_CALL && addr)
 				addr--;
+			uint16_t pk = t->nodes[n->parent].kind;
+			if (pk == CP_MF_NODE_REGION || pk == CP_MF_NODE_TASK)
+				omp_name_frame(c, &t->nodes[n->parent], n, pdf, gm, addr);
 			df = node_frame(c, pdf, gm, addr);
 			if (df == NODE_COLLAPSE)
 				df = pdf; /* more code of the same unknown module */
+			if (wf)
+				wf[i] = omp_flags(c->mods[gm].omp_class, wf[n->parent]);
 		}
 		st[i] = df;
-		const uint64_t *v = t->values + i * nm;
-		uint32_t target = UINT32_MAX;
-		for (size_t m = 0; m < nm; m++) {
-			if (!v[m])
-				continue;
-			if (target == UINT32_MAX)
-				target = dframe_stmt(c, df);
-			cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
-		}
+		node_values(c, profile, df, t->values + i * nm, nm, metric_map, wf ? wf[i] : 0);
 	}
 	c->nodes += t->nnodes ? t->nnodes - 1 : 0;
 	free(st);
+	free(wf);
+}
+
+int cp_corr_omp_used(const struct cp_corr *c)
+{
+	return c->omp_used;
+}
+
+void cp_corr_omp_wait(struct cp_corr *c, uint32_t from, uint32_t wait, uint32_t work)
+{
+	c->omp_from = from;
+	c->omp_wait = wait;
+	c->omp_work = work;
 }
 
 void cp_corr_stats(const struct cp_corr *c, struct cp_corr_stats *out)

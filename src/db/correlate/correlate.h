@@ -53,6 +53,13 @@ void cp_corr_on_first_use(struct cp_corr *c, cp_corr_first_use_fn fn, void *ctx)
 void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint32_t *modmap,
 		    const struct cp_mf_thr *t, const uint32_t *metric_map, uint32_t profile);
 
+/* OpenMP: whether a module of the OpenMP runtime (libgomp, libomp) was registered; after
+ * cp_corr_omp_wait, the values of database metric `from` in samples whose leaf is in that
+ * runtime (or in libc, called from it: a futex, sched_yield) are also added to `wait`,
+ * and those of the other samples inside a region or task to `work`. */
+int cp_corr_omp_used(const struct cp_corr *c);
+void cp_corr_omp_wait(struct cp_corr *c, uint32_t from, uint32_t wait, uint32_t work);
+
 /* Statistics, for tests and the bench. */
 struct cp_corr_stats {
 	size_t lookups;	  /* distinct (module, address) looked up in a structure */

@@ -34,6 +34,8 @@
  * common prefix without hashing or module lookups (consecutive samples share most of their
  * stack). Invalid when the module registry changed (cp_rt.modules_gen). */
 struct cp_probe_thread;
+struct cp_omp_ctx;
+struct cp_omp_thread;
 
 struct cp_path_cache {
 	uint64_t modules_gen;
@@ -69,6 +71,14 @@ struct cp_thread {
 	int app_blocked;	       /* the program asked our signal to be blocked */
 	int packed;		       /* the file is packed into the process file and unlinked */
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */
+	/* OpenMP (omp/omp.h): the region whose outlined function the thread runs now, and
+	 * the records of the regions it started (mapped at its first region). */
+	const struct cp_omp_ctx *volatile omp_cur;
+	struct cp_omp_thread *omp;
+	/* the region whose outlined function the thread ran last, at generation gen (libgomp:
+	 * until the region ends, the thread waits in its end barrier) */
+	const struct cp_omp_ctx *volatile omp_after;
+	uint32_t omp_after_gen;
 };
 
 struct cp_runtime {

@@ -5,6 +5,7 @@
  * dropped and counted, so nothing here can deadlock on a lock the interrupted code holds;
  * the unwinder and the module lookup are lock-free. */
 #include "runtime/core/runtime.h"
+#include "runtime/omp/omp.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
@@ -27,6 +28,10 @@ static uint16_t frame_node_kind(const struct cp_frame *f)
 		return CP_MF_NODE_PC;
 	case CP_FRAME_SIGNAL:
 		return CP_MF_NODE_SIGNAL;
+	case CP_FRAME_REGION:
+		return CP_MF_NODE_REGION;
+	case CP_FRAME_TASK:
+		return CP_MF_NODE_TASK;
 	default:
 		return CP_MF_NODE_CALL;
 	}
@@ -87,7 +92,11 @@ static void sample_take(struct cp_thread *t, uint32_t metric, uint64_t weight, c
 		h->dropped++;
 		return;
 	}
-	uint32_t leaf = cp_path_insert(t, &t->path, frames, n, status);
+	/* An OpenMP thread's path continues in its region's context; the counts below stay
+	 * the unwinder's own (did it reach the thread's outermost frame). */
+	enum cp_unwind_status path_status = status;
+	n = cp_omp_splice(t, frames, n, CP_MAX_FRAMES, &path_status);
+	uint32_t leaf = cp_path_insert(t, &t->path, frames, n, path_status);
 	if (leaf == CP_CCT_NONE) {
 		h->dropped++;
 		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");

@@ -4,6 +4,7 @@
  * metric sources (their claims run in the sample handler). The configuration and the
  * lifecycle are in sync-init.c. */
 #include "runtime/core/sync-internal.h"
+#include "runtime/omp/omp.h"
 #include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
@@ -215,8 +216,12 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uint
 	else
 		h->unwind_failed++;
 	h->frames += (uint64_t)(n - k);
+	/* In an OpenMP region the path also depends on the region (a pool thread runs
+	 * regions of other contexts on the same stack): spliced, never cached. */
+	int in_region = t->omp_cur != NULL;
+	n = k + cp_omp_splice(t, frames + k, n - k, CP_MAX_FRAMES - k, &status);
 	uint32_t leaf = cp_path_insert(t, &t->sync_path, frames + k, n - k, status);
-	if (cfa && leaf != CP_CCT_NONE && status == CP_UNWIND_COMPLETE &&
+	if (cfa && !in_region && leaf != CP_CCT_NONE && status == CP_UNWIND_COMPLETE &&
 	    *(const uintptr_t *)(cfa - 8) == ra)
 		cache_fill(t, ra, cfa, fp, frames + k, n - k, leaf);
 	return leaf;

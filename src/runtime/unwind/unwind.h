@@ -26,6 +26,8 @@ enum cp_frame_kind {
 	CP_FRAME_PC = 0,     /* the interrupted instruction (frame 0) */
 	CP_FRAME_RETURN = 1, /* a return address */
 	CP_FRAME_SIGNAL = 2, /* an interrupted PC found through a signal frame (exact) */
+	CP_FRAME_REGION = 3, /* an OpenMP region: pc is its outlined function (omp/omp.h) */
+	CP_FRAME_TASK = 4,   /* an OpenMP task: pc is its task function */
 };
 
 /* How a frame's caller was found (cp_frame.how). */
