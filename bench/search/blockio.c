@@ -40,7 +40,7 @@ static void *reader(void *arg)
 
 NOINLINE static void produce(char *buf, uint64_t seed)
 {
-	uint64_t x = planted_spin(2000000, seed);
+	uint64_t x = spin(2000000, seed);
 	for (int i = 0; i < RECORD; i++)
 		buf[i] = (char)(x >> (i & 31));
 }
@@ -60,7 +60,7 @@ static void *producer(void *arg)
 
 NOINLINE static uint64_t crunch(uint64_t x)
 {
-	return planted_spin(500000, x);
+	return spin(500000, x);
 }
 
 int main(int argc, char **argv)

@@ -23,7 +23,7 @@ NOINLINE static double blend(double *x, int n, double w)
 
 NOINLINE static double prepare_input(void)
 {
-	return blend(v, N / 2, 0.1) + (double)planted_spin(N / 4, 3);
+	return blend(v, N / 2, 0.1) + (double)spin(N / 4, 3);
 }
 
 NOINLINE static double integrate(void)

@@ -35,7 +35,7 @@ NOINLINE static void update_table(uint64_t x)
 	/* planted: begin */
 	pthread_mutex_lock(&table_lock);
 	/* planted: end */
-	table = planted_spin(300000, table + x);
+	table = spin(300000, table + x);
 	pthread_mutex_unlock(&table_lock);
 }
 
@@ -51,7 +51,7 @@ static void *worker(void *arg)
 	uint64_t x = (uint64_t)(uintptr_t)arg;
 	long n = 0;
 	while (planted_now() - start < secs) {
-		x = planted_spin(50000, x);
+		x = spin(50000, x);
 		update_stats(x);
 		update_log(x);
 		update_table(x);

@@ -12,7 +12,7 @@ static volatile double sink;
 
 NOINLINE static void prepare_block(int round)
 {
-	uint64_t x = planted_spin(5000000, (uint64_t)round);
+	uint64_t x = spin(5000000, (uint64_t)round);
 	for (int i = 0; i < BLOCK; i++)
 		block[i] = (double)((x >> (i & 31)) & 255);
 }
@@ -26,7 +26,7 @@ NOINLINE static void await_block(void)
 
 NOINLINE static double combine(void)
 {
-	return (double)planted_spin(500000, (uint64_t)block[3]);
+	return (double)spin(500000, (uint64_t)block[3]);
 }
 
 int main(int argc, char **argv)

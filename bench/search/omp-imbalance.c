@@ -16,7 +16,7 @@ NOINLINE static uint64_t relax(uint64_t seed)
 	/* planted: begin */
 #pragma omp parallel for schedule(static) reduction(+ : total)
 	for (int i = 0; i < ITEMS; i++)
-		total += planted_spin(100 + 200 * (uint64_t)i, seed + (uint64_t)i);
+		total += spin(100 + 200 * (uint64_t)i, seed + (uint64_t)i);
 	/* planted: end */
 	return total;
 }
@@ -26,7 +26,7 @@ NOINLINE static uint64_t finish(uint64_t seed)
 	uint64_t total = 0;
 #pragma omp parallel for schedule(static) reduction(+ : total)
 	for (int i = 0; i < 64; i++)
-		total += planted_spin(50000, seed + (uint64_t)i);
+		total += spin(50000, seed + (uint64_t)i);
 	return total;
 }
 

@@ -12,7 +12,7 @@ static volatile uint64_t sink;
 
 NOINLINE static uint64_t parse_phase(uint64_t x)
 {
-	return planted_spin(3000000, x);
+	return spin(3000000, x);
 }
 
 NOINLINE static uint64_t load_phase(uint64_t x)
@@ -32,7 +32,7 @@ NOINLINE static uint64_t load_phase(uint64_t x)
 
 NOINLINE static uint64_t solve_phase(uint64_t x)
 {
-	return planted_spin(2000000, x);
+	return spin(2000000, x);
 }
 
 int main(int argc, char **argv)

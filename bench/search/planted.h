@@ -8,12 +8,9 @@
 #ifndef CP_PLANTED_H
 #define CP_PLANTED_H
 
-#include <stdint.h>
+#include "common.h" /* tests/workloads: NOINLINE, spin() (about 1 ns per iteration) */
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
-
-#define NOINLINE __attribute__((noinline))
 
 static inline double planted_now(void)
 {
@@ -26,17 +23,6 @@ static inline double planted_seconds(int argc, char **argv)
 {
 	double s = argc > 1 ? strtod(argv[1], NULL) : 2.0;
 	return s > 0 && s < 3600 ? s : 2.0;
-}
-
-/* About 1 ns per iteration; the multiply chain keeps it from vectorizing away. */
-static inline uint64_t planted_spin(uint64_t n, uint64_t seed)
-{
-	uint64_t x = seed | 1;
-	for (uint64_t i = 0; i < n; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
 }
 
 static inline void planted_done(const char *name, long rounds, double start)

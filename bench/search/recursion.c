@@ -11,7 +11,7 @@ static volatile uint64_t sink;
 NOINLINE static uint64_t descend(int depth, uint64_t x)
 {
 	/* planted: begin */
-	x = planted_spin(400, x);
+	x = spin(400, x);
 	if (depth > 0)
 		x = descend(depth - 1, x) + 1;
 	/* planted: end */
@@ -21,7 +21,7 @@ NOINLINE static uint64_t descend(int depth, uint64_t x)
 
 NOINLINE static uint64_t tally(uint64_t x)
 {
-	return planted_spin(DEPTH * 60, x);
+	return spin(DEPTH * 60, x);
 }
 
 int main(int argc, char **argv)
