@@ -120,8 +120,10 @@ class Bench:
 
 
 def name_matches(node_name, function):
-    """The planted function, also as an OpenMP outlined body (relax._omp_fn.0)."""
-    return node_name == function or node_name.startswith(function + "._omp_fn")
+    """The planted function, also as an OpenMP outlined body (relax._omp_fn.0, or
+    'parallel region in relax' where callpath names regions)."""
+    return (node_name == function or node_name.startswith(function + "._omp_fn")
+            or node_name == "parallel region in " + function)
 
 
 def outermost(nodes, pred):
@@ -193,10 +195,9 @@ def check_truth(doc, prog, stat_docs):
         checks.append(("%s via %s >= 3x via %s" % (prog["function"], prog["caller"],
                        prog["cold_caller"]), hot >= 3 * cold and hot > 0, hot))
     if prog.get("imbalance_min") and stat_docs:
-        def excl(d):
+        def excl(d):  # the parallel loop (flat view: one node over every context)
             return sum(n["exclusive"][0] or 0 for n in d["nodes"]
-                       if n["kind"] == "procedure" and name_matches(n["name"], prog["function"])
-                       and n["name"] != prog["function"])
+                       if n["kind"] == "loop" and in_lines(n, prog))
         hi, lo = excl(stat_docs["max"]), excl(stat_docs["min"])
         ratio = hi / lo if lo else float("inf") if hi else 0
         checks.append(("threads' CPU time in %s's parallel loop: max/min >= %.1f"
