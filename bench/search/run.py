@@ -329,6 +329,44 @@ def table(results):
     return "\n".join(rows)
 
 
+def self_test():
+    """The scoring on made-up search outputs (the search's JSON may vary in shape)."""
+    progs = {p["name"]: p for p in json.load(open(os.path.join(HERE, "planted.json")))["programs"]}
+    loop, cs = progs["loop3of5"], progs["callsites"]
+    lo, hi = loop["lines"]
+    def b(h, focus):
+        return {"hypothesis": h, "focus": focus, "found_s": 1.5}
+    cases = [
+        (loop, [b("CPUBound", {"kind": "function", "function": "simulate_step"}),
+                b("CPUBound", {"kind": "loop", "function": "simulate_step",
+                               "file": "/x/loop3of5.c", "line": lo, "line_end": hi - 1})],
+         "loop", 2),
+        (loop, [b("CPUBound", "/Code/loop3of5/simulate_step/loop at loop3of5.c:%d-%d"
+                  % (lo, hi))], "loop", 1),
+        (loop, [b("CPUBound", {"kind": "function", "function": "simulate_step"})],
+         "function", 1),  # function precision only: not a hit for a loop cause
+        (loop, [b("ExcessiveSyncWaiting", {"kind": "loop", "file": "loop3of5.c",
+                                           "line": lo, "line_end": hi})], None, None),
+        (loop, [b("CPUBound", {"kind": "loop", "file": "loop3of5.c", "line": 36,
+                               "line_end": 55})], None, None),  # the 1st loop
+        (loop, [b("cpu", {"function": "main"})] * 3 + [b("cpu", {"function": "simulate_step"})],
+         None, None),  # 4th: not in the top 3
+        (cs, [b("CPUBound", {"function": "blend", "path": ["main", "prepare_input", "blend"]})],
+         None, None),  # the cold call site
+        (cs, [b("CPUBound", {"function": "blend", "path": ["main", "integrate", "blend"]})],
+         "function", 1),
+    ]
+    bad = 0
+    for prog, ranked, hit, rank in cases:
+        got = score_search({"bottlenecks": ranked, "experiments": 3}, prog)
+        if (got["hit"], got["rank"]) != (hit, rank):
+            print("self-test: %s %s: got %s/%s, want %s/%s" % (
+                prog["name"], json.dumps(ranked)[:120], got["hit"], got["rank"], hit, rank))
+            bad += 1
+    print("self-test: %d of %d cases right" % (len(cases) - bad, len(cases)))
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -345,7 +383,10 @@ def main():
                     help="exit 1 unless callpath search exists and every search run has the "
                          "planted cause in its top 3 at the manifest's precision (the CI test)")
     ap.add_argument("--out", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--self-test", action="store_true", help="check the scoring and exit")
     args = ap.parse_args()
+    if args.self_test:
+        return self_test()
     bench = Bench(args)
     manifest = json.load(open(os.path.join(HERE, "planted.json")))
     have_search = subprocess.run([bench.callpath, "search", "--help"], capture_output=True
