@@ -199,7 +199,7 @@ void cp_web_api_callgraph(struct cp_web_ctx *c, struct cp_web_resp *out)
 	const struct cp_profile *p = cp_web_full_profile(c);
 	c->req = orig;
 	if (!p) {
-		cp_web_api_fail(out, CP_EIO);
+		cp_web_api_fail(out, c->full_rc);
 		return;
 	}
 	uint32_t metric = c->req->metric;

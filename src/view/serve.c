@@ -275,8 +275,10 @@ int cp_web_serve(const struct cp_web_options *o)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	int rc = make_token(s.token), fd = -1;
+	cp_web_async_init(&s.async);
 	if (!rc)
 		rc = cp_web_open_profile(&s, o);
+	s.model.async = &s.async;
 	if (!rc && (fd = listen_on(s.bind, o->port, &s.port)) < 0)
 		rc = fd;
 	if (!rc) {
@@ -296,6 +298,7 @@ int cp_web_serve(const struct cp_web_options *o)
 	}
 	if (fd >= 0)
 		close(fd);
+	cp_web_async_release(&s.async); /* waits for the load jobs */
 	cp_web_close_profile(&s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;

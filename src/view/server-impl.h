@@ -13,6 +13,7 @@ struct MHD_Daemon;
 
 struct cp_web_server {
 	struct cp_web_model model;
+	struct cp_web_async async; /* model.async: its lock guards the model */
 	struct cp_web_api_state api;
 	const char *bind;
 	unsigned port;
