@@ -201,9 +201,8 @@ int cp_web_http_start(struct cp_web_server *s, int listen_fd)
 	s->daemon = MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
 		MHD_USE_ERROR_LOG,
-	    0, NULL, NULL,
-	    handle, s, MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+	    0, NULL, NULL, handle, s, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
 	    on_connection, NULL, MHD_OPTION_END);
 	if (!s->daemon)
