@@ -24,6 +24,7 @@ struct cp_web_full {
 	struct cp_profile p;
 	struct cp_view views[3][5]; /* [enum cp_web_view][stat] */
 	int built[3][5];
+	int refs; /* the model's and the load jobs' (changed under the server's lock) */
 	struct name_id *files, *procs; /* sorted by name, for ids of view nodes */
 };
 
@@ -50,7 +51,7 @@ static uint32_t name_find(const struct name_id *v, size_t n, const char *name)
 
 void cp_web_full_free(struct cp_web_full *f)
 {
-	if (!f)
+	if (!f || --f->refs > 0)
 		return;
 	for (int k = 0; k < 3; k++)
 		for (int s = 0; s < 5; s++)
@@ -81,6 +82,7 @@ static int full_load(const char *path, const char *name, int64_t thread, int64_t
 		pid = CP_PROFILE_RANK((int)rank);
 	}
 	struct cp_web_full *f = xcalloc(1, sizeof *f);
+	f->refs = 1;
 	f->thread = thread;
 	f->rank = rank;
 	if ((rc = cp_profile_from_db(&f->p, &db, name, tidx, pid, NULL, 0))) {
@@ -101,15 +103,27 @@ static int full_load(const char *path, const char *name, int64_t thread, int64_t
 	return 0;
 }
 
-/* View k (enum cp_web_view) with statistic s of f, built on first use (it interns names in
- * f's pool: only by f's owner, or under the server's lock). */
-static const struct cp_view *full_build(struct cp_web_full *f, int k, int s)
+static int full_has(const struct cp_web_full *f, int k, int s)
+{
+	return (k == CP_WEB_TD && s == CP_DB_STAT_SUM) || f->built[k][s];
+}
+
+/* Builds view k (enum cp_web_view) with statistic s of f into out. It interns names in f's
+ * pool, which nothing else touches once f is loaded: one build at a time (one job, or the
+ * server's lock without jobs); readers only follow the pooled strings, which never move. */
+static void full_make(struct cp_web_full *f, int k, int s, struct cp_view *out)
 {
 	static const int kinds[] = {CP_VIEW_TOP_DOWN, CP_VIEW_BOTTOM_UP, CP_VIEW_FLAT};
+	cp_profile_view(&f->p, kinds[k], s, NULL, out);
+}
+
+/* View k with statistic s of f, built on first use. */
+static const struct cp_view *full_build(struct cp_web_full *f, int k, int s)
+{
 	if (k == CP_WEB_TD && s == CP_DB_STAT_SUM)
 		return &f->p.td;
 	if (!f->built[k][s]) {
-		cp_profile_view(&f->p, kinds[k], s, NULL, &f->views[k][s]);
+		full_make(f, k, s, &f->views[k][s]);
 		f->built[k][s] = 1;
 	}
 	return &f->views[k][s];
@@ -119,6 +133,7 @@ static const struct cp_view *full_build(struct cp_web_full *f, int k, int s)
 
 struct job {
 	struct cp_web_model *m;
+	struct cp_web_full *f; /* the loaded profile to build a view of (a reference), or NULL */
 	char *path, *name;
 	uint64_t generation;
 	int64_t thread, rank;
@@ -151,38 +166,58 @@ static void test_gate(void)
 		usleep(50000);
 }
 
-/* Loads the profile and builds the asked view without the lock (nobody else sees f yet),
- * then installs it unless the model was reopened meanwhile (a live refresh: the result is
- * for an older database and is dropped). */
+/* With the lock: the job's result into the model, unless the model was reopened meanwhile
+ * (a live refresh: the result is for an older database and is dropped). *view: a view
+ * built of the model's profile, taken when installed. */
+static void job_install(struct job *j, int rc, struct cp_web_full **f, struct cp_view *view,
+			int *have_view)
+{
+	struct cp_web_model *m = j->m;
+	struct cp_web_async *a = m->async;
+	if (j->generation != m->generation)
+		return;
+	if (rc) {
+		a->failed = 1;
+		a->failed_gen = j->generation;
+		a->failed_rc = rc;
+		snprintf(a->failed_msg, sizeof a->failed_msg, "%s", cp_error_message());
+	} else if (!j->f) {
+		cp_web_full_free(m->full);
+		m->full = *f;
+		*f = NULL;
+	} else if (*have_view && m->full == *f && !(*f)->built[j->view][j->stat]) {
+		(*f)->views[j->view][j->stat] = *view;
+		(*f)->built[j->view][j->stat] = 1;
+		*have_view = 0;
+	}
+	if (a->loading_gen == j->generation)
+		a->loading = 0;
+}
+
+/* A job: loads the profile and builds the asked view (nobody else sees a new profile yet),
+ * or builds a view of the model's profile; without the lock, then installs the result. */
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
-	struct cp_web_model *m = j->m;
-	struct cp_web_async *a = m->async;
-	struct cp_web_full *f = NULL;
+	struct cp_web_async *a = j->m->async;
+	struct cp_web_full *f = j->f;
+	struct cp_view view;
+	int rc = 0, have_view = 0;
 	test_gate();
-	int rc = full_load(j->path, j->name, j->thread, j->rank, &f);
-	if (!rc)
+	if (!f && !(rc = full_load(j->path, j->name, j->thread, j->rank, &f)))
 		full_build(f, j->view, j->stat);
-	pthread_mutex_lock(&a->lock);
-	if (j->generation == m->generation) {
-		if (rc) {
-			a->failed = 1;
-			a->failed_gen = j->generation;
-			a->failed_rc = rc;
-			snprintf(a->failed_msg, sizeof a->failed_msg, "%s", cp_error_message());
-		} else {
-			cp_web_full_free(m->full);
-			m->full = f;
-			f = NULL;
-		}
-		if (a->loading_gen == j->generation)
-			a->loading = 0;
+	else if (f && !rc) {
+		full_make(f, j->view, j->stat, &view);
+		have_view = 1;
 	}
+	pthread_mutex_lock(&a->lock);
+	job_install(j, rc, &f, &view, &have_view);
+	if (have_view)
+		cp_view_release(&view);
+	cp_web_full_free(f); /* the job's reference, or a dropped profile */
 	if (--a->jobs == 0)
 		pthread_cond_broadcast(&a->idle);
 	pthread_mutex_unlock(&a->lock);
-	cp_web_full_free(f);
 	cp_error_clear();
 	free(j->path);
 	free(j->name);
@@ -206,8 +241,12 @@ static int full_start(struct cp_web_ctx *c)
 	if (r->thread >= 0 && (size_t)r->thread >= m->head.nprofiles)
 		return cp_error(CP_ENOENT, "no thread (profile) %lld", (long long)r->thread);
 	struct job *j = xcalloc(1, sizeof *j);
-	*j = (struct job){m,	     xstrdup(m->path), xstrdup(m->name), m->generation,
-			  r->thread, r->rank,	       r->view,		 r->stat};
+	*j = (struct job){m,	     NULL,    xstrdup(m->path), xstrdup(m->name), m->generation,
+			  r->thread, r->rank, r->view,		r->stat};
+	if (m->full && m->full->thread == r->thread && m->full->rank == r->rank) {
+		j->f = m->full; /* loaded: only the view is missing */
+		j->f->refs++;
+	}
 	pthread_t t;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -215,6 +254,7 @@ static int full_start(struct cp_web_ctx *c)
 	int e = pthread_create(&t, &attr, job_run, j);
 	pthread_attr_destroy(&attr);
 	if (e) {
+		cp_web_full_free(j->f);
 		free(j->path);
 		free(j->name);
 		free(j);
@@ -232,7 +272,7 @@ static int full_view(struct cp_web_ctx *c, const struct cp_view **out, struct cp
 	struct cp_web_model *m = c->m;
 	const struct cp_web_req *r = c->req;
 	int rc, other = m->full && (m->full->thread != r->thread || m->full->rank != r->rank);
-	if (!m->full || other) {
+	if (!m->full || other || (m->async && !full_has(m->full, r->view, r->stat))) {
 		if (m->async) /* the old selection's stays until the new one is loaded */
 			return full_start(c);
 		cp_web_full_free(m->full);
