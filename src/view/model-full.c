@@ -157,6 +157,17 @@ void cp_web_async_release(struct cp_web_async *a)
 	pthread_mutex_destroy(&a->lock);
 }
 
+int cp_web_spawn(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return e;
+}
+
 /* Tests (tests/e2e/view-api.sh): a load waits until the file CALLPATH_VIEW_TEST_GATE exists
  * (at most 30 s), so that requests made during a load are not a matter of timing. */
 static void test_gate(void)
@@ -247,12 +258,7 @@ static int full_start(struct cp_web_ctx *c)
 		j->f = m->full; /* loaded: only the view is missing */
 		j->f->refs++;
 	}
-	pthread_t t;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int e = pthread_create(&t, &attr, job_run, j);
-	pthread_attr_destroy(&attr);
+	int e = cp_web_spawn(job_run, j);
 	if (e) {
 		cp_web_full_free(j->f);
 		free(j->path);

@@ -110,6 +110,8 @@ void cp_web_full_free(struct cp_web_full *f);
 void cp_web_async_init(struct cp_web_async *a);
 /* Waits until no load job runs, then releases a. */
 void cp_web_async_release(struct cp_web_async *a);
+/* Runs fn(arg) on a detached thread: 0 or an errno. */
+int cp_web_spawn(void *(*fn)(void *), void *arg);
 /* The in-memory profile of the request's selection (thread, rank), loaded on first use;
  * NULL with c->full_rc (CP_WEB_LOADING while a server loads it in the background) and
  * cp_error set when it cannot be read. */

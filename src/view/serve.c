@@ -175,15 +175,10 @@ void cp_web_live_check(struct cp_web_server *s)
 	if (!s->dir || s->refreshing || t - s->last_check_ms < 2000)
 		return;
 	s->last_check_ms = t;
-	pthread_t th;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (!pthread_create(&th, &attr, refresh_run, s)) {
+	if (!cp_web_spawn(refresh_run, s)) {
 		s->refreshing = 1;
 		s->async.jobs++;
 	}
-	pthread_attr_destroy(&attr);
 }
 
 /* ---- the socket, the token, the browser --------------------------------------------- */
