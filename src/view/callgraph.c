@@ -163,10 +163,15 @@ static void write_dot(const struct cp_db *db, const struct graph *g, const struc
 	strbuf_addstr(b, "}\n");
 }
 
-/* Lays out dot with Graphviz into SVG. */
+/* Lays out dot with Graphviz into SVG. One Graphviz context for the process (used under
+ * the server's lock): Graphviz's pango plugin keeps a pointer to the last font name, which
+ * lives in the context; a context per call freed it before the next call read it (a
+ * use-after-free from the second call graph on, found by ASan). */
 static int render_svg(const char *dot, struct strbuf *out)
 {
-	GVC_t *gvc = gvContext();
+	static GVC_t *gvc;
+	if (!gvc)
+		gvc = gvContext();
 	if (!gvc)
 		return cp_error(CP_ENOMEM, "callgraph: Graphviz failed to start");
 	Agraph_t *g = agmemread(dot);
@@ -186,7 +191,6 @@ static int render_svg(const char *dot, struct strbuf *out)
 		gvFreeLayout(gvc, g);
 		agclose(g);
 	}
-	gvFreeContext(gvc);
 	return rc;
 }
 
