@@ -191,6 +191,8 @@ static void job_install(struct job *j, int rc, struct cp_web_full **f, struct cp
 		a->failed = 1;
 		a->failed_gen = j->generation;
 		a->failed_rc = rc;
+		a->failed_thread = j->thread;
+		a->failed_rank = j->rank;
 		snprintf(a->failed_msg, sizeof a->failed_msg, "%s", cp_error_message());
 	} else if (!j->f) {
 		cp_web_full_free(m->full);
@@ -243,7 +245,8 @@ static int full_start(struct cp_web_ctx *c)
 	struct cp_web_model *m = c->m;
 	struct cp_web_async *a = m->async;
 	const struct cp_web_req *r = c->req;
-	if (a->failed && a->failed_gen == m->generation) {
+	if (a->failed && a->failed_gen == m->generation && a->failed_thread == r->thread &&
+	    a->failed_rank == r->rank) {
 		a->failed = 0;
 		return cp_error(a->failed_rc, "%s", a->failed_msg);
 	}

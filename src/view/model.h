@@ -39,6 +39,7 @@ struct cp_web_async {
 	int failed; /* the last job for generation failed_gen failed: its code and message */
 	uint64_t failed_gen;
 	int failed_rc;
+	int64_t failed_thread, failed_rank; /* its selection */
 	char failed_msg[512];
 };
 
