@@ -283,7 +283,7 @@ static int source_full(struct cp_web_ctx *c, uint32_t file, struct source *s)
 {
 	const struct cp_profile *p = cp_web_full_profile(c);
 	if (!p)
-		return CP_EIO;
+		return c->full_rc;
 	const char *path = c->m->head.files[file].path;
 	const struct cp_view *v = &p->td;
 	for (uint32_t i = 1; i < v->n; i++) {
@@ -570,7 +570,7 @@ void cp_web_api_threads(struct cp_web_ctx *c, struct cp_web_resp *out)
 	const struct cp_profile *p = cp_web_full_profile(c);
 	c->req = orig;
 	if (!p) {
-		cp_web_api_fail(out, CP_EIO);
+		cp_web_api_fail(out, c->full_rc);
 		return;
 	}
 	if (id->index >= p->db.nscopes) {

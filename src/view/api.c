@@ -42,6 +42,13 @@ void cp_web_resp_error(struct cp_web_resp *r, int status, const char *fmt, ...)
 
 void cp_web_api_fail(struct cp_web_resp *out, int rc)
 {
+	if (rc == CP_WEB_LOADING) { /* docs/cmd-view.md: poll again after Retry-After */
+		strbuf_clear(&out->body);
+		out->status = 202;
+		out->type = "application/json; charset=utf-8";
+		strbuf_addstr(&out->body, "{\"loading\":true,\"retry_after\":1}\n");
+		return;
+	}
 	int status = rc == CP_ENOENT ? 404 : rc == CP_EINVAL ? 400 : rc == CP_ENOTSUP ? 501 : 500;
 	cp_web_resp_error(out, status, "%s", cp_error_message());
 }

@@ -163,10 +163,15 @@ static void write_dot(const struct cp_db *db, const struct graph *g, const struc
 	strbuf_addstr(b, "}\n");
 }
 
-/* Lays out dot with Graphviz into SVG. */
+/* Lays out dot with Graphviz into SVG. One Graphviz context for the process (used under
+ * the server's lock): Graphviz's pango plugin keeps a pointer to the last font name, which
+ * lives in the context; a context per call freed it before the next call read it (a
+ * use-after-free from the second call graph on, found by ASan). */
 static int render_svg(const char *dot, struct strbuf *out)
 {
-	GVC_t *gvc = gvContext();
+	static GVC_t *gvc;
+	if (!gvc)
+		gvc = gvContext();
 	if (!gvc)
 		return cp_error(CP_ENOMEM, "callgraph: Graphviz failed to start");
 	Agraph_t *g = agmemread(dot);
@@ -186,7 +191,6 @@ static int render_svg(const char *dot, struct strbuf *out)
 		gvFreeLayout(gvc, g);
 		agclose(g);
 	}
-	gvFreeContext(gvc);
 	return rc;
 }
 
@@ -199,7 +203,7 @@ void cp_web_api_callgraph(struct cp_web_ctx *c, struct cp_web_resp *out)
 	const struct cp_profile *p = cp_web_full_profile(c);
 	c->req = orig;
 	if (!p) {
-		cp_web_api_fail(out, CP_EIO);
+		cp_web_api_fail(out, c->full_rc);
 		return;
 	}
 	uint32_t metric = c->req->metric;

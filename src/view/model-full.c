@@ -8,8 +8,11 @@
 #include "report/profile.h"
 #include "report/report.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct name_id {
 	const char *name;
@@ -21,6 +24,7 @@ struct cp_web_full {
 	struct cp_profile p;
 	struct cp_view views[3][5]; /* [enum cp_web_view][stat] */
 	int built[3][5];
+	int refs; /* the model's and the load jobs' (changed under the server's lock) */
 	struct name_id *files, *procs; /* sorted by name, for ids of view nodes */
 };
 
@@ -47,7 +51,7 @@ static uint32_t name_find(const struct name_id *v, size_t n, const char *name)
 
 void cp_web_full_free(struct cp_web_full *f)
 {
-	if (!f)
+	if (!f || --f->refs > 0)
 		return;
 	for (int k = 0; k < 3; k++)
 		for (int s = 0; s < 5; s++)
@@ -59,10 +63,11 @@ void cp_web_full_free(struct cp_web_full *f)
 	free(f);
 }
 
-static int full_load(struct cp_web_model *m, int64_t thread, int64_t rank, struct cp_web_full **out)
+static int full_load(const char *path, const char *name, int64_t thread, int64_t rank,
+		     struct cp_web_full **out)
 {
 	struct cp_db db;
-	int rc = cp_db_read(&db, m->path);
+	int rc = cp_db_read(&db, path);
 	if (rc)
 		return rc;
 	int tidx = CP_PROFILE_ALL_THREADS, pid = 0;
@@ -77,12 +82,13 @@ static int full_load(struct cp_web_model *m, int64_t thread, int64_t rank, struc
 		pid = CP_PROFILE_RANK((int)rank);
 	}
 	struct cp_web_full *f = xcalloc(1, sizeof *f);
+	f->refs = 1;
 	f->thread = thread;
 	f->rank = rank;
-	if ((rc = cp_profile_from_db(&f->p, &db, m->name, tidx, pid, NULL, 0))) {
+	if ((rc = cp_profile_from_db(&f->p, &db, name, tidx, pid, NULL, 0))) {
 		cp_db_release(&db);
 		cp_web_full_free(f);
-		return rc == CP_ENOENT ? rc : rc;
+		return rc;
 	}
 	const struct cp_db *d = &f->p.db;
 	f->files = xcalloc(d->nfiles + 1, sizeof *f->files);
@@ -97,31 +103,194 @@ static int full_load(struct cp_web_model *m, int64_t thread, int64_t rank, struc
 	return 0;
 }
 
+static int full_has(const struct cp_web_full *f, int k, int s)
+{
+	return (k == CP_WEB_TD && s == CP_DB_STAT_SUM) || f->built[k][s];
+}
+
+/* Builds view k (enum cp_web_view) with statistic s of f into out. It interns names in f's
+ * pool, which nothing else touches once f is loaded: one build at a time (one job, or the
+ * server's lock without jobs); readers only follow the pooled strings, which never move. */
+static void full_make(struct cp_web_full *f, int k, int s, struct cp_view *out)
+{
+	static const int kinds[] = {CP_VIEW_TOP_DOWN, CP_VIEW_BOTTOM_UP, CP_VIEW_FLAT};
+	cp_profile_view(&f->p, kinds[k], s, NULL, out);
+}
+
+/* View k with statistic s of f, built on first use. */
+static const struct cp_view *full_build(struct cp_web_full *f, int k, int s)
+{
+	if (k == CP_WEB_TD && s == CP_DB_STAT_SUM)
+		return &f->p.td;
+	if (!f->built[k][s]) {
+		full_make(f, k, s, &f->views[k][s]);
+		f->built[k][s] = 1;
+	}
+	return &f->views[k][s];
+}
+
+/* ---- loading off the request thread (a server's model: m->async) -------------------- */
+
+struct job {
+	struct cp_web_model *m;
+	struct cp_web_full *f; /* the loaded profile to build a view of (a reference), or NULL */
+	char *path, *name;
+	uint64_t generation;
+	int64_t thread, rank;
+	int view, stat;
+};
+
+void cp_web_async_init(struct cp_web_async *a)
+{
+	memset(a, 0, sizeof *a);
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->idle, NULL);
+}
+
+void cp_web_async_release(struct cp_web_async *a)
+{
+	pthread_mutex_lock(&a->lock);
+	while (a->jobs)
+		pthread_cond_wait(&a->idle, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+	pthread_cond_destroy(&a->idle);
+	pthread_mutex_destroy(&a->lock);
+}
+
+int cp_web_spawn(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return e;
+}
+
+/* Tests (tests/e2e/view-api.sh): a load waits until the file CALLPATH_VIEW_TEST_GATE exists
+ * (at most 30 s), so that requests made during a load are not a matter of timing. */
+static void test_gate(void)
+{
+	const char *g = getenv("CALLPATH_VIEW_TEST_GATE");
+	for (int i = 0; g && i < 600 && access(g, F_OK); i++)
+		usleep(50000);
+}
+
+/* With the lock: the job's result into the model, unless the model was reopened meanwhile
+ * (a live refresh: the result is for an older database and is dropped). *view: a view
+ * built of the model's profile, taken when installed. */
+static void job_install(struct job *j, int rc, struct cp_web_full **f, struct cp_view *view,
+			int *have_view)
+{
+	struct cp_web_model *m = j->m;
+	struct cp_web_async *a = m->async;
+	if (j->generation != m->generation)
+		return;
+	if (rc) {
+		a->failed = 1;
+		a->failed_gen = j->generation;
+		a->failed_rc = rc;
+		a->failed_thread = j->thread;
+		a->failed_rank = j->rank;
+		snprintf(a->failed_msg, sizeof a->failed_msg, "%s", cp_error_message());
+	} else if (!j->f) {
+		cp_web_full_free(m->full);
+		m->full = *f;
+		*f = NULL;
+	} else if (*have_view && m->full == *f && !(*f)->built[j->view][j->stat]) {
+		(*f)->views[j->view][j->stat] = *view;
+		(*f)->built[j->view][j->stat] = 1;
+		*have_view = 0;
+	}
+	if (a->loading_gen == j->generation)
+		a->loading = 0;
+}
+
+/* A job: loads the profile and builds the asked view (nobody else sees a new profile yet),
+ * or builds a view of the model's profile; without the lock, then installs the result. */
+static void *job_run(void *arg)
+{
+	struct job *j = arg;
+	struct cp_web_async *a = j->m->async;
+	struct cp_web_full *f = j->f;
+	struct cp_view view;
+	int rc = 0, have_view = 0;
+	test_gate();
+	if (!f && !(rc = full_load(j->path, j->name, j->thread, j->rank, &f)))
+		full_build(f, j->view, j->stat);
+	else if (f && !rc) {
+		full_make(f, j->view, j->stat, &view);
+		have_view = 1;
+	}
+	pthread_mutex_lock(&a->lock);
+	job_install(j, rc, &f, &view, &have_view);
+	if (have_view)
+		cp_view_release(&view);
+	cp_web_full_free(f); /* the job's reference, or a dropped profile */
+	if (--a->jobs == 0)
+		pthread_cond_broadcast(&a->idle);
+	pthread_mutex_unlock(&a->lock);
+	cp_error_clear();
+	free(j->path);
+	free(j->name);
+	free(j);
+	return NULL;
+}
+
+/* Called with a->lock held: starts a job for the request's selection unless one runs;
+ * CP_WEB_LOADING, or the error of the last job. */
+static int full_start(struct cp_web_ctx *c)
+{
+	struct cp_web_model *m = c->m;
+	struct cp_web_async *a = m->async;
+	const struct cp_web_req *r = c->req;
+	if (a->failed && a->failed_gen == m->generation && a->failed_thread == r->thread &&
+	    a->failed_rank == r->rank) {
+		a->failed = 0;
+		return cp_error(a->failed_rc, "%s", a->failed_msg);
+	}
+	if (a->loading && a->loading_gen == m->generation)
+		return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+	if (r->thread >= 0 && (size_t)r->thread >= m->head.nprofiles)
+		return cp_error(CP_ENOENT, "no thread (profile) %lld", (long long)r->thread);
+	struct job *j = xcalloc(1, sizeof *j);
+	*j = (struct job){m,	     NULL,    xstrdup(m->path), xstrdup(m->name), m->generation,
+			  r->thread, r->rank, r->view,		r->stat};
+	if (m->full && m->full->thread == r->thread && m->full->rank == r->rank) {
+		j->f = m->full; /* loaded: only the view is missing */
+		j->f->refs++;
+	}
+	int e = cp_web_spawn(job_run, j);
+	if (e) {
+		cp_web_full_free(j->f);
+		free(j->path);
+		free(j->name);
+		free(j);
+		return cp_error(CP_EIO, "view: cannot start a loading thread: %s", strerror(e));
+	}
+	a->jobs++;
+	a->loading = 1;
+	a->loading_gen = m->generation;
+	return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+}
+
 /* The view of the request, built on first use. */
 static int full_view(struct cp_web_ctx *c, const struct cp_view **out, struct cp_web_full **pf)
 {
 	struct cp_web_model *m = c->m;
 	const struct cp_web_req *r = c->req;
-	if (m->full && (m->full->thread != r->thread || m->full->rank != r->rank)) {
+	int rc, other = m->full && (m->full->thread != r->thread || m->full->rank != r->rank);
+	if (!m->full || other || (m->async && !full_has(m->full, r->view, r->stat))) {
+		if (m->async) /* the old selection's stays until the new one is loaded */
+			return full_start(c);
 		cp_web_full_free(m->full);
 		m->full = NULL;
+		if ((rc = full_load(m->path, m->name, r->thread, r->rank, &m->full)))
+			return rc;
 	}
-	int rc;
-	if (!m->full && (rc = full_load(m, r->thread, r->rank, &m->full)))
-		return rc;
-	struct cp_web_full *f = m->full;
-	int k = r->view, s = r->stat;
-	if (k == CP_WEB_TD && s == CP_DB_STAT_SUM) {
-		*out = &f->p.td;
-	} else {
-		static const int kinds[] = {CP_VIEW_TOP_DOWN, CP_VIEW_BOTTOM_UP, CP_VIEW_FLAT};
-		if (!f->built[k][s]) {
-			cp_profile_view(&f->p, kinds[k], s, NULL, &f->views[k][s]);
-			f->built[k][s] = 1;
-		}
-		*out = &f->views[k][s];
-	}
-	*pf = f;
+	*out = full_build(m->full, r->view, r->stat);
+	*pf = m->full;
 	return 0;
 }
 
@@ -229,5 +398,6 @@ const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c)
 {
 	const struct cp_view *v;
 	struct cp_web_full *f;
-	return full_view(c, &v, &f) ? NULL : &f->p;
+	c->full_rc = full_view(c, &v, &f);
+	return c->full_rc ? NULL : &f->p;
 }

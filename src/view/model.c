@@ -84,10 +84,12 @@ int cp_web_model_reopen(struct cp_web_model *m, const char *dbpath)
 	if (rc)
 		return rc;
 	uint64_t generation = m->generation + 1;
+	struct cp_web_async *async = m->async;
 	char *name = xstrdup(m->name);
 	cp_web_model_release(m);
 	rc = cp_web_model_open(m, dbpath, name);
 	m->generation = generation;
+	m->async = async;
 	free(name);
 	return rc;
 }

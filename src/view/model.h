@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "view/request.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,27 @@ struct cp_web_model {
 	struct cp_expr **formulas; /* per head metric: a derived one's formula, else NULL */
 	uint64_t generation;
 	struct cp_web_full *full; /* cached in-memory profile (model-full.c), or NULL */
+	struct cp_web_async *async; /* the server's: whole profiles load off the request thread */
 };
+
+/* A server's background loading (model-full.c). Every field is guarded by lock, which the
+ * server holds while it answers an API request; a load job takes it only to install its
+ * result. Kept by cp_web_model_reopen. */
+struct cp_web_async {
+	pthread_mutex_t lock;
+	pthread_cond_t idle; /* signalled when jobs drops to 0 */
+	int jobs;	     /* load jobs running */
+	int loading;	     /* a job for the model's generation loading_gen is running */
+	uint64_t loading_gen;
+	int failed; /* the last job for generation failed_gen failed: its code and message */
+	uint64_t failed_gen;
+	int failed_rc;
+	int64_t failed_thread, failed_rank; /* its selection */
+	char failed_msg[512];
+};
+
+/* cp_web_full_profile and the views over it: the whole profile is being loaded (HTTP 202). */
+#define CP_WEB_LOADING (-100)
 
 /* The metrics of one request: the database's, then the request's derived ones. */
 struct cp_web_mset {
@@ -47,6 +68,7 @@ struct cp_web_ctx {
 	struct cp_web_model *m;
 	const struct cp_web_req *req;
 	struct cp_web_mset ms;
+	int full_rc; /* why cp_web_full_profile returned NULL */
 };
 
 typedef int (*cp_web_row_fn)(void *arg, struct cp_web_row *row);
@@ -84,9 +106,16 @@ int cp_web_needs_full(const struct cp_web_req *req);
 int cp_web_full_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out);
 int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 			 void *arg);
+/* Drops a reference (the model's, or a load job's); the last one frees. */
 void cp_web_full_free(struct cp_web_full *f);
+void cp_web_async_init(struct cp_web_async *a);
+/* Waits until no load job runs, then releases a. */
+void cp_web_async_release(struct cp_web_async *a);
+/* Runs fn(arg) on a detached thread: 0 or an errno. */
+int cp_web_spawn(void *(*fn)(void *), void *arg);
 /* The in-memory profile of the request's selection (thread, rank), loaded on first use;
- * NULL with cp_error set when it cannot be read. */
+ * NULL with c->full_rc (CP_WEB_LOADING while a server loads it in the background) and
+ * cp_error set when it cannot be read. */
 struct cp_profile;
 const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c);
 

@@ -142,25 +142,43 @@ void cp_web_close_profile(struct cp_web_server *s)
 	s->tmpdir = s->dir = s->dbpath = NULL;
 }
 
+/* The refresh thread: analyzes the directory again without the lock (requests go on
+ * with the old database), then swaps the model under it. s->dbpath changes only here and
+ * one refresh runs at a time (s->refreshing), so reading it unlocked is safe. */
+static void *refresh_run(void *arg)
+{
+	struct cp_web_server *s = arg;
+	struct cp_web_async *a = &s->async;
+	char *fresh = NULL;
+	int rc = cp_db_sources_current(s->dir, s->dbpath) ? 1 : analyze_to_tmp(s, NULL, &fresh);
+	pthread_mutex_lock(&a->lock);
+	if (!rc && !cp_web_model_reopen(&s->model, fresh)) {
+		if (s->tmpdir && !strncmp(s->dbpath, s->tmpdir, strlen(s->tmpdir)))
+			unlink(s->dbpath);
+		free(s->dbpath);
+		s->dbpath = fresh;
+		fresh = NULL;
+		s->api.live = 1;
+	}
+	s->refreshing = 0;
+	if (--a->jobs == 0)
+		pthread_cond_broadcast(&a->idle);
+	pthread_mutex_unlock(&a->lock);
+	free(fresh); /* a temporary file: removed with the directory */
+	cp_error_clear();
+	return NULL;
+}
+
 void cp_web_live_check(struct cp_web_server *s)
 {
 	uint64_t t = now_ms();
-	if (!s->dir || t - s->last_check_ms < 2000)
+	if (!s->dir || s->refreshing || t - s->last_check_ms < 2000)
 		return;
 	s->last_check_ms = t;
-	if (cp_db_sources_current(s->dir, s->dbpath))
-		return;
-	char *fresh = NULL;
-	if (analyze_to_tmp(s, NULL, &fresh) || cp_web_model_reopen(&s->model, fresh)) {
-		free(fresh);
-		cp_error_clear();
-		return;
+	if (!cp_web_spawn(refresh_run, s)) {
+		s->refreshing = 1;
+		s->async.jobs++;
 	}
-	if (s->tmpdir && !strncmp(s->dbpath, s->tmpdir, strlen(s->tmpdir)))
-		unlink(s->dbpath);
-	free(s->dbpath);
-	s->dbpath = fresh;
-	s->api.live = 1;
 }
 
 /* ---- the socket, the token, the browser --------------------------------------------- */
@@ -275,8 +293,10 @@ int cp_web_serve(const struct cp_web_options *o)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	int rc = make_token(s.token), fd = -1;
+	cp_web_async_init(&s.async);
 	if (!rc)
 		rc = cp_web_open_profile(&s, o);
+	s.model.async = &s.async;
 	if (!rc && (fd = listen_on(s.bind, o->port, &s.port)) < 0)
 		rc = fd;
 	if (!rc) {
@@ -296,6 +316,7 @@ int cp_web_serve(const struct cp_web_options *o)
 	}
 	if (fd >= 0)
 		close(fd);
+	cp_web_async_release(&s.async); /* waits for the load jobs */
 	cp_web_close_profile(&s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;

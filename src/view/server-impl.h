@@ -13,6 +13,7 @@ struct MHD_Daemon;
 
 struct cp_web_server {
 	struct cp_web_model model;
+	struct cp_web_async async; /* model.async: its lock guards the model */
 	struct cp_web_api_state api;
 	const char *bind;
 	unsigned port;
@@ -22,14 +23,15 @@ struct cp_web_server {
 	char *tmpdir;	      /* where databases of a directory we may not write go */
 	char *dbpath;	      /* the database served */
 	uint64_t last_check_ms;
+	int refreshing; /* a refresh thread runs (guarded by async.lock) */
 	unsigned tmp_serial;
 	struct MHD_Daemon *daemon;
 };
 
 int cp_web_http_start(struct cp_web_server *s, int listen_fd);
 void cp_web_http_stop(struct cp_web_server *s);
-/* On a live measurement directory: analyzes it again when its files changed (at most every
- * 2 s) and replaces the model. */
+/* On a live measurement directory, with async.lock held: starts a thread that analyzes it
+ * again when its files changed (at most every 2 s) and then replaces the model. */
 void cp_web_live_check(struct cp_web_server *s);
 /* Opens o->path as a database file for the model: the file itself, or the database of a
  * measurement directory (analyzed first; written to a temporary directory when the

@@ -1,5 +1,7 @@
-/* The HTTP server of `callpath view` (libmicrohttpd, one internal polling thread: requests
- * are answered one at a time, which is what the single SQLite connection wants). Security
+/* The HTTP server of `callpath view` (libmicrohttpd, a thread per connection: the front end's
+ * files are served at any time; API requests take the model's lock (one SQLite connection),
+ * and what needs the whole profile in memory loads on a thread of its own (model-full.c)
+ * while the request gets a 202 "loading" answer). Security
  * (docs/cmd-view.md, "Security"): Host check, token (parameter, header or cookie), GET and
  * HEAD only, no bodies, bounded URLs and parameters, security headers on every answer. */
 #include "view/server-impl.h"
@@ -9,6 +11,7 @@
 #include "view/assets.h"
 
 #include <microhttpd.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -38,6 +41,8 @@ static enum MHD_Result send_buf(struct MHD_Connection *conn, int status, const c
 	if (!r)
 		return MHD_NO;
 	add_headers(r, type);
+	if (status == 202)
+		MHD_add_response_header(r, "Retry-After", "1");
 	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -123,9 +128,11 @@ static enum MHD_Result serve_api(struct cp_web_server *s, struct MHD_Connection 
 	} else {
 		struct cp_web_resp resp;
 		cp_web_resp_init(&resp);
+		pthread_mutex_lock(&s->async.lock); /* one SQLite connection, one model */
 		if (!strcmp(url, "/api/version"))
 			cp_web_live_check(s);
 		cp_web_api(&s->model, &s->api, url, &req, &resp);
+		pthread_mutex_unlock(&s->async.lock);
 		ret = send_buf(conn, resp.status, resp.type, resp.body.buf, resp.body.len, 1);
 		cp_web_resp_release(&resp);
 	}
@@ -192,9 +199,10 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 int cp_web_http_start(struct cp_web_server *s, int listen_fd)
 {
 	s->daemon = MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-	    handle, s, MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
+		MHD_USE_ERROR_LOG,
+	    0, NULL, NULL, handle, s, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
 	    on_connection, NULL, MHD_OPTION_END);
 	if (!s->daemon)

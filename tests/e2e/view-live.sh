@@ -1,8 +1,10 @@
 #!/bin/bash
 # `callpath view` on the measurement directory of a program that is still running: the page
 # is told it is live, and /api/version's generation moves on while the program adds
-# samples, after which the totals have grown. When the server stops, its temporary
-# databases are gone.
+# samples, after which the totals have grown. Requests of every kind (the whole profile's
+# loads among them) keep coming while the refreshes replace the model underneath: each is
+# answered (200, or 202 while a load runs; a use-after-free aborts the server under ASan).
+# When the server stops, its temporary databases are gone.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/view-helpers/serve.sh"
 
@@ -21,6 +23,25 @@ trap 'kill $VIEW_PID $rec 2>/dev/null; wait $VIEW_PID $rec 2>/dev/null; rm -rf "
 vjson "$WORK/info.json" /api/info
 json_assert "$WORK/info.json" "d['live'] is True" "a running measurement is not live"
 vjson "$WORK/m0.json" /api/metrics
+python3 - "$VIEW_BASE" "$VIEW_TOKEN" "$WORK/stop" >"$WORK/hammer.out" 2>&1 <<'PY' &
+import os, sys, urllib.error, urllib.request
+base, token, stop = sys.argv[1:4]
+paths = ["/api/children?view=bu", "/api/children?view=flat", "/api/children?node=0",
+         "/api/children?view=bu&stat=max", "/api/threads?node=0", "/api/metrics"]
+counts = {}
+for i in range(2000):  # bounded; stops when the test has seen a refresh
+    if os.path.exists(stop):
+        break
+    req = urllib.request.Request(base + paths[i % len(paths)], headers={"X-Callpath-Token": token})
+    try:
+        status = urllib.request.urlopen(req, timeout=30).status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    counts[status] = counts.get(status, 0) + 1
+    assert status in (200, 202), (paths[i % len(paths)], status)
+print("answers", counts)
+PY
+hammer=$!
 gen=0
 for _ in $(seq 40); do
 	sleep 0.5
@@ -29,6 +50,9 @@ for _ in $(seq 40); do
 	[ "$gen" -gt 0 ] && break
 done
 [ "$gen" -gt 0 ] || fail "the generation did not move while the program ran"
+touch "$WORK/stop"
+wait "$hammer" || fail "requests during the refreshes: $(cat "$WORK/hammer.out")"
+note "$(cat "$WORK/hammer.out")"
 vjson "$WORK/m1.json" /api/metrics
 python3 - "$WORK/m0.json" "$WORK/m1.json" <<'PY' || fail "the totals did not grow"
 import json, sys

@@ -25,8 +25,21 @@ CP.Api.prototype.query = function (params) {
   return q.join("&");
 };
 
+// fetch, asked again while the server answers 202 (the whole profile loading on its
+// background thread; docs/cmd-view.md, "Loading"), after its Retry-After seconds.
+CP.Api.prototype.fetchReady = async function (url) {
+  for (;;) {
+    var r = await fetch(url, { credentials: "same-origin" });
+    if (r.status !== 202) return r;
+    if (this.onLoading) this.onLoading(true);
+    var wait = parseFloat(r.headers.get("Retry-After")) || 1;
+    await new Promise(function (ok) { setTimeout(ok, Math.min(wait, 10) * 1000); });
+    if (this.onLoading) this.onLoading(false);
+  }
+};
+
 CP.Api.prototype.get = async function (path, params) {
-  var r = await fetch(path + "?" + this.query(params || {}), { credentials: "same-origin" });
+  var r = await this.fetchReady(path + "?" + this.query(params || {}));
   var body = await r.text();
   var j = null;
   try { j = JSON.parse(body); } catch (e) { /* not JSON: an error page */ }
@@ -106,15 +119,14 @@ CP.Api.prototype.callgraphSvg = async function (metric, nodes) {
     if (metric !== 0) throw new Error("this file holds the call graph of the first metric only");
     return this.stored("/api/callgraph") || null;
   }
-  var r = await fetch("/api/callgraph?" + this.query({ metric: metric, nodes: nodes, format: "svg" }),
-    { credentials: "same-origin" });
+  var r = await this.fetchReady("/api/callgraph?" + this.query({ metric: metric, nodes: nodes, format: "svg" }));
   if (!r.ok) throw new Error("call graph: HTTP " + r.status + " " + (await r.text()));
   return r.text();
 };
 
 CP.Api.prototype.profiles = async function () {
   if (this.bundle) return (this.stored("/api/threads") || {}).profiles || [];
-  var r = await fetch("/api/threads", { credentials: "same-origin" });
+  var r = await this.fetchReady("/api/threads");
   return r.ok ? (await r.json()).profiles : [];
 };
 

@@ -7,6 +7,8 @@ CP.VIEWS = { "top-down": "td", "bottom-up": "bu", flat: "flat" };
 
 CP.App = function () {
   this.api = new CP.Api();
+  var self = this;
+  this.api.onLoading = function (on) { if (on) self.status("loading the whole profile…"); };
   this.trees = {};
   this.tree = null;
   this.view = "top-down";

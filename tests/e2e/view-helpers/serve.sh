@@ -27,6 +27,18 @@ vget() {
 		-H "X-Callpath-Token: $VIEW_TOKEN" "$@" "$VIEW_BASE$path"
 }
 
+# vget_ready PATH [curl options...]: as vget, asked again while the answer is 202 (the whole
+# profile loading; at most 60 s).
+vget_ready() {
+	local got i
+	for i in $(seq 600); do
+		got=$(vget "$@")
+		[ "$got" = 202 ] || break
+		sleep 0.1
+	done
+	echo "$got"
+}
+
 # vraw PATH [curl options...]: as vget without the token.
 vraw() {
 	local path=$1
@@ -39,14 +51,14 @@ vraw() {
 expect_status() {
 	local want=$1 got
 	shift
-	got=$(vget "$@")
+	got=$(vget_ready "$@")
 	[ "$got" = "$want" ] || fail "GET $1 answered $got, expected $want: $(head -c 300 "$WORK/body")"
 }
 
-# vjson FILE PATH: vget PATH (must be 200) into FILE.
+# vjson FILE PATH: vget_ready PATH (must be 200) into FILE.
 vjson() {
 	local file=$1 got
-	got=$(vget "$2")
+	got=$(vget_ready "$2")
 	[ "$got" = 200 ] || fail "GET $2 answered $got: $(head -c 300 "$WORK/body")"
 	cp "$WORK/body" "$file"
 }
