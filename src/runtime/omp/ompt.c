@@ -133,7 +133,9 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 {
 	(void)task, (void)flags, (void)codeptr_ra;
 	struct cp_thread *t = cp_self;
-	const struct cp_omp_ctx *c = parallel->ptr;
+	struct cp_omp_ctx *c = parallel->ptr;
+	if (c) /* the team's waits after this are idle (omp_after) */
+		__atomic_add_fetch(&c->gen, 1, __ATOMIC_RELEASE);
 	if (c && t && t->omp && t->omp->depth && !--t->omp->depth && !t->omp_cur &&
 	    cp_omp_master == t)
 		cp_omp_serial_publish(c->frames, c->nframes, (enum cp_unwind_status)c->status);
@@ -148,9 +150,14 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
 	if (!ot || (flags & OMPT_TASK_INITIAL))
 		return;
 	if (endpoint == OMPT_SCOPE_BEGIN) {
+		const struct cp_omp_ctx *c = parallel ? parallel->ptr : NULL;
 		if (index)
 			t->omp_worker = 1; /* a pool thread (omp-idle) */
-		const struct cp_omp_ctx *c = parallel ? parallel->ptr : NULL;
+		if (c) { /* its waits in the runtime belong to the region until it ends */
+			t->omp_after_gen = c->gen;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->omp_after = c;
+		}
 		task->ptr = (void *)c;
 		if (ot->nsaved < CP_OMP_MAX_NEST)
 			ot->saved[ot->nsaved] = t->omp_cur;

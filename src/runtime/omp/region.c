@@ -211,10 +211,12 @@ int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int
 	c = t->omp_after;
 	if (c && c->gen == t->omp_after_gen) {
 		int i = cut_after(frames, n);
-		if (i < n)
-			return splice_at(frames, n, i, cap, c, 1, status);
+		if (i < n) /* libomp names no outlined function: its wait under the region */
+			return splice_at(frames, n, i, cap, c, c->via == CP_OMP_VIA_TRAMPOLINE,
+					 status);
 	}
-	if (t->omp_cur)
+	/* (libomp ends a worker's implicit task only when the next region starts) */
+	if (t->omp_cur && t->omp_cur->via == CP_OMP_VIA_TRAMPOLINE)
 		return n;
 	if (t->omp_worker && cut_after(frames, n) < n)
 		return splice_idle(frames, n, cap, status);
