@@ -8,8 +8,12 @@ serial_init (omp-idle, a part of cputime): there, omp-idle is about (THREADS - 1
 master's own time (cputime - omp-idle); serial_init holds most of the program's omp-idle;
 the workers' time is under main, not under their thread roots. loose (libomp, whose
 workers yield the CPU while they spin): the ratio is not checked."""
+import os
 import sqlite3
 import sys
+from importlib import import_module
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 db = sqlite3.connect(sys.argv[1])
 threads = int(sys.argv[2])
@@ -44,11 +48,7 @@ if not loose and not 0.4 * (threads - 1) <= ratio <= 1.5 * (threads - 1):
     errors.append(f"serial_init's omp-idle is {ratio:.2f} x its time, not about {threads - 1}")
 if (not loose or total_idle) and (not total_idle or idle / total_idle < 0.85):
     errors.append("serial_init holds less than 85 % of the omp-idle")
-main, all_cpu = incl('main', 'cputime'), root('cputime')
-startup = db.execute("select coalesce(sum(v.incl_sum), 0) from value v join scope_names s "
-                     "on s.id = v.scope where s.parent = 0 and s.procedure like '[ld-linux%' "
-                     "and v.metric = ?", (metric['cputime'],)).fetchone()[0]
-share = main / (all_cpu - startup)
+share = import_module("omp-share").main_share(db, metric['cputime'])
 print(f"under main: {100 * share:.1f} % of cputime after start-up")
 if share < 0.97:
     errors.append(f"only {100 * share:.1f} % of the time is under main (idle workers "

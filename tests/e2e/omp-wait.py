@@ -9,8 +9,12 @@ the worker's waits (omp-wait) in the region, most of them the worker's; 99.5 % o
 unwinds complete (a third of the samples are in the runtime's barrier). strict (libgomp):
 the worker's wait after the outlined function returned is inside the region too, and
 97 % of the time after start-up is under main (no thread root holds more)."""
+import os
 import sqlite3
 import sys
+from importlib import import_module
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 db = sqlite3.connect(sys.argv[1])
 strict = len(sys.argv) > 2 and sys.argv[2] == 'strict'
@@ -40,16 +44,7 @@ for s in regions:
     if strict and (not wait or wait[3] == master):
         errors.append(f"region {s}: the worker's wait is not in the region")
 if strict:
-    root = db.execute("select incl_sum from value where scope = 0 and metric = ?",
-                      (metric['cputime'],)).fetchone()[0]
-    main = db.execute("select sum(v.incl_sum) from value v join scope_names s on s.id = v.scope "
-                      "where s.procedure = 'main' and s.kind = 'procedure' and v.metric = ?",
-                      (metric['cputime'],)).fetchone()[0]
-    # the start-up before the runtime, charged to the loader's entry (thread 0), aside
-    startup = db.execute("select coalesce(sum(v.incl_sum), 0) from value v join scope_names s "
-                         "on s.id = v.scope where s.parent = 0 and s.procedure like '[ld-linux%' "
-                         "and v.metric = ?", (metric['cputime'],)).fetchone()[0]
-    share = main / (root - startup)
+    share = import_module("omp-share").main_share(db, metric['cputime'])
     print(f"under main: {100 * share:.1f} % of cputime after start-up")
     if share < 0.97:
         errors.append(f"only {100 * share:.1f} % of the time is under main")
