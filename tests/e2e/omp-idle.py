@@ -46,7 +46,8 @@ print(f"serial_init: master {own / 1e6:.0f} ms, omp-idle {idle / 1e6:.0f} ms "
 # machine
 if not loose and not 0.4 * (threads - 1) <= ratio <= 1.5 * (threads - 1):
     errors.append(f"serial_init's omp-idle is {ratio:.2f} x its time, not about {threads - 1}")
-if (not loose or total_idle) and (not total_idle or idle / total_idle < 0.85):
+# (loose: a few samples could go either way)
+if (not loose or total_idle > 20e6) and (not total_idle or idle / total_idle < 0.85):
     errors.append("serial_init holds less than 85 % of the omp-idle")
 share = import_module("omp-share").main_share(db, metric['cputime'])
 print(f"under main: {100 * share:.1f} % of cputime after start-up")
