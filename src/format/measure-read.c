@@ -434,7 +434,7 @@ static int node_check(const struct cp_mf_thr *t, size_t i, const struct cp_mf_rn
 		    CP_EFORMAT,
 		    "file %s: node %zu at offset %llu has parent %u, not an earlier node", name, i,
 		    (unsigned long long)off, n->parent);
-	if (n->kind == CP_MF_NODE_ROOT || n->kind > CP_MF_NODE_TASK)
+	if (n->kind == CP_MF_NODE_ROOT || n->kind > CP_MF_NODE_IDLE)
 		return cp_error(CP_EFORMAT, "file %s: node %zu at offset %llu has invalid kind %u",
 				name, i, (unsigned long long)off, n->kind);
 	if (proc && n->module != CP_MF_MODULE_NONE && n->kind != CP_MF_NODE_PARTIAL &&

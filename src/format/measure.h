@@ -36,8 +36,8 @@
 #define CP_MF_VERSION 2	      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
 /* Additions within a version that older readers ignore (they read the fields as reserved
  * zeros); readers treat a file of a lower minor as having none of the later fields.
- * 1: rank and nranks in the common header (MPI). */
-#define CP_MF_VERSION_MINOR 1
+ * 1: rank and nranks in the common header (MPI). 2: node kind 7 (CP_MF_NODE_IDLE). */
+#define CP_MF_VERSION_MINOR 2
 #define CP_MF_NO_RANK (-1) /* cp_mf_header.rank of a process that is no MPI rank */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
@@ -199,6 +199,10 @@ enum cp_mf_node_kind {
 	CP_MF_NODE_REGION = 5,
 	CP_MF_NODE_TASK = 6, /* an OpenMP task, the same way: its task function, under the
 			      * context that created it */
+	/* An idle OpenMP worker's samples (minor 2): a leaf, module NONE, offset 0, under the
+	 * serial context of the thread that started the workers' last region (the master)
+	 * at that time (omp-idle) */
+	CP_MF_NODE_IDLE = 7,
 };
 
 /* The thread file's fixed part. Nodes follow at header.header_size. */

@@ -2,8 +2,8 @@
 # MPI x OpenMP, 2 ranks x 2 threads (MPI_Init_thread(MPI_THREAD_FUNNELED)): the wrapper of
 # MPI_Init_thread measures and confirms the rank; each rank's OpenMP threads are its
 # threads (--thread R.T), both run the region's work; reports by rank and by thread add
-# up to the job's. (Where a worker's samples hang in the tree -- under the region's
-# context -- is the OpenMP support's business, tested with it.)
+# up to the job's; every thread's work of every rank lies under its region's context,
+# main > region > parallel region in region > work (never under a thread root).
 . "$(dirname "$0")/lib.sh"
 require_mpi
 wl=$CP_WORKLOADS/mpi-hybrid.O2
@@ -29,6 +29,13 @@ assert len(workers) >= 2, f"{len(workers)} threads of rank {r} ran work"
 assert sum(t.total["cputime"] for t in threads) == rank.total["cputime"]
 assert rank.incl("MPI_Init_thread", "mpi-calls") == 1
 assert rank.incl("MPI_Allreduce", "mpi-sent-bytes") == 8
+for k, t in enumerate(workers):
+    w = t.incl("work", "cputime")
+    inside = t.incl("work", "cputime", under="parallel region in region")
+    assert inside == w, f"rank {r}: {w - inside} ns of a thread's work outside its region"
+    paths = [t.path(n) for n in t.nodes.values()
+             if n["name"] == "parallel region in region" and n["kind"] == "procedure"]
+    assert paths and all("main" in p and "region" in p[:-1] for p in paths), paths
 PY
 done
 python3 - "$WORK" "$(dirname "$0")" <<'PY' || fail "ranks do not add up to the job"

@@ -5,6 +5,9 @@
  *   omp-regions nested N      an outer region of 2 threads, each starting an inner one
  *   omp-regions tasks N       one thread creates tasks that the team runs
  *   omp-regions dynamic N     a parallel loop with schedule(dynamic)
+ *   omp-regions idle N        20 rounds of serial_init (serial, on the master) and a
+ *                             balanced region of the same length: the workers idle half
+ *                             of the time (omp-idle)
  *
  * N scales the work (units of ~0.1 ms); the team size comes from OMP_NUM_THREADS. */
 #include "common.h"
@@ -95,6 +98,33 @@ NOINLINE void dynamic(long units)
 	sink(r);
 }
 
+NOINLINE void serial_init(long units)
+{
+	uint64_t r = 0;
+	for (long i = 0; i < units; i++)
+		r += crunch(100000);
+	sink(r);
+}
+
+NOINLINE void balanced(long units)
+{
+#pragma omp parallel
+	{
+		uint64_t r = 0;
+		for (long i = 0; i < units; i++)
+			r += crunch(100000);
+		sink(r);
+	}
+}
+
+NOINLINE void idle_phases(long units)
+{
+	for (int k = 0; k < 20; k++) {
+		serial_init(units / 20);
+		balanced(units / 20);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "imbalance";
@@ -108,6 +138,8 @@ int main(int argc, char **argv)
 		tasks(units);
 	} else if (!strcmp(mode, "dynamic")) {
 		dynamic(units);
+	} else if (!strcmp(mode, "idle")) {
+		idle_phases(units);
 	} else {
 		fprintf(stderr, "omp-regions: unknown mode %s\n", mode);
 		return 2;

@@ -59,8 +59,8 @@ uint32_t *cp_analysis_modmap(struct cp_corr *corr, const struct cp_mf_proc *p);
 /* A warning for the database's run (formatted, up to about 1 KB). */
 void cp_analysis_warn(struct cp_db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* In db, the metrics omp-wait and omp-work and, when a->omp_from is set, corr's split of
- * it into them (cp_corr_omp_wait). 0 or a negative CP_E* code. */
+/* In db, the metrics omp-wait, omp-work and omp-idle and, when a->omp_from is set, corr's
+ * split of it into them (cp_corr_omp_wait, cp_corr_omp_idle). 0 or a negative CP_E* code. */
 int cp_analysis_omp(struct cp_analysis *a, struct cp_db *db, struct cp_corr *corr);
 
 /* The command line of a process image, shell-quoted (caller frees). */

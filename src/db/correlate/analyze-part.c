@@ -56,9 +56,14 @@ int cp_analysis_omp(struct cp_analysis *a, struct cp_db *db, struct cp_corr *cor
 	d.description = "part of the time metric sampled in OpenMP regions and tasks outside "
 			"the runtime's waits";
 	uint32_t work = wait == CP_DB_NONE ? CP_DB_NONE : cp_db_metric_add(db, &d);
-	if (work == CP_DB_NONE)
+	d.name = "omp-idle";
+	d.description = "part of the time metric sampled in idle OpenMP workers between "
+			"regions, charged to the master thread's serial context at that time";
+	uint32_t idle = work == CP_DB_NONE ? CP_DB_NONE : cp_db_metric_add(db, &d);
+	if (idle == CP_DB_NONE)
 		return cp_error(CP_EINTERNAL, "%s: the OpenMP metrics could not be added", a->dir);
 	cp_corr_omp_wait(corr, from, wait, work);
+	cp_corr_omp_idle(corr, idle);
 	return 0;
 }
 

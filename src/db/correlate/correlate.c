@@ -80,6 +80,7 @@ struct cp_corr {
 	uint32_t omp_from, omp_wait, omp_work; /* cp_corr_omp_wait, CP_DB_NONE until then */
 	cp_corr_first_use_fn first_use;
 	void *first_use_ctx;
+	uint32_t omp_idle; /* cp_corr_omp_idle */
 };
 
 /* What a module is for omp-wait: the OpenMP runtime, libc (waits it calls), other. */
@@ -111,7 +112,7 @@ struct cp_corr *cp_corr_new(struct cp_db *db)
 	struct cp_corr *c = xcalloc(1, sizeof(*c));
 	c->db = db;
 	c->partial_df = UINT32_MAX;
-	c->omp_from = c->omp_wait = c->omp_work = CP_DB_NONE;
+	c->omp_from = c->omp_wait = c->omp_work = c->omp_idle = CP_DB_NONE;
 	XGROW(c->dfs, 1, c->adfs);
 	c->dfs[0] = (struct dframe){0, CP_DB_NONE, 0, 0, UINT32_MAX};
 	c->ndfs = 1;
@@ -650,6 +651,7 @@ static inline void prefetch_node(const struct cp_corr *c, const struct cp_mf_thr
  * a region or task. */
 #define OMP_F_WAIT 1
 #define OMP_F_REGION 2
+#define OMP_F_IDLE 4 /* an idle worker's samples (kind IDLE) */
 
 /* A node's exclusive values into the profile, at its frame's statement; for the OpenMP
  * metrics, omp_from's value into omp_wait (a wait) or omp_work (other code in a region). */
@@ -665,7 +667,10 @@ static void node_values(struct cp_corr *c, uint32_t profile, uint32_t df, const 
 		cp_db_add(c->db, profile, target, metric_map[m], (double)v[m]);
 		if (metric_map[m] != c->omp_from || !flags)
 			continue;
-		if (flags & OMP_F_WAIT)
+		if (flags & OMP_F_IDLE) {
+			if (c->omp_idle != CP_DB_NONE)
+				cp_db_add(c->db, profile, target, c->omp_idle, (double)v[m]);
+		} else if (flags & OMP_F_WAIT)
 			cp_db_add(c->db, profile, target, c->omp_wait, (double)v[m]);
 		else
 			cp_db_add(c->db, profile, target, c->omp_work, (double)v[m]);
@@ -700,6 +705,11 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
 			df = pdf;
 			if (wf)
 				wf[i] = OMP_F_REGION;
+		} else if (n->kind == CP_MF_NODE_IDLE) {
+			/* An idle worker's samples: on the master's serial context */
+			df = pdf;
+			if (wf)
+				wf[i] = OMP_F_IDLE;
 		} else {
 			if (n->module != last_mod) {
 				last_mod = n->module;
@@ -740,6 +750,11 @@ void cp_corr_omp_wait(struct cp_corr *c, uint32_t from, uint32_t wait, uint32_t 
 	c->omp_from = from;
 	c->omp_wait = wait;
 	c->omp_work = work;
+}
+
+void cp_corr_omp_idle(struct cp_corr *c, uint32_t idle)
+{
+	c->omp_idle = idle;
 }
 
 void cp_corr_stats(const struct cp_corr *c, struct cp_corr_stats *out)

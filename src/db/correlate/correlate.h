@@ -59,6 +59,9 @@ void cp_corr_thread(struct cp_corr *c, const struct cp_mf_proc *proc, const uint
  * and those of the other samples inside a region or task to `work`. */
 int cp_corr_omp_used(const struct cp_corr *c);
 void cp_corr_omp_wait(struct cp_corr *c, uint32_t from, uint32_t wait, uint32_t work);
+/* omp-idle: the values of `from` in IDLE nodes (an idle worker's samples, under the
+ * master's serial context; they stay in `from` as well) are also added to `idle`. */
+void cp_corr_omp_idle(struct cp_corr *c, uint32_t idle);
 
 /* Statistics, for tests and the bench. */
 struct cp_corr_stats {

@@ -79,6 +79,9 @@ struct cp_thread {
 	 * until the region ends, the thread waits in its end barrier) */
 	const struct cp_omp_ctx *volatile omp_after;
 	uint32_t omp_after_gen;
+	/* a pool thread: it ran a region another thread started (omp-idle: its samples in the
+	 * runtime outside any region hang under the master's serial context) */
+	uint32_t omp_worker;
 };
 
 struct cp_runtime {

@@ -32,6 +32,8 @@ static uint16_t frame_node_kind(const struct cp_frame *f)
 		return CP_MF_NODE_REGION;
 	case CP_FRAME_TASK:
 		return CP_MF_NODE_TASK;
+	case CP_FRAME_IDLE:
+		return CP_MF_NODE_IDLE;
 	default:
 		return CP_MF_NODE_CALL;
 	}

@@ -64,6 +64,8 @@ static __attribute__((noinline)) struct cp_omp_region *region_open(omp_fn fn, vo
 		return NULL;
 	if (!cp_omp_rt_hi) /* libgomp's text, for the threads' waits after the region's code */
 		cp_omp_set_runtime((const void *)(uintptr_t)GOMP_REAL(GOMP_parallel_end));
+	if (!ot->depth && !t->omp_cur)
+		cp_omp_master = t;
 	struct cp_omp_region *r = &ot->regions[ot->depth++];
 	enum cp_unwind_status st;
 	r->c.fn = fn;
@@ -81,7 +83,10 @@ static void region_close(struct cp_omp_region *r)
 {
 	if (r) {
 		__atomic_add_fetch(&r->c.gen, 1, __ATOMIC_RELEASE);
-		cp_self->omp->depth--;
+		struct cp_thread *t = cp_self;
+		if (!--t->omp->depth && !t->omp_cur && cp_omp_master == t)
+			cp_omp_serial_publish(r->frames, r->c.nframes,
+					      (enum cp_unwind_status)r->c.status);
 	}
 }
 

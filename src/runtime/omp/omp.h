@@ -109,4 +109,13 @@ const struct cp_omp_ctx *cp_omp_intern(void (*fn)(void *), const struct cp_frame
 int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int cap,
 		  enum cp_unwind_status *status);
 
+/* omp-idle (docs/internals/omp.md, "Idle workers"): the thread that started the last
+ * top-level region (not inside any region then), and its serial context: published by
+ * cp_omp_splice from its samples outside regions, and when a top-level region of it ends
+ * (the region's context is where it continues). An idle worker's sample (a pool thread,
+ * outside any region, in the OpenMP runtime) is spliced onto it under an IDLE frame.
+ * Async-signal-safe; a publish that would interrupt another is skipped. */
+extern const struct cp_thread *volatile cp_omp_master;
+void cp_omp_serial_publish(const struct cp_frame *frames, int n, enum cp_unwind_status status);
+
 #endif

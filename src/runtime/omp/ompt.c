@@ -113,6 +113,8 @@ static void on_parallel_begin(ompt_data_t *task, const void *frame, ompt_data_t 
 	struct cp_omp_thread *ot = t ? cp_omp_thread_block(t) : NULL;
 	if (!ot || ot->depth >= CP_OMP_MAX_NEST)
 		return;
+	if (!ot->depth && !t->omp_cur)
+		cp_omp_master = t;
 	struct cp_omp_region *r = &ot->regions[ot->depth++];
 	enum cp_unwind_status st;
 	r->c.fn = (void (*)(void *))(uintptr_t)codeptr_ra;
@@ -131,20 +133,31 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 {
 	(void)task, (void)flags, (void)codeptr_ra;
 	struct cp_thread *t = cp_self;
-	if (parallel->ptr && t && t->omp && t->omp->depth)
-		t->omp->depth--;
+	struct cp_omp_ctx *c = parallel->ptr;
+	if (c) /* the team's waits after this are idle (omp_after) */
+		__atomic_add_fetch(&c->gen, 1, __ATOMIC_RELEASE);
+	if (c && t && t->omp && t->omp->depth && !--t->omp->depth && !t->omp_cur &&
+	    cp_omp_master == t)
+		cp_omp_serial_publish(c->frames, c->nframes, (enum cp_unwind_status)c->status);
 }
 
 static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task,
 			     unsigned nthreads, unsigned index, int flags)
 {
-	(void)nthreads, (void)index;
+	(void)nthreads;
 	struct cp_thread *t = cp_self;
 	struct cp_omp_thread *ot = t ? cp_omp_thread_block(t) : NULL;
 	if (!ot || (flags & OMPT_TASK_INITIAL))
 		return;
 	if (endpoint == OMPT_SCOPE_BEGIN) {
 		const struct cp_omp_ctx *c = parallel ? parallel->ptr : NULL;
+		if (index)
+			t->omp_worker = 1; /* a pool thread (omp-idle) */
+		if (c) { /* its waits in the runtime belong to the region until it ends */
+			t->omp_after_gen = c->gen;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			t->omp_after = c;
+		}
 		task->ptr = (void *)c;
 		if (ot->nsaved < CP_OMP_MAX_NEST)
 			ot->saved[ot->nsaved] = t->omp_cur;

@@ -39,8 +39,11 @@ static inline __attribute__((always_inline)) void run_in(const struct cp_omp_ctx
 OMP_TEXT void cp_omp_trampoline(void *p)
 {
 	const struct cp_omp_region *r = p;
-	run_in(&r->c, r->c.fn, r->c.data);
 	struct cp_thread *t = cp_self;
+	const struct cp_omp_thread *ot = t ? t->omp : NULL;
+	if (t && !(ot && ot->depth && &ot->regions[ot->depth - 1] == r))
+		t->omp_worker = 1; /* not the region's starter */
+	run_in(&r->c, r->c.fn, r->c.data);
 	if (t) {
 		t->omp_after_gen = r->c.gen;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -133,6 +136,66 @@ static int splice_at(struct cp_frame *frames, int n, int i, int cap, const struc
 	return i + 1 + m;
 }
 
+/* omp-idle: the serial context of the master (the thread that started the last
+ * top-level region), published by the master's unspliced samples and at the end of its
+ * top-level regions; read by idle workers' samples. A sequence lock: odd while written;
+ * a writer that finds it odd (its own handler interrupting it) skips. */
+static struct {
+	volatile uint32_t seq;
+	int32_t n;
+	uint32_t status;
+	uint32_t pad;
+	struct cp_frame frames[CP_OMP_MAX_FRAMES];
+} serial;
+const struct cp_thread *volatile cp_omp_master;
+
+void cp_omp_serial_publish(const struct cp_frame *frames, int n, enum cp_unwind_status status)
+{
+	uint32_t s = __atomic_load_n(&serial.seq, __ATOMIC_ACQUIRE);
+	if ((s & 1) || !__atomic_compare_exchange_n(&serial.seq, &s, s + 1, 0, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED))
+		return;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (n > CP_OMP_MAX_FRAMES) {
+		n = CP_OMP_MAX_FRAMES;
+		status = CP_UNWIND_PARTIAL;
+	}
+	__builtin_memcpy(serial.frames, frames, (size_t)(n > 0 ? n : 0) * sizeof(frames[0]));
+	serial.n = n;
+	serial.status = (uint32_t)status;
+	__atomic_store_n(&serial.seq, s + 2, __ATOMIC_RELEASE);
+}
+
+/* An idle worker's path: an IDLE frame on the master's serial context; n (unchanged) if
+ * none was published yet. */
+static int splice_idle(struct cp_frame *frames, int n, int cap, enum cp_unwind_status *status)
+{
+	struct cp_frame idle = {.pc = 0, .kind = CP_FRAME_IDLE, .how = CP_HOW_NONE};
+	for (int tries = 0; tries < 4; tries++) {
+		uint32_t s = __atomic_load_n(&serial.seq, __ATOMIC_ACQUIRE);
+		if (s & 1)
+			continue;
+		int m = serial.n;
+		enum cp_unwind_status st = (enum cp_unwind_status)serial.status;
+		if (m <= 0 || cap < 2)
+			return n;
+		if (m > cap - 1) {
+			m = cap - 1;
+			st = CP_UNWIND_PARTIAL;
+		}
+		__builtin_memcpy(&frames[1], serial.frames, (size_t)m * sizeof(frames[0]));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&serial.seq, __ATOMIC_RELAXED) == s) {
+			frames[0] = idle;
+			*status = st;
+			return m + 1;
+		}
+	}
+	frames[0] = idle; /* the master kept writing: idle, context unknown */
+	*status = CP_UNWIND_PARTIAL;
+	return 1;
+}
+
 int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int cap,
 		  enum cp_unwind_status *status)
 {
@@ -148,9 +211,17 @@ int cp_omp_splice(const struct cp_thread *t, struct cp_frame *frames, int n, int
 	c = t->omp_after;
 	if (c && c->gen == t->omp_after_gen) {
 		int i = cut_after(frames, n);
-		if (i < n)
-			return splice_at(frames, n, i, cap, c, 1, status);
+		if (i < n) /* libomp names no outlined function: its wait under the region */
+			return splice_at(frames, n, i, cap, c, c->via == CP_OMP_VIA_TRAMPOLINE,
+					 status);
 	}
+	/* (libomp ends a worker's implicit task only when the next region starts) */
+	if (t->omp_cur && t->omp_cur->via == CP_OMP_VIA_TRAMPOLINE)
+		return n;
+	if (t->omp_worker && cut_after(frames, n) < n)
+		return splice_idle(frames, n, cap, status);
+	if (t == cp_omp_master)
+		cp_omp_serial_publish(frames, n, *status);
 	return n;
 }
 

@@ -28,6 +28,7 @@ enum cp_frame_kind {
 	CP_FRAME_SIGNAL = 2, /* an interrupted PC found through a signal frame (exact) */
 	CP_FRAME_REGION = 3, /* an OpenMP region: pc is its outlined function (omp/omp.h) */
 	CP_FRAME_TASK = 4,   /* an OpenMP task: pc is its task function */
+	CP_FRAME_IDLE = 5,   /* an idle OpenMP worker, under the master's serial context */
 };
 
 /* How a frame's caller was found (cp_frame.how). */
