@@ -153,6 +153,10 @@ static inline int cp_rt_hides_frame(uintptr_t pc, int is_return)
 
 /* core/init.c */
 void cp_rt_init(void) CP_HIDDEN;
+int cp_rt_start(int attached) CP_HIDDEN; /* after cp_config_load: 0, or -1 (off) */
+/* CALLPATH_* settings: the environment, or an attached runtime's file (core/attach.c). */
+const char *cp_rt_getenv(const char *name) CP_HIDDEN;
+int cp_rt_attached(void) CP_HIDDEN; /* loaded by attach --inject */
 void cp_rt_fini(int crashed_sig) CP_HIDDEN;
 /* True in a vfork child, a raw clone child or a fork child made inside libc (daemon(),
  * _Fork): it shares or copied the parent's measurement state and must not touch it, only
@@ -224,7 +228,7 @@ extern struct sigaction cp_app_action CP_HIDDEN;
 extern volatile int cp_app_action_set CP_HIDDEN;
 
 /* core/config.c */
-int cp_config_load(void) CP_HIDDEN;
+int cp_config_load(int rearm) CP_HIDDEN;
 /* LD_PRELOAD and CALLPATH_* as they were at start (KEY=VALUE, NULL-terminated), so that a
  * program that clears its environment (env -i) still passes them on to exec'd images. */
 extern char *cp_saved_env[] CP_HIDDEN;
