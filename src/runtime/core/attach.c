@@ -59,7 +59,7 @@ static int settings_load(const char *path)
 /* A dormant runtime (detached earlier) forgets its previous measurement. */
 static void rearm_reset(void)
 {
-	cp_thread_forget_all_but_self();
+	cp_thread_drop_all();
 	cp_arena_abandon(&cp_rt.proc);
 	cp_rt.phdr = NULL;
 	cp_rt.finished = 0;
