@@ -80,8 +80,8 @@ static int detach(pid_t pid, const char *outdir)
 	return rc;
 }
 
-int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds,
-		      int quiet, int *ended)
+int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds, int quiet,
+		      int *ended)
 {
 	char runtime[PATH_MAX];
 	struct cp_inject_result res;

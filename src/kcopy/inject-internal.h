@@ -10,7 +10,7 @@
 #define KC_MAX_STOPPED 4096
 
 struct kc_thread_stop {
-	pid_t tid; /* 0: released */
+	pid_t tid;   /* 0: released */
 	int pending; /* a signal that stopped it first, delivered at the release */
 };
 

@@ -3,9 +3,10 @@
  * that holds the allocator's or the loader's locks. The thread's stack is read
  * (process_vm_readv) and unwound with the runtime's unwinder (cp_unwind_copy, the target's
  * modules registered as for kernel-copy sampling); libc's functions are told apart by its
- * exported symbols (.dynsym: Debian's libc has no other). A run of libc frames without any
- * exported function is an internal function reached by a tail call (free's _int_free):
- * unsafe too. */
+ * exported symbols (.dynsym: Debian's libc has no other). The allocator's internal
+ * functions (_int_malloc, _int_free) are never reached by a tail call from the exported
+ * ones (glibc 2.36: every entry point does work after the call), so the exported caller is
+ * on the stack; an unwind that stopped inside libc is unsafe (the callers are unknown). */
 #include "kcopy/inject-internal.h"
 #include "kcopy/kcopy-internal.h"
 
@@ -40,12 +41,22 @@ struct kc_safety {
  * program's code while holding them: dl_iterate_phdr's callback). */
 static int name_unsafe(const char *n)
 {
-	static const char *const prefixes[] = {"dl", "__libc_dl", "_dl_", "__libc_malloc",
-					       "__libc_free", "__libc_calloc", "__libc_realloc",
-					       "__libc_memalign", "fork", "_Fork", "__libc_fork",
-					       "vfork", "pthread_create", "exit", "_exit"};
-	if (strstr(n, "alloc") || strstr(n, "free") || strstr(n, "mallinfo") ||
-	    strstr(n, "malloc"))
+	static const char *const prefixes[] = {"dl",
+					       "__libc_dl",
+					       "_dl_",
+					       "__libc_malloc",
+					       "__libc_free",
+					       "__libc_calloc",
+					       "__libc_realloc",
+					       "__libc_memalign",
+					       "fork",
+					       "_Fork",
+					       "__libc_fork",
+					       "vfork",
+					       "pthread_create",
+					       "exit",
+					       "_exit"};
+	if (strstr(n, "alloc") || strstr(n, "free") || strstr(n, "mallinfo") || strstr(n, "malloc"))
 		return 1;
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (!strncmp(n, prefixes[i], strlen(prefixes[i])))
@@ -169,28 +180,22 @@ static const struct kc_fn *libc_fn(const struct kc_safety *k, uintptr_t pc)
 	return found;
 }
 
-/* 1 safe, 0 not, for the frames of one stack, innermost first. */
-static int frames_safe(const struct kc_safety *k, const struct cp_frame *f, int n)
+/* 1 safe, 0 not, for the frames of one stack, innermost first; complete: the unwind
+ * reached the outermost frame. */
+static int frames_safe(const struct kc_safety *k, const struct cp_frame *f, int n, int complete)
 {
-	int libc_run = 0, run_exported = 0;
+	int last_in_libc = 0;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = f[i].kind == CP_FRAME_RETURN ? f[i].pc - 1 : f[i].pc;
 		if (pc >= k->ld_lo && pc < k->ld_hi)
 			return 0;
-		int in_libc = pc >= k->libc_lo && pc < k->libc_hi;
-		if (!in_libc) {
-			if (libc_run && !run_exported)
-				return 0;
-			libc_run = run_exported = 0;
-			continue;
-		}
-		const struct kc_fn *fn = libc_fn(k, pc);
+		last_in_libc = pc >= k->libc_lo && pc < k->libc_hi;
+		const struct kc_fn *fn = last_in_libc ? libc_fn(k, pc) : NULL;
 		if (fn && fn->unsafe)
 			return 0;
-		libc_run = 1;
-		run_exported |= fn != NULL;
 	}
-	return !(libc_run && !run_exported);
+	/* Stopped inside libc: the callers that were not seen may hold the locks. */
+	return complete || !last_in_libc;
 }
 
 int kc_thread_safe(struct kc_safety *k, pid_t tid)
@@ -220,7 +225,7 @@ int kc_thread_safe(struct kc_safety *k, pid_t tid)
 	int n = cp_unwind_copy(&c, frames, KC_SAFE_FRAMES, &status);
 	if (n <= 0)
 		return 0;
-	return frames_safe(k, frames, n);
+	return frames_safe(k, frames, n, status == CP_UNWIND_COMPLETE);
 }
 
 struct sym_find {

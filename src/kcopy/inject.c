@@ -54,14 +54,16 @@ int kc_ptrace_refusal(pid_t pid, int err)
 	if (err == ESRCH)
 		return cp_error(CP_ENOENT, "process %d has ended", (int)pid);
 	if (tracer)
-		return cp_error(CP_EPERM, "process %d is already traced by process %d (a debugger?)",
+		return cp_error(CP_EPERM,
+				"process %d is already traced by process %d (a debugger?)",
 				(int)pid, tracer);
 	if (!read_int_file("/proc/sys/kernel/yama/ptrace_scope", &scope) && scope > 0)
 		return cp_error(CP_EPERM,
 				"not permitted to trace process %d: ptrace_scope is %d (Yama); "
 				"as root: sysctl kernel.yama.ptrace_scope=0, or give callpath "
 				"CAP_SYS_PTRACE%s",
-				(int)pid, scope, scope == 3 ? " (3: no attaching at all until reboot)" : "");
+				(int)pid, scope,
+				scope == 3 ? " (3: no attaching at all until reboot)" : "");
 	return cp_error(CP_EPERM, "not permitted to trace process %d: %s", (int)pid, strerror(err));
 }
 
@@ -112,8 +114,8 @@ static int load_and_start(pid_t pid, pid_t tid, const struct cp_inject_opts *o,
 	if (rc)
 		return rc;
 	if (!ret)
-		return cp_error(CP_EIO, "process %d: dlopen of %s failed inside the process", (int)pid,
-				o->runtime);
+		return cp_error(CP_EIO, "process %d: dlopen of %s failed inside the process",
+				(int)pid, o->runtime);
 	const char *base = strrchr(o->runtime, '/');
 	uintptr_t start = kc_symbol_in(pid, base ? base : o->runtime, "callpath_attach_start");
 	if (!start)
@@ -145,7 +147,8 @@ int cp_kcopy_inject(pid_t pid, const struct cp_inject_opts *o, struct cp_inject_
 	memset(res, 0, sizeof *res);
 	int tracer = tracer_of(pid);
 	if (tracer)
-		return cp_error(CP_EPERM, "process %d is already traced by process %d (a debugger?)",
+		return cp_error(CP_EPERM,
+				"process %d is already traced by process %d (a debugger?)",
 				(int)pid, tracer);
 	int rc = write_settings(o, settings, sizeof settings);
 	struct kc_safety *k = rc ? NULL : kc_safety_open(pid);

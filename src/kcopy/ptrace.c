@@ -182,8 +182,8 @@ static int run_call(pid_t tid, uint64_t *ret, double timeout_s)
 			return 0;
 		}
 		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL)
-			return cp_error(CP_EIO, "the call in thread %d faulted (signal %d)", (int)tid,
-					sig);
+			return cp_error(CP_EIO, "the call in thread %d faulted (signal %d)",
+					(int)tid, sig);
 	}
 }
 

@@ -49,8 +49,7 @@ static int settings_load(const char *path)
 		return -1;
 	settings[n] = 0;
 	nkeys = 0;
-	for (char *p = settings, *save = NULL, *line; (line = strtok_r(p, "\n", &save));
-	     p = NULL)
+	for (char *p = settings, *save = NULL, *line; (line = strtok_r(p, "\n", &save)); p = NULL)
 		if (strchr(line, '=') && nkeys < CP_ATTACH_MAX_KEYS)
 			keys[nkeys++] = line;
 	return 0;

@@ -70,6 +70,8 @@ static int handle_detach(char *out, size_t cap)
 		snprintf(out, cap, "error\tthis process was not attached with --inject\n");
 		return 0;
 	}
+	/* The program runs on as before: no probe of this session stays in its code. */
+	cp_probe_control("*", 1, NULL, NULL, 0);
 	cp_rt_fini(0);
 	snprintf(out, cap, "ok\n");
 	return 1;
