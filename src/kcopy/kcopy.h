@@ -58,6 +58,8 @@ int cp_kcopy_record(char *const *argv, const struct cp_kcopy_opts *o, struct cp_
 
 /* Is path a static executable (an ELF file without PT_INTERP)? 1, 0, or -1 if unreadable. */
 int cp_kcopy_is_static(const char *path);
+/* Does it have the runtime linked in (libcallpath-rt.a)? 1, 0, or -1 if unreadable. */
+int cp_kcopy_links_runtime(const char *path);
 
 /* attach --inject (docs/internals/inject.md): the runtime loaded into the running process
  * and started there, measuring into outdir until cp_kcopy_detach. */

@@ -159,6 +159,8 @@ void cp_control_start(void)
 	 * between clients. */
 	control_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!create) /* a static program (libcallpath-rt.a): no wrapper, libc's is the one */
+		create = pthread_create;
 	if (control_fd < 0 || !create) {
 		cp_rt_note("control channel: cannot open %s: %s", path, strerror(errno));
 		return;

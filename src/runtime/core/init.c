@@ -50,6 +50,9 @@ static int modules_start(int replay)
 	if (!rc)
 		rc = cp_unwind_init();
 	const struct cp_module *self = rc ? NULL : cp_modules_find((uintptr_t)cp_rt_init);
+#ifdef CP_RT_STATIC /* linked into the program (libcallpath-rt.a): its module is the program's */
+	self = NULL;
+#endif
 	if (self) { /* what cp_rt_owns_pc tests */
 		cp_rt.self_lo = self->text_lo;
 		cp_rt.self_len = self->text_hi - self->text_lo;
