@@ -34,21 +34,7 @@ grep -Eq "metric calls \(calls\): 0 calls" "$WORK/run.err" ||
 	{ cat "$WORK/run.err" >&2; fail "attach 1's probe stayed in the program after its detach"; }
 [ "$(ls "$WORK/a2"/*.proc | wc -l)" -eq 1 ] || fail "attach 2 wrote no process file"
 
-kill -TERM "$STEADY_PID"
-wait "$STEADY_PID"
-status=$?
 trap - EXIT
-[ "$status" -eq 7 ] || fail "the program's exit status became $status (7 expected)"
-[ "$(cat "$WORK/steady.out")" = "steady done" ] ||
-	fail "the program's output changed: $(cat "$WORK/steady.out")"
-
-run "$CALLPATH" record -q -o "$WORK/r" -- "$CP_WORKLOADS/steady.O2" 2 2
-read -r ref nref <<<"$(share_three "$WORK/r")"
-for i in 1 2; do
-	read -r got ngot <<<"$(share_three "$WORK/a$i")"
-	note "three(): attach --inject $i ${got}% of $ngot samples, record ${ref}% of $nref"
-	[ "$ngot" -gt 100 ] || fail "attach $i: only $ngot samples in 2 s"
-	shares_close "$got" "$ngot" "$ref" "$nref" ||
-		fail "attach $i: three() has ${got}%, record ${ref}%: further apart than sampling noise"
-done
+end_steady 7
+compare_with_record "attach --inject" 2
 note "ok"
