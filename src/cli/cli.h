@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -68,6 +69,11 @@ int cli_bad_value(const char *cmd, const char *arg, const char *option);
 
 /* Prints "callpath NAME: message" (message from cp_error_message() when fmt is NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* attach --inject (attach-inject.c): loads the runtime into pid measuring into outdir
+ * (absolute), waits, detaches. 0 (*ended: the process ended meanwhile), or -1 with
+ * cp_error() set. */
+int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds,
+		      int quiet, int *ended);
 /* Exit status used for failures of callpath itself (not of the profiled program). */
 #define CLI_EXIT_FAILURE 2
 /* The runtime preloaded into measured programs. */

@@ -20,7 +20,8 @@
 struct attach_cli {
 	struct cp_kcopy_opts k;
 	const char *outdir;
-	int no_analyze;
+	const char *events; /* -e as given (--inject: the runtime's CALLPATH_EVENTS) */
+	int no_analyze, inject;
 	pid_t pid;
 };
 
@@ -39,6 +40,8 @@ static void attach_usage(FILE *out)
 		"  -o, --output DIR        measurement directory (default\n"
 		"                          ./callpath-NAME-PID)\n"
 		"      --stack-bytes N     user stack copied per sample (default 16384)\n"
+		"      --inject            load callpath's runtime into the process instead\n"
+		"                          (ptrace; realtime, probe --pid); it stays dormant\n"
 		"  -q, --quiet             no summary at the end\n"
 		"      --no-analyze        leave the measurement as it is: no database\n"
 		"  -h, --help              this help\n");
@@ -73,7 +76,8 @@ static int attach_parse(int argc, char **argv, struct attach_cli *c)
 	    {"for", required_argument, 0, 'f'},	   {"event", required_argument, 0, 'e'},
 	    {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
 	    {"no-analyze", no_argument, 0, 'N'},   {"stack-bytes", required_argument, 0, 'S'},
-	    {"help", no_argument, 0, 'h'},	   {0, 0, 0, 0},
+	    {"inject", no_argument, 0, 'I'},	   {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0},
 	};
 	double v;
 	int ch;
@@ -88,6 +92,10 @@ static int attach_parse(int argc, char **argv, struct attach_cli *c)
 		case 'e':
 			if (attach_event(c, optarg))
 				return -1;
+			c->events = optarg;
+			break;
+		case 'I':
+			c->inject = 1;
 			break;
 		case 'o':
 			c->outdir = optarg;
@@ -132,6 +140,38 @@ static void attach_default_dir(pid_t pid, char *out, size_t cap)
 	snprintf(out, cap, "callpath-%s-%d", name[0] ? name : "process", (int)pid);
 }
 
+static int attach_kcopy(struct attach_cli *c, struct cp_kcopy_result *res)
+{
+	if (cp_kcopy_attach(c->pid, &c->k, res)) {
+		cli_error("attach", NULL);
+		return -1;
+	}
+	if (!c->k.quiet)
+		fprintf(stderr, "callpath attach: %llu samples%s; measurement in %s\n",
+			(unsigned long long)res->samples, res->exited ? " (the process ended)" : "",
+			c->k.outdir);
+	return 0;
+}
+
+static int attach_inject(struct attach_cli *c, const char *outdir)
+{
+	int ended = 0;
+	if (c->k.event.kind == CP_EV_TRIGGER) {
+		cli_error("attach", "%s needs the runtime preloaded (its calls are interposed); "
+				    "use callpath record",
+			  c->k.event.name);
+		return -1;
+	}
+	if (cli_attach_inject(c->pid, outdir, c->events, c->k.seconds, c->k.quiet, &ended)) {
+		cli_error("attach", NULL);
+		return -1;
+	}
+	if (!c->k.quiet)
+		fprintf(stderr, "callpath attach: measurement in %s%s\n", outdir,
+			ended ? " (the process ended)" : "");
+	return 0;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_cli c;
@@ -158,14 +198,8 @@ int cmd_attach(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	c.k.outdir = outdir;
-	if (cp_kcopy_attach(c.pid, &c.k, &res)) {
-		cli_error("attach", NULL);
+	if (c.inject ? attach_inject(&c, outdir) : attach_kcopy(&c, &res))
 		return CLI_EXIT_FAILURE;
-	}
-	if (!c.k.quiet)
-		fprintf(stderr, "callpath attach: %llu samples%s; measurement in %s\n",
-			(unsigned long long)res.samples, res.exited ? " (the process ended)" : "",
-			outdir);
 	if (c.no_analyze)
 		return 0;
 	if (c.k.quiet ? cp_record_analyze(outdir) : cp_report_print_summary(outdir, stderr, 10)) {

@@ -58,5 +58,25 @@ int cp_kcopy_record(char *const *argv, const struct cp_kcopy_opts *o, struct cp_
 
 /* Is path a static executable (an ELF file without PT_INTERP)? 1, 0, or -1 if unreadable. */
 int cp_kcopy_is_static(const char *path);
+/* Does it have the runtime linked in (libcallpath-rt.a)? 1, 0, or -1 if unreadable. */
+int cp_kcopy_links_runtime(const char *path);
+
+/* attach --inject (docs/internals/inject.md): the runtime loaded into the running process
+ * and started there, measuring into outdir until cp_kcopy_detach. */
+struct cp_inject_opts {
+	const char *runtime; /* libcallpath-rt.so, an absolute path */
+	const char *outdir;  /* absolute */
+	const char *events;  /* CALLPATH_EVENTS syntax; NULL: cputime */
+};
+
+struct cp_inject_result {
+	unsigned tries;	  /* stops until a thread was at a safe point */
+	size_t threads;	  /* threads stopped at the last try */
+	int was_loaded;	  /* the runtime was in the process already (dormant): re-armed */
+};
+
+/* 0, or a CP_E* code with cp_error() set: CP_ENOENT (the process is gone), CP_EPERM
+ * (ptrace_scope, another tracer, another user), CP_EIO. */
+int cp_kcopy_inject(pid_t pid, const struct cp_inject_opts *o, struct cp_inject_result *res);
 
 #endif

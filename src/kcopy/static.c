@@ -1,5 +1,6 @@
 /* Which programs cannot be preloaded: static executables (no PT_INTERP). */
 #include "kcopy/kcopy.h"
+#include "patch/select.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -33,4 +34,22 @@ int cp_kcopy_is_static(const char *path)
 out:
 	close(fd);
 	return rc;
+}
+
+/* Does the static executable path have the runtime linked in (libcallpath-rt.a: its
+ * callpath_attach_start in .symtab)? Then it is recorded as a preloaded one would be: the
+ * runtime inside reads the environment. 1, 0, or -1 if unreadable. */
+int cp_kcopy_links_runtime(const char *path)
+{
+	struct cp_patch_elf e;
+	struct cp_patch_elf_iter it;
+	struct cp_patch_func fn;
+	if (cp_patch_elf_map(&e, path))
+		return -1;
+	cp_patch_elf_iter_init(&it);
+	int found = 0;
+	while (!found && cp_patch_elf_next(&e, &it, &fn))
+		found = !strcmp(fn.name, "callpath_attach_start");
+	cp_patch_elf_unmap(&e);
+	return found;
 }

@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +14,33 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The directory of the control FIFO DIR/PID.control the process holds open (a runtime
+ * loaded by attach --inject). 0 or -1. */
+static int dir_of_fifo(int pid, char *out, size_t cap)
+{
+	char fds[64], link[PATH_MAX + 64], suffix[64], target[PATH_MAX];
+	snprintf(fds, sizeof fds, "/proc/%d/fd", pid);
+	snprintf(suffix, sizeof suffix, "/%d%s", pid, CP_CONTROL_SUFFIX);
+	DIR *d = opendir(fds);
+	int rc = -1;
+	for (struct dirent *e; d && rc && (e = readdir(d));) {
+		snprintf(link, sizeof link, "%s/%s", fds, e->d_name);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		size_t sl = strlen(suffix);
+		if (n <= (ssize_t)sl)
+			continue;
+		target[n] = 0;
+		if (strcmp(target + n - sl, suffix) || (size_t)n - sl >= cap)
+			continue;
+		memcpy(out, target, (size_t)n - sl);
+		out[n - sl] = 0;
+		rc = 0;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
 
 /* CALLPATH_OUTPUT from /proc/PID/environ (NUL-separated KEY=VALUE). */
 static int dir_of_process(int pid, char *out, size_t cap)
@@ -34,6 +62,8 @@ static int dir_of_process(int pid, char *out, size_t cap)
 			snprintf(out, cap, "%s", p + 16);
 			return 0;
 		}
+	if (!dir_of_fifo(pid, out, cap)) /* attach --inject: the environment is the old one */
+		return 0;
 	return cp_error(CP_ENOENT,
 			"process %d is not measured by callpath (no CALLPATH_OUTPUT in its "
 			"environment); give its measurement directory with -o",

@@ -205,7 +205,9 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res)
 				"completely?",
 				o->runtime ? o->runtime : "libcallpath-rt.so",
 				o->runtime ? strerror(errno) : "no path given");
-	int is_static = cp_kcopy_is_static(exe) == 1;
+	/* A static program with libcallpath-rt.a inside runs its runtime from the environment
+	 * (LD_PRELOAD is ignored by static programs). */
+	int is_static = cp_kcopy_is_static(exe) == 1 && cp_kcopy_links_runtime(exe) != 1;
 	if (is_static && o->mechanism == CP_RECORD_MECH_SIGNAL)
 		return cp_error(CP_EINVAL,
 				"%s is a static executable: the runtime cannot be preloaded into "

@@ -17,21 +17,9 @@ for i in 1 2; do
 	[ "$(ls "$WORK/a$i"/*.thr | wc -l)" -eq 2 ] || fail "attach $i: not one thread file per thread"
 	kill -0 "$STEADY_PID" 2>/dev/null || fail "the program did not survive attach $i"
 done
-kill -TERM "$STEADY_PID"
-wait "$STEADY_PID"
-status=$?
-[ "$status" -eq 7 ] || fail "the program's exit status became $status (7 expected)"
-[ "$(cat "$WORK/steady.out")" = "steady done" ] ||
-	fail "the program's output changed: $(cat "$WORK/steady.out")"
-
-run "$CALLPATH" record -q -o "$WORK/r" -- "$CP_WORKLOADS/steady.O2" 2 2
+end_steady 7
+compare_with_record attach 2
 read -r ref nref <<<"$(share_three "$WORK/r")"
-for i in 1 2; do
-	read -r got ngot <<<"$(share_three "$WORK/a$i")"
-	note "three(): attach $i ${got}% of $ngot samples, record ${ref}% of $nref"
-	shares_close "$got" "$ngot" "$ref" "$nref" ||
-		fail "attach $i: three() has ${got}%, record ${ref}%: further apart than sampling noise"
-done
 # record --mechanism kernel: the same driver from the program's exec on (a dynamic program:
 # its libraries come from MMAP2 records).
 run "$CALLPATH" record -q --mechanism kernel -o "$WORK/k" -- "$CP_WORKLOADS/steady.O2" 2 2

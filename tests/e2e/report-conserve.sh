@@ -21,7 +21,7 @@ args_of() {
 	recurse) echo "100 200" ;;
 	rawclone) echo 50 ;;
 	sigjump) echo 500 ;;
-	steady) echo "1 2" ;;
+	steady | mallocbusy) echo "1 2" ;;
 	threads) echo 3 ;;
 	omp-regions) echo "imbalance 60" ;;
 	esac

@@ -21,8 +21,10 @@ cd "$RT" || fail "no $RT"
 # the process file, the wrappers of libgcc's unwinder and of libgomp (dlsym), other
 # processes' modules for the kernel-copy driver (unwind/modules-image.c, run by the CLI);
 # core/thread-end.c runs at thread end and exit (its crash-path part uses stores and
-# system calls only); core/mpi-rank.c right after the program's MPI_Init.
+# system calls only); core/mpi-rank.c right after the program's MPI_Init; core/attach.c
+# when attach --inject starts the runtime (a call made by callpath through ptrace).
 INIT_TIME="
+core/attach.c
 core/config.c
 core/control.c
 core/init.c

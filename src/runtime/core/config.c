@@ -62,7 +62,7 @@ static int config_add_event(const char *spec, size_t len)
 	if (cp_rt.nmetrics < CP_MF_MAX_METRICS) { /* perf events (sample/perf-event-init.c) */
 		struct cp_metric *m = &cp_rt.metrics[cp_rt.nmetrics];
 		m->index = cp_rt.nmetrics;
-		const char *split = getenv("CALLPATH_PERF_SPLIT");
+		const char *split = cp_rt_getenv("CALLPATH_PERF_SPLIT");
 		rc = cp_perf_config(spec, len, m, split && !strcmp(split, "1"));
 		if (rc > 0)
 			cp_rt.nmetrics++;
@@ -124,36 +124,40 @@ static void config_save_env(void)
 	cp_saved_env[n] = NULL;
 }
 
-int cp_config_load(void)
+int cp_config_load(int rearm)
 {
-	const char *out = getenv("CALLPATH_OUTPUT");
+	if (rearm) { /* a dormant attached runtime: the new settings replace the old */
+		memset(cp_rt.metrics, 0, sizeof cp_rt.metrics);
+		cp_rt.nmetrics = 0;
+	}
+	const char *out = cp_rt_getenv("CALLPATH_OUTPUT");
 	if (!out || !*out)
 		return -1;
 	if (config_outdir(out))
 		return -1;
 	/* With probes (CALLPATH_PROBES, probe/probe.h), CALLPATH_PROBE_ONLY=1 turns sampling
 	 * off (`callpath probe` without -e). */
-	const char *probes = getenv("CALLPATH_PROBES"), *only = getenv("CALLPATH_PROBE_ONLY");
-	const char *control = getenv("CALLPATH_CONTROL");
+	const char *probes = cp_rt_getenv("CALLPATH_PROBES"), *only = getenv("CALLPATH_PROBE_ONLY");
+	const char *control = cp_rt_getenv("CALLPATH_CONTROL");
 	int probing = probes && *probes, controlled = control && !strcmp(control, "1");
-	if (!(probing && only && !strcmp(only, "1")) && config_events(getenv("CALLPATH_EVENTS")))
+	if (!(probing && only && !strcmp(only, "1")) && config_events(cp_rt_getenv("CALLPATH_EVENTS")))
 		return -1;
 	if ((probing || controlled) && cp_probe_config(probing ? probes : ""))
 		return -1;
-	const char *mpi = getenv("CALLPATH_MPI");
+	const char *mpi = cp_rt_getenv("CALLPATH_MPI");
 	if (mpi && !strcmp(mpi, "1") && cp_sync_config_family("mpi", 3, 0) < 0)
 		fprintf(stderr, "callpath runtime: too many metrics for the MPI ones; MPI calls "
 				"are not measured\n");
 	config_save_env();
-	const char *follow = getenv("CALLPATH_FOLLOW_EXEC");
+	const char *follow = cp_rt_getenv("CALLPATH_FOLLOW_EXEC");
 	cp_rt.follow_exec = !follow || strcmp(follow, "0") != 0;
-	const char *no_perf = getenv("CALLPATH_NO_PERF");
+	const char *no_perf = cp_rt_getenv("CALLPATH_NO_PERF");
 	cp_rt.no_perf = no_perf && !strcmp(no_perf, "1");
-	const char *show = getenv("CALLPATH_SHOW_RUNTIME");
+	const char *show = cp_rt_getenv("CALLPATH_SHOW_RUNTIME");
 	cp_rt.show_runtime = show && !strcmp(show, "1");
-	const char *pack = getenv("CALLPATH_PACK");
+	const char *pack = cp_rt_getenv("CALLPATH_PACK");
 	cp_rt.no_pack = pack && !strcmp(pack, "0");
-	const char *sig = getenv("CALLPATH_SIGNAL");
+	const char *sig = cp_rt_getenv("CALLPATH_SIGNAL");
 	cp_rt.signo = SIGRTMIN + CP_DEFAULT_SIGNAL_OFFSET;
 	if (sig && *sig) {
 		int n = atoi(sig);

@@ -61,18 +61,37 @@ static void handle_probe(const char *verb, const char *arg, char *out, size_t ca
 			 refused ? why : "");
 }
 
-/* One request line: REPLY-PATH TAB VERB TAB ARGUMENT. */
-static void handle_line(char *line)
+/* `detach` (attach --inject's end): the measurement is written as at exit, the runtime
+ * stays loaded and dormant, and this thread ends after its reply (a re-arming starts a
+ * new one). Refused in a program that was started under callpath. 1: the thread ends. */
+static int handle_detach(char *out, size_t cap)
+{
+	if (!cp_rt_attached()) {
+		snprintf(out, cap, "error\tthis process was not attached with --inject\n");
+		return 0;
+	}
+	/* The program runs on as before: no probe of this session stays in its code. */
+	cp_probe_control("*", 1, NULL, NULL, 0);
+	cp_rt_fini(0);
+	snprintf(out, cap, "ok\n");
+	return 1;
+}
+
+/* One request line: REPLY-PATH TAB VERB TAB ARGUMENT. 1 if the thread is to end. */
+static int handle_line(char *line)
 {
 	char out[CP_CONTROL_REPLY_MAX];
+	int end = 0;
 	char *verb = strchr(line, '\t');
 	char *arg = verb ? strchr(verb + 1, '\t') : NULL;
 	if (!verb || !arg || *line != '/')
-		return; /* no reply path: nobody to answer */
+		return 0; /* no reply path: nobody to answer */
 	*verb++ = 0;
 	*arg++ = 0;
 	if (!strcmp(verb, "ping"))
 		snprintf(out, sizeof out, "ok\t%d\n", (int)cp_rt.pid);
+	else if (!strcmp(verb, "detach"))
+		end = handle_detach(out, sizeof out);
 	else if (!strcmp(verb, "add") || !strcmp(verb, "remove"))
 		handle_probe(verb, arg, out, sizeof out);
 	else if (!strcmp(verb, "loops")) {
@@ -81,9 +100,11 @@ static void handle_line(char *line)
 		snprintf(out, sizeof out, "%s\t%s\n", n < 0 ? "error" : "ok", why);
 	} else
 		snprintf(out, sizeof out,
-			 "error\tunknown request '%.64s' (known: ping, add, remove, loops)\n",
+			 "error\tunknown request '%.64s' (known: ping, add, remove, loops, "
+			 "detach)\n",
 			 verb);
 	reply(line, out);
+	return end;
 }
 
 static void *control_main(void *unused)
@@ -102,7 +123,12 @@ static void *control_main(void *unused)
 		char *start = buf, *nl;
 		while ((nl = memchr(start, '\n', have - (size_t)(start - buf)))) {
 			*nl = 0;
-			handle_line(start);
+			if (handle_line(start)) {
+				close(control_fd);
+				control_fd = -1;
+				__atomic_store_n(&cp_rt.control_tid, 0, __ATOMIC_RELEASE);
+				return NULL;
+			}
 			start = nl + 1;
 		}
 		have -= (size_t)(start - buf);
@@ -117,7 +143,7 @@ static void *control_main(void *unused)
 void cp_control_start(void)
 {
 	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	const char *want = getenv("CALLPATH_CONTROL");
+	const char *want = cp_rt_getenv("CALLPATH_CONTROL");
 	const char *path = control_path;
 	pthread_t th;
 	sigset_t all, old;
@@ -133,6 +159,8 @@ void cp_control_start(void)
 	 * between clients. */
 	control_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!create) /* a static program (libcallpath-rt.a): no wrapper, libc's is the one */
+		create = pthread_create;
 	if (control_fd < 0 || !create) {
 		cp_rt_note("control channel: cannot open %s: %s", path, strerror(errno));
 		return;

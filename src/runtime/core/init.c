@@ -50,6 +50,9 @@ static int modules_start(int replay)
 	if (!rc)
 		rc = cp_unwind_init();
 	const struct cp_module *self = rc ? NULL : cp_modules_find((uintptr_t)cp_rt_init);
+#ifdef CP_RT_STATIC /* linked into the program (libcallpath-rt.a): its module is the program's */
+	self = NULL;
+#endif
 	if (self) { /* what cp_rt_owns_pc tests */
 		cp_rt.self_lo = self->text_lo;
 		cp_rt.self_len = self->text_hi - self->text_lo;
@@ -64,7 +67,7 @@ static int modules_start(int replay)
 }
 
 /* Everything but configuration, shared by process start and fork children. */
-static int image_start(int after_fork)
+static int image_start(int after_fork, int rearm)
 {
 	/* A fork child's parent is the image it was copied from, even when that has exited
 	 * already (daemon(): the parent _exits at once and getppid() says 1). */
@@ -79,7 +82,7 @@ static int image_start(int after_fork)
 	cp_proc_write_cmdline();
 	if (after_fork) /* the relation is in the header (ppid, flag), not in a NOTE */
 		__atomic_or_fetch(&cp_rt.phdr->h.flags, CP_MF_FORK_CHILD, __ATOMIC_RELEASE);
-	if (modules_start(after_fork))
+	if (modules_start(after_fork || rearm)) /* the registry of the same image */
 		return -1;
 	if (!after_fork)
 		metrics_init();
@@ -97,20 +100,31 @@ void cp_rt_init(void)
 	cp_real_init();
 	pthread_mutex_init(&cp_rt.threads_lock, NULL);
 	cp_fork_hooks_install();
-	if (cp_config_load())
-		return;
-	if (image_start(0)) {
+	if (!cp_config_load(0))
+		cp_rt_start(0);
+}
+
+/* After the configuration: at process start (attached 0), or when `callpath attach
+ * --inject` armed a runtime it loaded into a running program (core/attach.c: 1 the first
+ * time, 2 when re-arming a dormant one; the program's threads exist already and the scan
+ * adopts them at once). 0, or -1 if profiling is off. */
+int cp_rt_start(int attached)
+{
+	if (image_start(0, attached == 2)) {
 		cp_rt.active = 0;
-		return;
+		return -1;
 	}
-	if (cp_signal_install()) {
+	if (attached != 2 && cp_signal_install()) {
 		cp_rt_note("cannot install the handler for signal %d: %s; profiling disabled",
 			   cp_rt.signo, strerror(errno));
 		cp_rt.enabled = 0;
-		return;
+		return -1;
 	}
-	cp_signal_fatal_install();
-	cp_startup_charge(cp_thread_begin(0));
+	if (attached != 2)
+		cp_signal_fatal_install();
+	/* Attached: the scan adopts every thread, this one too (no thread's TLS is set). */
+	if (!attached)
+		cp_startup_charge(cp_thread_begin(0));
 	cp_rt.cpu_armed_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID); /* sampling from here */
 	cp_sync_start();
 	/* Before any thread of the program exists: the entry jumps are written without
@@ -118,6 +132,7 @@ void cp_rt_init(void)
 	cp_probe_sync(0);
 	cp_adopt_start();
 	cp_control_start(); /* after the scan's first pass: its thread is not the program's */
+	return 0;
 }
 
 /* For metrics on the tick-based fallback: the rate actually delivered, over the threads
@@ -252,7 +267,7 @@ void cp_rt_after_fork_child(void)
 	cp_rt.note_pending = 0;
 	cp_rt.exit_status_known = 0;
 	int was_enabled = cp_rt.enabled;
-	if (image_start(1)) {
+	if (image_start(1, 0)) {
 		cp_rt.active = 0;
 		return;
 	}

@@ -156,6 +156,10 @@ static inline int cp_rt_hides_frame(uintptr_t pc, int is_return)
 
 /* core/init.c */
 void cp_rt_init(void) CP_HIDDEN;
+int cp_rt_start(int attached) CP_HIDDEN; /* after cp_config_load: 0, or -1 (off) */
+/* CALLPATH_* settings: the environment, or an attached runtime's file (core/attach.c). */
+const char *cp_rt_getenv(const char *name) CP_HIDDEN;
+int cp_rt_attached(void) CP_HIDDEN; /* loaded by attach --inject */
 void cp_rt_fini(int crashed_sig) CP_HIDDEN;
 /* True in a vfork child, a raw clone child or a fork child made inside libc (daemon(),
  * _Fork): it shares or copied the parent's measurement state and must not touch it, only
@@ -204,6 +208,9 @@ struct cp_thread *cp_thread_find_adopted(pid_t tid) CP_HIDDEN; /* AS-safe */
 
 /* core/adopt.c: threads the runtime did not see start. */
 #define CP_SCAN_MAGIC (CP_TIMER_MAGIC | 0xff) /* sival_int of the scan timer */
+/* sival_int of the signal an attached runtime sends a thread it adopted, so that the thread
+ * points its own TLS (cp_self) at its state: probes and triggers find it there. */
+#define CP_TLS_MAGIC (CP_TIMER_MAGIC | 0xfe)
 void cp_adopt_start(void) CP_HIDDEN;	      /* process start / fork child: scan, arm the timer */
 void cp_adopt_stop(void) CP_HIDDEN;	      /* fini: disarm the timer */
 void cp_adopt_scan(int immediate) CP_HIDDEN;  /* AS-safe */
@@ -211,6 +218,7 @@ void cp_thread_end(struct cp_thread *t, int finished) CP_HIDDEN;
 void cp_thread_sources_stop(struct cp_thread *t) CP_HIDDEN;
 void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns) CP_HIDDEN;
 void cp_thread_finish_all(void) CP_HIDDEN;	    /* process exit: every thread's header */
+void cp_thread_drop_all(void) CP_HIDDEN;
 void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
 /* Image end (exit, exec): every thread's file packed into the process file and unlinked;
  * the mappings stay (a late sample lands in memory no one reads). */
@@ -227,7 +235,7 @@ extern struct sigaction cp_app_action CP_HIDDEN;
 extern volatile int cp_app_action_set CP_HIDDEN;
 
 /* core/config.c */
-int cp_config_load(void) CP_HIDDEN;
+int cp_config_load(int rearm) CP_HIDDEN;
 /* LD_PRELOAD and CALLPATH_* as they were at start (KEY=VALUE, NULL-terminated), so that a
  * program that clears its environment (env -i) still passes them on to exec'd images. */
 extern char *cp_saved_env[] CP_HIDDEN;

@@ -158,6 +158,14 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	struct cp_thread *t = handler_thread();
+	if (si->si_code == SI_QUEUE && si->si_value.sival_int == CP_TLS_MAGIC &&
+	    si->si_pid == cp_rt.pid) { /* adopted by an attached runtime (core/thread.c) */
+		struct cp_thread *a = cp_thread_find_adopted(cp_ss_gettid());
+		if (a)
+			cp_self = a;
+		errno = saved_errno;
+		return;
+	}
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == CP_SCAN_MAGIC) {
 		if (t) /* ours: a sleep it interrupted is resumed (interpose/sleep.c) */
 			t->our_signals++;

@@ -134,3 +134,23 @@ void cp_thread_forget_all_but_self(void)
 	cp_rt.nadopted = 0;
 	cp_self = NULL;
 }
+
+/* A dormant attached runtime re-armed (core/attach.c): every state leaves the registry,
+ * its sources closed, but stays mapped: a thread's TLS may still point at it until the new
+ * state's signal replaces it (a late sample then lands in the old, finished tree). */
+void cp_thread_drop_all(void)
+{
+	for (uint32_t i = 0; i < CP_MAX_THREADS; i++) {
+		struct cp_thread *t = cp_rt.threads[i];
+		if (!t)
+			continue;
+		t->stopped = 1;
+		for (uint32_t m = 0; m < cp_rt.nmetrics; m++)
+			cp_perf_fd_close(&t->src[m], 0);
+		__atomic_store_n(&cp_rt.threads[i], NULL, __ATOMIC_RELEASE);
+		cp_rt.tids[i] = 0;
+	}
+	for (uint32_t i = 0; i < CP_MAX_ADOPTED; i++)
+		cp_rt.adopted[i] = NULL;
+	cp_rt.nadopted = 0;
+}

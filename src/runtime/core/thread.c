@@ -183,6 +183,16 @@ struct cp_thread *cp_thread_adopt(pid_t tid)
 	__atomic_store_n(&cp_rt.adopted[n], t, __ATOMIC_RELEASE);
 	__atomic_store_n(&cp_rt.nadopted, n + 1, __ATOMIC_RELEASE);
 	t->busy = 0;
+	if (cp_rt_attached()) { /* the thread sets its TLS itself (core/signal.c) */
+		siginfo_t si;
+		cp_ss_memset(&si, 0, sizeof si);
+		si.si_signo = cp_rt.signo;
+		si.si_code = SI_QUEUE;
+		si.si_pid = cp_rt.pid;
+		si.si_uid = getuid();
+		si.si_value.sival_int = CP_TLS_MAGIC;
+		syscall(SYS_rt_tgsigqueueinfo, cp_rt.pid, tid, cp_rt.signo, &si);
+	}
 	return t;
 }
 

@@ -123,13 +123,13 @@ int cp_probe_config(const char *spec)
 		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
 		return -1;
 	}
-	const char *extra = getenv("CALLPATH_PROBE_METRICS");
+	const char *extra = cp_rt_getenv("CALLPATH_PROBE_METRICS");
 	cp_probe_g.cputime = extra && strstr(extra, "cputime");
 	if (cp_probe_g.cputime && add_metric(&cpu_source, &cp_probe_g.cpu_metric)) {
 		fprintf(stderr, "callpath runtime: too many metrics; probes disabled\n");
 		return -1;
 	}
-	const char *loops = getenv("CALLPATH_LOOPS");
+	const char *loops = cp_rt_getenv("CALLPATH_LOOPS");
 	if (loops && !strcmp(loops, "1") &&
 	    (add_metric(&iter_source, &cp_probe_g.iter_metric) ||
 	     add_metric(&entries_source, &cp_probe_g.entry_metric) ||

@@ -52,3 +52,29 @@ p = (a + b) / 200
 se = 100 * math.sqrt(p * (1 - p) * (1 / max(na, 1) + 1 / max(nb, 1)))
 sys.exit(not abs(a - b) <= max(5, 4 * se))"
 }
+
+# end_steady STATUS: ends the steady target (SIGTERM) and fails unless it exits with STATUS
+# and its usual output (being attached to must not change either).
+end_steady() {
+	kill -TERM "$STEADY_PID"
+	wait "$STEADY_PID"
+	local status=$?
+	[ "$status" -eq "$1" ] || fail "the program's exit status became $status ($1 expected)"
+	[ "$(cat "$WORK/steady.out")" = "steady done" ] ||
+		fail "the program's output changed: $(cat "$WORK/steady.out")"
+}
+
+# compare_with_record WHAT N: three()'s share in $WORK/a1..aN within sampling noise of
+# `callpath record` on the same workload.
+compare_with_record() {
+	local i got ngot ref nref
+	run "$CALLPATH" record -q -o "$WORK/r" -- "$CP_WORKLOADS/steady.O2" 2 2
+	read -r ref nref <<<"$(share_three "$WORK/r")"
+	for i in $(seq "$2"); do
+		read -r got ngot <<<"$(share_three "$WORK/a$i")"
+		note "three(): $1 $i ${got}% of $ngot samples, record ${ref}% of $nref"
+		[ "$ngot" -gt 100 ] || fail "$1 $i: only $ngot samples"
+		shares_close "$got" "$ngot" "$ref" "$nref" ||
+			fail "$1 $i: three() has ${got}%, record ${ref}%: further apart than sampling noise"
+	done
+}

@@ -58,7 +58,7 @@ static void test_config_timers(void **state)
 	setenv("CALLPATH_OUTPUT", dir, 1);
 	setenv("CALLPATH_EVENTS", "cputime@2ms,realtime@10ns", 1);
 	cp_rt.nmetrics = 0;
-	assert_int_equal(cp_config_load(), 0);
+	assert_int_equal(cp_config_load(0), 0);
 	assert_int_equal(cp_rt.nmetrics, 2);
 	assert_string_equal(cp_rt.metrics[0].src->name, "cputime");
 	assert_int_equal(cp_rt.metrics[0].period, 2000000);
@@ -66,13 +66,13 @@ static void test_config_timers(void **state)
 	assert_int_equal(cp_rt.metrics[1].period, 10000);
 	cp_rt.nmetrics = 0;
 	setenv("CALLPATH_EVENTS", "cputime@5min", 1);
-	assert_int_equal(cp_config_load(), -1);
+	assert_int_equal(cp_config_load(0), -1);
 	cp_rt.nmetrics = 0;
 	setenv("CALLPATH_EVENTS", "cputime@f100", 1);
-	assert_int_equal(cp_config_load(), -1);
+	assert_int_equal(cp_config_load(0), -1);
 	cp_rt.nmetrics = 0;
 	setenv("CALLPATH_EVENTS", "nosuchevent", 1);
-	assert_int_equal(cp_config_load(), -1);
+	assert_int_equal(cp_config_load(0), -1);
 	cp_rt.nmetrics = 0;
 	unsetenv("CALLPATH_OUTPUT");
 	unsetenv("CALLPATH_EVENTS");
