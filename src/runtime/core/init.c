@@ -110,6 +110,8 @@ void cp_rt_init(void)
 		return;
 	}
 	cp_signal_fatal_install();
+	if (cp_probe_enabled())
+		cp_livepatch_install(); /* after the fatal handlers: ours chains to them */
 	cp_startup_charge(cp_thread_begin(0));
 	cp_rt.cpu_armed_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID); /* sampling from here */
 	cp_sync_start();
