@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SITES (1u << 16) /* patch sites ever written while threads ran (power of two) */
-#define QMAX 4096	 /* threads asked in one round */
+#define SITES (1u << 16)	   /* patch sites ever written while threads ran (power of two) */
+#define QMAX 4096		   /* threads asked in one round */
 #define ROUND_WAIT_NS 200000000ull /* a round waits this long for every answer */
 #define RETRY_NS 50000ull	   /* between rounds while a thread is inside the entry */
-#define RETRIES 20000 /* about 2 s at the least */
+#define RETRIES 20000		   /* about 2 s at the least */
 
 /* Where a thread that meets our int3 at `addr` continues: the stub (inserting) or the
  * trampoline with the original prologue (removing). Entries are never removed: a thread
@@ -127,7 +127,8 @@ static int list_threads(void)
 			return got < 0 ? -1 : (int)n;
 		}
 		for (long off = 0; off < got;) {
-			const char *name = buf + off + 19; /* d_ino 8, d_off 8, d_reclen 2, d_type 1 */
+			const char *name =
+			    buf + off + 19; /* d_ino 8, d_off 8, d_reclen 2, d_type 1 */
 			uint16_t reclen;
 			memcpy(&reclen, buf + off + 16, 2);
 			off += reclen;
@@ -173,8 +174,8 @@ static int read_pc(int32_t tid, uint64_t *pc)
 	return 1;
 }
 
-/* Every other thread's pc: read for those not on a cpu, asked of the running ones. 0: every thread answered
- * (or is gone) and none is in [lo, hi); 1: one is; 2: one did not answer in time or the
+/* Every other thread's pc: read for those not on a cpu, asked of the running ones. 0: every thread
+ * answered (or is gone) and none is in [lo, hi); 1: one is; 2: one did not answer in time or the
  * threads cannot be listed. Each delivery also serialises the thread's core. */
 static int pc_round(uint64_t lo, uint64_t hi)
 {
