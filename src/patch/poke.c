@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ static struct query {
 	volatile uint64_t pc;
 } q[QMAX];
 static volatile uint32_t q_n, q_round;
+static volatile int32_t q_left; /* answers still awaited (the patcher sleeps on it) */
 
 static struct site *site_slot(uint64_t addr, int create)
 {
@@ -91,8 +93,13 @@ void cp_patch_pc_report(const void *ucv)
 	for (uint32_t i = 0; i < n && i < QMAX; i++) {
 		if (q[i].tid != tid)
 			continue;
+		uint32_t was = __atomic_load_n(&q[i].round, __ATOMIC_ACQUIRE);
 		q[i].pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-		__atomic_store_n(&q[i].round, r, __ATOMIC_RELEASE);
+		if (was == r || !__atomic_compare_exchange_n(&q[i].round, &was, r, 0,
+							     __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return;
+		if (__atomic_sub_fetch(&q_left, 1, __ATOMIC_ACQ_REL) <= 0)
+			syscall(SYS_futex, &q_left, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		return;
 	}
 }
@@ -183,6 +190,7 @@ static int pc_round(uint64_t lo, uint64_t hi)
 	int n = list_threads();
 	if (n < 0)
 		return 2;
+	__atomic_store_n(&q_left, n, __ATOMIC_SEQ_CST);
 	uint32_t r = __atomic_add_fetch(&q_round, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&q_n, (uint32_t)n, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < n; i++) {
@@ -193,6 +201,7 @@ static int pc_round(uint64_t lo, uint64_t hi)
 		if (st) { /* a stopped thread's pc, or none: it runs nothing any more */
 			q[i].pc = pc;
 			__atomic_store_n(&q[i].round, r, __ATOMIC_RELEASE);
+			__atomic_sub_fetch(&q_left, 1, __ATOMIC_ACQ_REL);
 		}
 	}
 	uint64_t t0 = now_ns();
@@ -206,7 +215,10 @@ static int pc_round(uint64_t lo, uint64_t hi)
 		}
 		if (now_ns() - t0 > ROUND_WAIT_NS)
 			return 2;
-		nap(20000);
+		int32_t left = __atomic_load_n(&q_left, __ATOMIC_ACQUIRE);
+		struct timespec ts = {0, 1000000};
+		if (left > 0)
+			syscall(SYS_futex, &q_left, FUTEX_WAIT_PRIVATE, left, &ts, NULL, 0);
 	}
 	return 0;
 }

@@ -69,9 +69,9 @@ void cp_livepatch_install(void)
 	sa.sa_sigaction = trap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
+	/* Without it, cp_patch_poke refuses (no pc query): probes only while alone. */
 	if (cp_signal_real_sigaction(SIGTRAP, &sa, &app_trap))
-		return; /* no handler: probes are written only while alone (cp_patch_poke refuses)
-			 */
+		return;
 	trap_installed = 1;
 	cp_patch_set_pc_query(ask);
 	cp_patch_sync_init();
