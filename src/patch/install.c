@@ -4,11 +4,9 @@
 #include "arch/x86_64/relocate.h"
 
 #include <errno.h>
-#include <linux/membarrier.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -28,7 +26,6 @@ static struct pool {
 } pools[MAX_POOLS];
 static volatile unsigned npools;
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
-static int membarrier_state; /* 0 unknown, 1 registered, -1 unavailable */
 
 static int within(uint64_t a, uint64_t b, uint64_t d)
 {
@@ -178,67 +175,23 @@ out:
 	return rc;
 }
 
-/* Other cores discard anything they fetched of the old bytes (the cross-modifying-code
- * rule asks for a serialising instruction on them). Without membarrier SYNC_CORE the
- * single aligned store still guarantees no core sees a torn jump. */
-static void sync_cores(void)
+/* Replaces the 5 entry bytes. While other threads run: the breakpoint-first protocol
+ * (poke.c), `target` being where a thread that meets the breakpoint continues and `check`
+ * whether threads stopped inside the old bytes 1..4 must be waited for. Alone: a plain
+ * copy. The page stays executable while writable (code on it may be running). */
+static int write_entry(uint64_t addr, const uint8_t *bytes, int concurrent, uint64_t target,
+		       int check)
 {
-	if (membarrier_state == 0) {
-		long r = syscall(SYS_membarrier,
-				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
-		membarrier_state = r == 0 ? 1 : -1;
-	}
-	if (membarrier_state == 1)
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
-}
-
-static void store16(uint64_t *w, const uint8_t *bytes, unsigned at)
-{
-	uint64_t lo = __atomic_load_n(&w[0], __ATOMIC_RELAXED);
-	uint64_t hi = __atomic_load_n(&w[1], __ATOMIC_RELAXED);
-	for (;;) {
-		uint8_t next[16];
-		uint64_t nlo, nhi;
-		unsigned char ok;
-		memcpy(next, &lo, 8);
-		memcpy(next + 8, &hi, 8);
-		memcpy(next + at, bytes, CP_PATCH_JMP_LEN);
-		memcpy(&nlo, next, 8);
-		memcpy(&nhi, next + 8, 8);
-		__asm__ volatile("lock cmpxchg16b %1\n\tsete %0"
-				 : "=q"(ok), "+m"(*(volatile __int128 *)w), "+a"(lo), "+d"(hi)
-				 : "b"(nlo), "c"(nhi)
-				 : "memory", "cc");
-		if (ok)
-			return;
-	}
-}
-
-/* Replaces the 5 entry bytes so that no thread can fetch a mix of old and new bytes: one
- * 8-byte store when they sit in one aligned word, one cmpxchg16b when they sit in one
- * aligned 16-byte block (a single cache line either way); otherwise only when no other
- * thread runs. The page stays executable while writable (code on it may be running). */
-static int write_entry(uint64_t addr, const uint8_t *bytes, int concurrent)
-{
-	unsigned in8 = addr & 7, in16 = addr & 15;
-	if (concurrent && in8 > 3 && in16 > 11)
-		return CP_PATCH_STRADDLE;
 	uint64_t lo = addr & ~(PAGE - 1), hi = (addr + CP_PATCH_JMP_LEN + PAGE - 1) & ~(PAGE - 1);
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return CP_PATCH_PROTECT;
-	if (in8 <= 3) {
-		uint64_t *w = (uint64_t *)(addr - in8);
-		uint64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
-		memcpy((uint8_t *)&v + in8, bytes, CP_PATCH_JMP_LEN);
-		__atomic_store_n(w, v, __ATOMIC_SEQ_CST);
-	} else if (in16 <= 11) {
-		store16((uint64_t *)(addr - in16), bytes, in16);
-	} else {
+	int rc = CP_PATCH_OK;
+	if (concurrent)
+		rc = cp_patch_poke(addr, bytes, target, check);
+	else
 		memcpy((void *)addr, bytes, CP_PATCH_JMP_LEN);
-	}
 	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
-	sync_cores();
-	return CP_PATCH_OK;
+	return rc;
 }
 
 int cp_patch_commit(struct cp_patch *p, int concurrent)
@@ -249,7 +202,7 @@ int cp_patch_commit(struct cp_patch *p, int concurrent)
 	if (!cp_x86_encode_jmp32(jmp, p->addr, p->stub))
 		return CP_PATCH_NO_NEAR_MEMORY;
 	pthread_mutex_lock(&patch_lock);
-	int rc = write_entry(p->addr, jmp, concurrent);
+	int rc = write_entry(p->addr, jmp, concurrent, p->stub, 1);
 	pthread_mutex_unlock(&patch_lock);
 	if (rc == CP_PATCH_OK)
 		p->committed = 1;
@@ -261,7 +214,7 @@ int cp_patch_revert(struct cp_patch *p, int concurrent)
 	if (!p->committed)
 		return CP_PATCH_OK;
 	pthread_mutex_lock(&patch_lock);
-	int rc = write_entry(p->addr, p->saved, concurrent);
+	int rc = write_entry(p->addr, p->saved, concurrent, p->trampoline, 0);
 	pthread_mutex_unlock(&patch_lock);
 	if (rc == CP_PATCH_OK)
 		p->committed = 0;

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CP_PATCH_JMP_LEN 5
 #define CP_PATCH_MAX_INSNS 8
@@ -40,12 +41,13 @@ enum cp_patch_status {
 	CP_PATCH_UNSUPPORTED,	 /* a prologue instruction cannot be relocated exactly */
 	CP_PATCH_UNDECODABLE,	 /* the function's bytes do not decode */
 	CP_PATCH_NO_NEAR_MEMORY, /* no free address range within reach of the function */
-	CP_PATCH_STRADDLE,	 /* the entry crosses a 16-byte line while threads run */
+	CP_PATCH_STRADDLE,	 /* no longer returned (the breakpoint-first write needs no alignment) */
 	CP_PATCH_ALREADY,	 /* the entry already jumps into our stubs */
 	CP_PATCH_PROTECT,	 /* mprotect refused to make the code writable */
 	CP_PATCH_NOT_FUNC,	 /* not a function symbol, or its size is unknown */
 	CP_PATCH_RETURNS_TWICE,	 /* setjmp, vfork, getcontext...: they keep their return address */
 	CP_PATCH_NO_CALLER,	 /* the program's entry point: entered without a call */
+	CP_PATCH_BUSY,		 /* a thread stays stopped inside the entry, or does not answer */
 	CP_PATCH_NSTATUS
 };
 
@@ -99,11 +101,27 @@ struct cp_patch {
  * trampoline near it. Nothing is visible to the program yet. */
 int cp_patch_prepare(uint64_t addr, size_t size, uint64_t handler, uint64_t cookie,
 		     struct cp_patch *p);
-/* Writes the entry jump. `concurrent`: other threads may be running (then the 5 bytes must
- * lie inside one 16-byte aligned block, written with one atomic store). */
+/* Writes the entry jump. `concurrent`: other threads may be running (then the
+ * breakpoint-first protocol below is used, which needs cp_patch_set_pc_query). */
 int cp_patch_commit(struct cp_patch *p, int concurrent);
 /* Restores the entry bytes (the stub and trampoline stay mapped: a thread may be in them). */
 int cp_patch_revert(struct cp_patch *p, int concurrent);
+
+/* Writing into running code (poke.c, docs/internals/patch.md): int3 at byte 0, every core
+ * synchronised; when `check`, waits until no thread's pc is inside bytes 1..4 (bounded:
+ * CP_PATCH_BUSY, byte 0 restored); bytes 1..4, sync; byte 0, sync. A thread meeting the
+ * int3 continues at `target` (cp_patch_trap). The page must be writable. */
+int cp_patch_poke(uint64_t addr, const uint8_t *bytes, uint64_t target, int check);
+/* The caller's SIGTRAP handler calls this first: 1 when the trap was one of our
+ * breakpoints (the context now continues at its target), 0 when it is someone else's.
+ * Async-signal-safe. */
+int cp_patch_trap(void *ucontext);
+/* How to ask thread `tid` for its pc: send it a signal whose handler calls
+ * cp_patch_pc_report with its context. Returns 0, or -1 when the thread is gone. */
+void cp_patch_set_pc_query(int (*ask)(pid_t tid));
+void cp_patch_pc_report(const void *ucontext); /* async-signal-safe */
+/* Registers for membarrier SYNC_CORE (call once at start, before threads exist). */
+void cp_patch_sync_init(void);
 
 /* len bytes of executable memory within +-1 GiB of addr (the stub pools), 0 when none. */
 uint64_t cp_patch_alloc_near(uint64_t addr, uint32_t len);

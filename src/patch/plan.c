@@ -17,6 +17,7 @@ static const char *const status_text[CP_PATCH_NSTATUS] = {
     [CP_PATCH_UNDECODABLE] = "instructions do not decode",
     [CP_PATCH_NO_NEAR_MEMORY] = "no memory within +-2 GiB for the stub",
     [CP_PATCH_STRADDLE] = "entry crosses a 16-byte boundary while threads run",
+    [CP_PATCH_BUSY] = "a thread stays stopped inside the entry bytes (try again)",
     [CP_PATCH_ALREADY] = "already patched",
     [CP_PATCH_PROTECT] = "code cannot be made writable (mprotect)",
     [CP_PATCH_NOT_FUNC] = "not a function of known size",

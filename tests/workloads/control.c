@@ -5,9 +5,10 @@
  * until GOFILE exists (the test makes it when it is done changing probes). Then each of
  * NTHREADS new threads calls counted() and uncounted() ITER times each, and it prints
  *   hot H counted C uncounted U
- * with the calls it made itself. hot() and counted() begin with a 10-byte instruction, so
- * no thread can be stopped inside the 5 bytes a probe overwrites (docs/internals/patch.md,
- * "a thread stopped inside the prologue"). */
+ * with the calls it made itself. hot() and counted() have frame-pointer prologues (push
+ * %rbp at byte 0, mov %rsp,%rbp at 1, sub/lea at 4): threads are often stopped at an
+ * instruction boundary inside the 5 bytes a probe overwrites, and hot's 5 bytes cross a
+ * 16-byte line (docs/internals/patch.md, "Writing into running code"). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,19 +23,27 @@ long counted(long x);
 void tiny(void); /* too short to probe */
 __asm__(".text\n"
 	".p2align 4\n"
+	"	.byte 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90\n"
 	".globl hot\n"
 	".type hot, @function\n"
-	"hot:\n"
-	"	movabsq $0x100000001, %rax\n"
-	"	addq %rdi, %rax\n"
+	"hot:\n" /* at 16n+13: the 5 entry bytes cross a 16-byte line */
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	subq $16, %rsp\n"
+	"	leaq 1(%rdi), %rax\n"
+	"	movq %rax, -8(%rbp)\n"
+	"	movq -8(%rbp), %rax\n"
+	"	leave\n"
 	"	ret\n"
 	".size hot, .-hot\n"
 	".p2align 4\n"
 	".globl counted\n"
 	".type counted, @function\n"
 	"counted:\n"
-	"	movabsq $0x100000003, %rax\n"
-	"	addq %rdi, %rax\n"
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	leaq 3(%rdi), %rax\n"
+	"	popq %rbp\n"
 	"	ret\n"
 	".size counted, .-counted\n"
 	".globl tiny\n"

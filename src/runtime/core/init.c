@@ -120,8 +120,11 @@ int cp_rt_start(int attached)
 		cp_rt.enabled = 0;
 		return -1;
 	}
-	if (attached != 2)
+	if (attached != 2) {
 		cp_signal_fatal_install();
+		if (cp_probe_enabled())
+			cp_livepatch_install(); /* after the fatal handlers: ours chains to them */
+	}
 	/* Attached: the scan adopts every thread, this one too (no thread's TLS is set). */
 	if (!attached)
 		cp_startup_charge(cp_thread_begin(0));

@@ -230,6 +230,15 @@ void cp_thread_unpack_self(void) CP_HIDDEN;
 int cp_signal_install(void) CP_HIDDEN;
 void cp_signal_fatal_install(void) CP_HIDDEN;
 int cp_signal_is_fatal_handler(const struct sigaction *sa) CP_HIDDEN;
+int cp_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CP_HIDDEN;
+
+/* core/livepatch.c: probes written while threads run (src/patch/poke.c). */
+#define CP_PCQ_MAGIC (CP_TIMER_MAGIC | 0xfe) /* sival_int of a pc query */
+void cp_livepatch_install(void) CP_HIDDEN; /* init, probes on: the SIGTRAP handler */
+int cp_livepatch_answer(const siginfo_t *si, void *uc) CP_HIDDEN; /* AS-safe: 1 if a query */
+/* The program's sigaction on SIGTRAP once ours is installed: 1 when handled (stored as the
+ * action ours chains to). */
+int cp_livepatch_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CP_HIDDEN;
 /* The program's view of our signal (interpose/signals.c stores it). */
 extern struct sigaction cp_app_action CP_HIDDEN;
 extern volatile int cp_app_action_set CP_HIDDEN;

@@ -166,6 +166,12 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 		errno = saved_errno;
 		return;
 	}
+	if (cp_livepatch_answer(si, ucv)) {
+		if (t) /* ours: a sleep it interrupted is resumed (interpose/sleep.c) */
+			t->our_signals++;
+		errno = saved_errno;
+		return;
+	}
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == CP_SCAN_MAGIC) {
 		if (t) /* ours: a sleep it interrupted is resumed (interpose/sleep.c) */
 			t->our_signals++;
@@ -221,6 +227,11 @@ int cp_signal_install(void)
 	sigdelset(&sa.sa_mask, SIGFPE);
 	sigdelset(&sa.sa_mask, SIGTRAP);
 	return real_sigaction_fn(cp_rt.signo, &sa, NULL);
+}
+
+int cp_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return real_sigaction_fn(sig, act, old);
 }
 
 void cp_signal_set_real_sigaction(int (*fn)(int, const struct sigaction *, struct sigaction *))

@@ -18,6 +18,8 @@ static int is_ours(int sig)
 CP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	typeof(cp_real.sigaction) real = CP_REAL(sigaction);
+	if (cp_livepatch_sigaction(sig, act, old))
+		return 0; /* SIGTRAP: ours stays, the program's is chained (core/livepatch.c) */
 	if (!is_ours(sig)) {
 		int rc = real(sig, act, old);
 		/* Our exit-time handler for a fatal signal looks like SIG_DFL to the program. */
@@ -63,7 +65,7 @@ static sighandler_t signal_common(int sig, sighandler_t handler, int flags)
 
 CP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	if (!is_ours(sig)) {
+	if (!is_ours(sig) && sig != SIGTRAP) {
 		sighandler_t prev = CP_REAL(signal)(sig, handler);
 		struct sigaction probe;
 		memset(&probe, 0, sizeof probe);
@@ -76,7 +78,7 @@ CP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 
 CP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 {
-	if (!is_ours(sig))
+	if (!is_ours(sig) && sig != SIGTRAP)
 		return CP_REAL(sysv_signal)(sig, handler);
 	return signal_common(sig, handler, SA_RESETHAND | SA_NODEFER);
 }
