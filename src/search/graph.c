@@ -28,6 +28,7 @@ uint32_t cp_code_model_func(struct cp_code_model *m, const char *name)
 	f->name = xstrdup(name);
 	f->first_call = (uint32_t)m->ncalls;
 	f->ncalls = 0;
+	f->lo = f->hi = 0;
 	return (uint32_t)m->nfuncs++;
 }
 
@@ -41,7 +42,7 @@ void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t calle
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent, uint64_t header)
 {
 	XGROW(m->loops, m->nloops + 1, m->loops_alloc);
-	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header};
+	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header, 0, 0};
 	return (uint32_t)m->nloops++;
 }
 

@@ -26,6 +26,7 @@
 struct cp_code_func {
 	char *name;
 	uint32_t first_call, ncalls; /* model.calls */
+	uint64_t lo, hi;	     /* its main part's addresses (0, 0 when unknown) */
 };
 
 struct cp_code_call {
@@ -37,6 +38,7 @@ struct cp_code_loop {
 	uint32_t func;
 	int32_t parent; /* enclosing loop, -1 outermost */
 	uint64_t header;
+	uint64_t lo, hi; /* lowest and highest address of its blocks (0, 0 when unknown) */
 };
 
 struct cp_code_model {

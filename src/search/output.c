@@ -1,0 +1,211 @@
+/* The search's result as text, JSON and DOT (search.h; the JSON format is documented in
+ * docs/cmd-search.md). */
+#include "search/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_name[] = {"queued", "pending", "true", "false"};
+
+void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap)
+{
+	const struct cp_search_node *n = &s->graph.nodes[i];
+	const char *base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
+	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+	const char *fn = s->model.funcs[l ? l->func : n->target].name;
+	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
+	if (!l)
+		snprintf(buf, cap, "/Code/%s/%s", base, fn);
+	else if (in && in->file)
+		snprintf(buf, cap, "/Code/%s/%s/loop@%s:%d", base, fn,
+			 strrchr(in->file, '/') ? strrchr(in->file, '/') + 1 : in->file, in->line);
+	else
+		snprintf(buf, cap, "/Code/%s/%s/loop@0x%llx", base, fn,
+			 (unsigned long long)l->header);
+}
+
+/* Has true node i a true child? */
+static int has_true_child(const struct cp_search *s, uint32_t i)
+{
+	for (size_t j = 0; j < s->graph.n; j++)
+		if (s->graph.nodes[j].parent == (int32_t)i &&
+		    s->graph.nodes[j].state == CP_NODE_TRUE)
+			return 1;
+	return 0;
+}
+
+static const struct cp_search *sort_s;
+static int by_rank(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	int la = has_true_child(sort_s, a), lb = has_true_child(sort_s, b);
+	if (la != lb)
+		return la - lb; /* leaves of the true subgraph (the most precise) first */
+	double va = sort_s->graph.nodes[a].value, vb = sort_s->graph.nodes[b].value;
+	return va > vb ? -1 : va < vb ? 1 : (a > b) - (a < b);
+}
+
+size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t *all = malloc((s->graph.n + 1) * sizeof *all);
+	if (!all)
+		return 0;
+	for (size_t i = 0; i < s->graph.n; i++)
+		if (s->graph.nodes[i].state == CP_NODE_TRUE)
+			all[n++] = (uint32_t)i;
+	sort_s = s;
+	qsort(all, n, sizeof *all, by_rank);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof *out);
+	free(all);
+	return n;
+}
+
+static void print_where(const struct cp_search *s, uint32_t i, FILE *out)
+{
+	const struct cp_search_info *in = &s->info[i];
+	if (in->file)
+		fprintf(out, "%s:%d", in->file, in->line);
+	else
+		fprintf(out, "?");
+}
+
+void cp_search_print_text(const struct cp_search *s, FILE *out)
+{
+	char name[512];
+	uint32_t *b = malloc((s->graph.n + 1) * sizeof *b);
+	size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
+	fprintf(out,
+		"callpath search: %zu experiments in %.1f s (%.2f/s), threshold %.0f%%, "
+		"probe cost at most %.2f%% (limit %.0f%%)%s\n",
+		s->experiments, s->elapsed,
+		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, 100 * s->o.threshold,
+		100 * s->cost_max, 100 * s->o.cost_limit,
+		s->program_exited   ? "; the program ended during the search (partial result)"
+		: s->stopped_by_for ? "; stopped by --for (partial result)"
+				    : "");
+	fprintf(out, "\nBottlenecks (most precise first):\n");
+	if (!nb)
+		fprintf(out, "  none found above the threshold\n");
+	for (size_t k = 0; k < nb; k++) {
+		const struct cp_search_node *n = &s->graph.nodes[b[k]];
+		cp_search_focus_name(s, b[k], name, sizeof name);
+		fprintf(out, "  %2zu. %-20s %5.1f%%  %s  (", k + 1, cp_hyp_names[n->hyp],
+			100 * n->value, name);
+		print_where(s, b[k], out);
+		fprintf(out, ") found at %.2f s\n", n->decided);
+	}
+	fprintf(out, "\nSearch history graph:\n");
+	for (size_t i = 0; i < s->graph.n; i++) {
+		const struct cp_search_node *n = &s->graph.nodes[i];
+		cp_search_focus_name(s, (uint32_t)i, name, sizeof name);
+		fprintf(out, "  #%-3zu %-7s %5.1f%% %-20s %s", i, state_name[n->state],
+			100 * n->value, cp_hyp_names[n->hyp], name);
+		if (n->parent >= 0)
+			fprintf(out, "  <- #%d", n->parent);
+		if (n->deep)
+			fprintf(out, "  (deep start)");
+		if (s->info[i].note)
+			fprintf(out, "  [not patched: %s]", s->info[i].note);
+		fprintf(out, "\n");
+	}
+	for (size_t i = 0; i < s->nnotes; i++)
+		fprintf(out, "note: %s\n", s->notes[i]);
+	free(b);
+}
+
+static void json_str(FILE *out, const char *v)
+{
+	if (!v) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	fputc('"', out);
+}
+
+static void json_node(const struct cp_search *s, uint32_t i, FILE *out)
+{
+	char name[512];
+	const struct cp_search_node *n = &s->graph.nodes[i];
+	const struct cp_search_info *in = &s->info[i];
+	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+	cp_search_focus_name(s, i, name, sizeof name);
+	fprintf(out, "{\"id\": %u, \"parent\": %d, \"hypothesis\": ", i, n->parent);
+	json_str(out, cp_hyp_names[n->hyp]);
+	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", l ? "loop" : "function");
+	json_str(out, name);
+	fprintf(out, ", \"function\": ");
+	json_str(out, s->model.funcs[l ? l->func : n->target].name);
+	fprintf(out, ", \"address\": \"0x%llx\", \"file\": ",
+		(unsigned long long)(l ? l->header : s->model.funcs[n->target].lo));
+	json_str(out, in->file);
+	fprintf(out,
+		", \"line\": %d, \"state\": \"%s\", \"value\": %.6f, \"started_s\": %.3f, "
+		"\"decided_s\": %.3f, \"deep_start\": %s, \"calls\": %.0f, \"iterations\": %.0f, "
+		"\"probe_time_ns\": %.0f, \"not_patched\": ",
+		in->line, state_name[n->state], n->value, in->started, n->decided,
+		n->deep ? "true" : "false", in->calls, in->iterations, in->probe_ns);
+	json_str(out, in->note);
+	fputc('}', out);
+}
+
+void cp_search_print_json(const struct cp_search *s, FILE *out)
+{
+	uint32_t *b = malloc((s->graph.n + 1) * sizeof *b);
+	size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
+	fprintf(out, "{\n  \"version\": 1,\n  \"program\": ");
+	json_str(out, s->exe);
+	fprintf(out,
+		",\n  \"pid\": %d,\n  \"threshold\": %.4f,\n  \"cost_limit\": %.4f,\n"
+		"  \"hypotheses\": [",
+		s->pid, s->o.threshold, s->o.cost_limit);
+	for (int h = 0, first = 1; h < CP_HYP_N; h++)
+		if (s->o.hyps & (1u << h)) {
+			fprintf(out, "%s\"%s\"", first ? "" : ", ", cp_hyp_names[h]);
+			first = 0;
+		}
+	fprintf(out,
+		"],\n  \"duration_s\": %.3f,\n  \"experiments\": %zu,\n"
+		"  \"experiments_per_s\": %.3f,\n  \"intervals\": %zu,\n"
+		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n"
+		"  \"cost\": {\"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, \"max\": %.5f, "
+		"\"rounds_queued\": %zu},\n  \"bottlenecks\": [",
+		s->elapsed, s->experiments,
+		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, s->intervals,
+		s->program_exited ? "true" : "false", s->stopped_by_for ? "true" : "false",
+		s->per_call_ns, s->per_edge_ns, s->cost_max, s->queued_rounds);
+	for (size_t k = 0; k < nb; k++) {
+		fprintf(out,
+			"%s\n    {\"rank\": %zu, \"threshold\": %.4f, \"node\": ", k ? "," : "",
+			k + 1, s->o.threshold);
+		json_node(s, b[k], out);
+		fputc('}', out);
+	}
+	fprintf(out, "\n  ],\n  \"nodes\": [");
+	for (size_t i = 0; i < s->graph.n; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_node(s, (uint32_t)i, out);
+	}
+	fprintf(out, "\n  ],\n  \"notes\": [");
+	for (size_t i = 0; i < s->nnotes; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_str(out, s->notes[i]);
+	}
+	fprintf(out, "\n  ]\n}\n");
+	free(b);
+}
+
+void cp_search_print_dot(const struct cp_search *s, FILE *out)
+{
+	cp_search_graph_dot(&s->graph, &s->model, cp_hyp_names, out);
+}
