@@ -219,8 +219,8 @@ static void model_proc(struct cp_code_model *model, const struct cp_proc_table *
 	uint32_t base = (uint32_t)model->nloops;
 	for (size_t l = 0; l < n->nloops; l++) {
 		const struct cp_loop *lp = &n->loops[l];
-		uint32_t id = cp_code_model_loop(model, fid, lp->parent < 0 ? -1 : (int32_t)base + lp->parent,
-						 lp->header);
+		uint32_t id = cp_code_model_loop(
+		    model, fid, lp->parent < 0 ? -1 : (int32_t)base + lp->parent, lp->header);
 		if (!lp->nranges)
 			continue;
 		model->loops[id].lo = n->ranges[lp->first_range].lo;

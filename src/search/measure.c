@@ -94,6 +94,7 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			uint32_t mod, size_t i, const double *v)
 {
 	const struct cp_code_model *m = x->m;
+	int leaf = 1;
 	x->gen++;
 	for (size_t n = i, hops = 0; n < t->nnodes && hops < CP_MF_READ_MAX_DEPTH; hops++) {
 		const struct cp_mf_rnode *r = &t->nodes[n];
@@ -101,6 +102,10 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 					 r->kind == CP_MF_NODE_SIGNAL)) {
 			uint64_t a = r->offset - (r->kind == CP_MF_NODE_CALL && r->offset);
 			long f = func_at(x, a);
+			if (f >= 0 && leaf)
+				for (int k = 0; k < CP_SM_N; k++)
+					s->funcs[f].leaf[k] += v[k];
+			leaf &= f < 0;
 			if (f >= 0 && x->fstamp[f] != x->gen) {
 				x->fstamp[f] = x->gen;
 				for (int k = 0; k < CP_SM_N; k++)
@@ -202,6 +207,18 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 	probe_values(s, x, t, mod, pm);
 	s->tids = xrealloc(s->tids, (s->nthreads + 1) * sizeof *s->tids);
 	s->thread_cpu = xrealloc(s->thread_cpu, (s->nthreads + 1) * sizeof *s->thread_cpu);
+	if (!t->hdr.end_ns) {
+		char path[96];
+		unsigned long long run = 0, delay = 0;
+		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->hdr.pid, t->hdr.tid);
+		FILE *f = fopen(path, "r");
+		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
+			s->run_delay_ns += (double)delay;
+			s->nlive++;
+		}
+		if (f)
+			fclose(f);
+	}
 	s->tids[s->nthreads] = t->hdr.tid;
 	s->thread_cpu[s->nthreads++] = cpu;
 }
@@ -269,8 +286,10 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 	const struct cp_focus_values *y =
 	    kind == CP_FOCUS_LOOP ? &b->loops[target] : &b->funcs[target];
 	struct cp_focus_values d;
-	for (int k = 0; k < CP_SM_N; k++)
+	for (int k = 0; k < CP_SM_N; k++) {
 		d.sampled[k] = y->sampled[k] - x->sampled[k];
+		d.leaf[k] = y->leaf[k] - x->leaf[k];
+	}
 	d.probe_ns = y->probe_ns - x->probe_ns;
 	d.calls = y->calls - x->calls;
 	d.iterations = y->iterations - x->iterations;
@@ -288,4 +307,11 @@ double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp
 		if (b->tids[i] == tid)
 			vb = b->thread_cpu[i];
 	return vb - va;
+}
+
+double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	double n = b->nlive ? (double)b->nlive : 1;
+	double t = (b->wall - a->wall) * 1e9 * n - (b->run_delay_ns - a->run_delay_ns);
+	return t > 0 ? t : 1;
 }

@@ -25,6 +25,8 @@ struct cp_focus_values {
 				  * loops: loop-time */
 	double calls;		 /* functions: calls; loops: entries */
 	double iterations;	 /* loops */
+	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in the
+				  * executable is this function (Deep Start) */
 };
 
 struct cp_search_snap {
@@ -35,6 +37,8 @@ struct cp_search_snap {
 	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
 	int *tids;		       /* [nthreads] */
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
+	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
+	size_t nlive;		       /* threads still running */
 	int done;		       /* the program has finished */
 	int have[CP_SM_N];	       /* the metric is measured */
 };
@@ -49,6 +53,9 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 					    const struct cp_search_snap *b, int kind,
 					    uint32_t target);
+/* The program's time in (a, b]: wall time times the threads running at b, minus the
+ * time they waited for a CPU (a loaded machine does not make a program less CPU bound). */
+double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
 /* The sampled CPU ns of thread tid in (a, b]. */
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid);

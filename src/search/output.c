@@ -24,13 +24,33 @@ void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size
 			 (unsigned long long)l->header);
 }
 
-/* Has true node i a true child? */
+/* Is focus j one of the refinements of focus i (paper §5: a function's callees outside
+ * loops and outermost loops; a loop's callees directly in it and directly nested loops)? */
+static int refines(const struct cp_code_model *m, const struct cp_search_node *i,
+		   const struct cp_search_node *j)
+{
+	uint32_t f = i->kind == CP_FOCUS_LOOP ? m->loops[i->target].func : i->target;
+	int32_t level = i->kind == CP_FOCUS_LOOP ? (int32_t)i->target : -1;
+	if (j->kind == CP_FOCUS_LOOP)
+		return m->loops[j->target].func == f && m->loops[j->target].parent == level;
+	for (uint32_t c = 0; c < m->funcs[f].ncalls; c++) {
+		const struct cp_code_call *call = &m->calls[m->funcs[f].first_call + c];
+		if (call->callee == j->target && call->loop == level)
+			return 1;
+	}
+	return 0;
+}
+
+/* Has true node i a true refinement (of the same hypothesis)? */
 static int has_true_child(const struct cp_search *s, uint32_t i)
 {
-	for (size_t j = 0; j < s->graph.n; j++)
-		if (s->graph.nodes[j].parent == (int32_t)i &&
-		    s->graph.nodes[j].state == CP_NODE_TRUE)
+	const struct cp_search_node *a = &s->graph.nodes[i];
+	for (size_t j = 0; j < s->graph.n; j++) {
+		const struct cp_search_node *b = &s->graph.nodes[j];
+		if (j != i && b->state == CP_NODE_TRUE && b->hyp == a->hyp &&
+		    (b->parent == (int32_t)i || refines(&s->model, a, b)))
 			return 1;
+	}
 	return 0;
 }
 
@@ -108,7 +128,7 @@ void cp_search_print_text(const struct cp_search *s, FILE *out)
 		if (n->deep)
 			fprintf(out, "  (deep start)");
 		if (s->info[i].note)
-			fprintf(out, "  [not patched: %s]", s->info[i].note);
+			fprintf(out, "  [%s]", s->info[i].note);
 		fprintf(out, "\n");
 	}
 	for (size_t i = 0; i < s->nnotes; i++)

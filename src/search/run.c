@@ -24,7 +24,7 @@
 
 static const int hyp_metric[CP_HYP_N] = {CP_SM_CPU, CP_SM_WAIT, CP_SM_IO, CP_SM_FAULTS};
 
-enum { PS_NONE = 0, PS_ENTRY, PS_LOOPS, PS_REFUSED, PS_NOLOOPS };
+enum { PS_NONE = 0, PS_ENTRY, PS_LOOPS, PS_REFUSED, PS_NOLOOPS, PS_COSTLY };
 
 struct run {
 	struct cp_search *s;
@@ -161,9 +161,11 @@ static void install(struct run *r, uint32_t i)
 		}
 		r->state[f] = PS_ENTRY;
 	}
-	if (r->state[f] == PS_REFUSED) {
+	if (r->state[f] == PS_REFUSED || r->state[f] == PS_COSTLY) {
 		if (!s->info[i].note)
-			s->info[i].note = xstrdup("its function cannot be patched");
+			s->info[i].note = xstrdup(r->state[f] == PS_REFUSED
+						      ? "its function cannot be patched"
+						      : "its probes cost more than the limit");
 		return;
 	}
 	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY)
@@ -179,7 +181,8 @@ static void install(struct run *r, uint32_t i)
 static void uninstall(struct run *r, uint32_t f)
 {
 	char pat[1024], reply[CP_CONTROL_REPLY_MAX];
-	if (--r->need[f] > 0 || r->state[f] == PS_NONE || r->state[f] == PS_REFUSED)
+	if (--r->need[f] > 0 || r->state[f] == PS_NONE || r->state[f] == PS_REFUSED ||
+	    r->state[f] == PS_COSTLY)
 		return;
 	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
 	if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
@@ -187,25 +190,28 @@ static void uninstall(struct run *r, uint32_t f)
 	r->state[f] = PS_NONE;
 }
 
-/* Threads that ran (sampled CPU time) between a and b, at least 1. */
-static double active_threads(const struct cp_search_snap *a, const struct cp_search_snap *b)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < b->nthreads; i++)
-		n += cp_search_snap_thread_cpu(a, b, b->tids[i]) > 0;
-	return n ? (double)n : 1;
-}
-
 /* The value of hypothesis h on focus values d over (a, b]: a fraction of the program's
- * time (wall time times the threads that ran). */
-static double hyp_value(int h, const struct cp_focus_values *d, const struct cp_search_snap *a,
-			const struct cp_search_snap *b)
+ * time. CPUBound: the CPU time sampled in the focus, or the probes' time in it less their
+ * own calibrated cost when that is more (samples that land in a loop probe's snippets are
+ * not charged to the loop; the probes' time counts only finished activations). */
+static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_values *d,
+			const struct cp_search_snap *a, const struct cp_search_snap *b, int leaf)
 {
-	double time = (b->wall - a->wall) * 1e9 * active_threads(a, b);
-	double v = d->sampled[hyp_metric[h]];
+	double time = cp_search_snap_time(a, b);
+	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
 	if (h == CP_HYP_MEM)
 		v *= FAULT_NS;
-	return time > 0 ? v / time : 0;
+	if (h == CP_HYP_CPU && !leaf) {
+		/* wall time: less the share its threads waited for a CPU */
+		double wall = (b->wall - a->wall) * 1e9 * (b->nlive ? (double)b->nlive : 1);
+		double own = d->iterations ? (d->iterations + d->calls) * s->per_edge_ns
+					   : d->calls * s->per_call_ns;
+		double p = (d->probe_ns - own) * (wall > time ? time / wall : 1);
+		if (p > v)
+			v = p;
+	}
+	v /= time;
+	return v > 1 ? 1 : v;
 }
 
 /* The probes' cost over (a, b]: executions times the calibrated costs, as a fraction. */
@@ -222,6 +228,51 @@ static double probe_cost(const struct cp_search *s, const struct cp_search_snap 
 	return time > 0 ? ns / time : 0;
 }
 
+/* The cost of function f's probes over (a, b], as a fraction of the time. */
+static double func_cost(const struct cp_search *s, uint32_t f, const struct cp_search_snap *a,
+			const struct cp_search_snap *b)
+{
+	double ns = (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+	for (size_t l = 0; l < s->model.nloops; l++)
+		if (s->model.loops[l].func == f)
+			ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
+			       a->loops[l].iterations) *
+			      s->per_edge_ns;
+	return ns / ((b->wall - a->wall) * 1e9 + 1);
+}
+
+/* The cost check early in a round: the probes of a function that cost more than the limit
+ * are removed at once; its experiments go on from samples alone, from snapshot e on. */
+static void check_cost(struct run *r, size_t e0, size_t e)
+{
+	struct cp_search *s = r->s;
+	char pat[1024], reply[CP_CONTROL_REPLY_MAX], why[256];
+	for (uint32_t f = 0; f < s->model.nfuncs; f++) {
+		if (r->state[f] != PS_ENTRY && r->state[f] != PS_LOOPS)
+			continue;
+		double c = func_cost(s, f, &r->snaps[e0], &r->snaps[e]);
+		if (c <= s->o.cost_limit)
+			continue;
+		snprintf(pat, sizeof pat, "%s:%s", r->exe_base, s->model.funcs[f].name);
+		if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
+			cp_error_clear();
+		r->state[f] = PS_COSTLY;
+		snprintf(why, sizeof why, "probes removed: they cost %.1f%% of the time", 100 * c);
+		cp_search_note(s, "%s: %s (over the %.0f%% limit); decided from samples", pat, why,
+			       100 * s->o.cost_limit);
+		for (size_t i = 0; i < s->graph.n; i++) {
+			const struct cp_search_node *n = &s->graph.nodes[i];
+			uint32_t g =
+			    n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
+			if (n->state != CP_NODE_PENDING || g != f)
+				continue;
+			r->epoch[i] = (uint32_t)e;
+			free(s->info[i].note);
+			s->info[i].note = xstrdup(why);
+		}
+	}
+}
+
 /* Decides node i on its experiment (a, b], unless too little was measured (and the
  * program still runs). */
 static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, int last)
@@ -234,7 +285,7 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	if (!last && cpu < MIN_CPU_NS && b->wall - a->wall < 4 * s->o.interval)
 		return;
 	uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
-	double v = hyp_value((int)n->hyp, &d, a, b), t = now_s() - s->t0;
+	double v = hyp_value(s, (int)n->hyp, &d, a, b, 0), t = now_s() - s->t0;
 	int yes = v >= s->o.threshold;
 	struct cp_search_info *in = &s->info[i];
 	in->calls = d.calls;
@@ -252,8 +303,9 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	}
 }
 
-/* Deep Start: the deepest functions whose share of the sampling phase (a, b] reaches the
- * threshold, at most DEEP_MAX per hypothesis, start first. */
+/* Deep Start: the functions that hold the threshold's share of the sampling phase (a, b]
+ * themselves (the innermost frame of the executable on the sampled paths: the deep ends of
+ * the hottest paths), at most DEEP_MAX per hypothesis, start first. */
 static void deep_start(struct run *r, const struct cp_search_snap *a,
 		       const struct cp_search_snap *b)
 {
@@ -266,7 +318,7 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 		for (size_t f = 0; f < m->nfuncs; f++) {
 			struct cp_focus_values d =
 			    cp_search_snap_delta(a, b, CP_FOCUS_FUNC, (uint32_t)f);
-			v[f] = hyp_value(h, &d, a, b);
+			v[f] = hyp_value(s, h, &d, a, b, 1);
 		}
 		for (int k = 0; k < DEEP_MAX; k++) {
 			long best = -1;
@@ -342,7 +394,13 @@ static int round_(struct run *r, uint32_t *started)
 		r->epoch[started[j]] = (uint32_t)e0;
 	if (!pending_or_queued(&s->graph, 1) && !pending_or_queued(&s->graph, 0))
 		return 0;
-	sleep_s(s->o.interval);
+	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05;
+	sleep_s(check);
+	size_t ec;
+	if (snap(r, &ec))
+		return -1;
+	check_cost(r, e0, ec);
+	sleep_s(s->o.interval - check > 0 ? s->o.interval - check : 0);
 	int gone = program_gone(r);
 	if (snap(r, &e1))
 		return -1;

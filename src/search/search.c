@@ -53,14 +53,21 @@ void cp_search_note(struct cp_search *s, const char *fmt, ...)
 }
 
 /* Source position of an address of the executable. */
-static void locate(struct cp_search *s, uint64_t addr, const char **file, int *line)
+static void locate(struct cp_search *s, uint64_t addr, char **file, int *line)
 {
 	struct cp_sym_info si;
 	*file = NULL;
 	*line = 0;
-	if (addr && !cp_symbolizer_lookup(s->sym, s->exe, NULL, 0, addr, 0, &si) && si.file) {
-		*file = si.file;
-		*line = si.line;
+	if (!addr || cp_symbolizer_lookup(s->sym, s->exe, NULL, 0, addr, 0, &si)) {
+		cp_error_clear();
+		return;
+	}
+	/* in inlined code: the position of the outermost inlined call, in the procedure */
+	const char *f = si.ninline ? si.inline_frames[0].file : si.file;
+	int l = si.ninline ? si.inline_frames[0].line : si.line;
+	if (f) {
+		*file = xstrdup(f);
+		*line = l;
 	}
 	cp_error_clear();
 }
@@ -69,16 +76,17 @@ static void locate(struct cp_search *s, uint64_t addr, const char **file, int *l
 void cp_search_sync_info(struct cp_search *s)
 {
 	size_t old = s->info_alloc;
-	if (old >= s->graph.n)
+	if (s->ninfo >= s->graph.n)
 		return;
 	XGROW(s->info, s->graph.n, s->info_alloc);
 	memset(s->info + old, 0, (s->info_alloc - old) * sizeof *s->info);
-	for (size_t i = old; i < s->graph.n; i++) {
+	for (size_t i = s->ninfo; i < s->graph.n; i++) {
 		const struct cp_search_node *n = &s->graph.nodes[i];
 		uint64_t a = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].header
 						      : s->model.funcs[n->target].lo;
 		locate(s, a, &s->info[i].file, &s->info[i].line);
 	}
+	s->ninfo = s->graph.n;
 }
 
 int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid, const char *dir,
@@ -97,8 +105,10 @@ int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid,
 
 void cp_search_release(struct cp_search *s)
 {
-	for (size_t i = 0; i < s->info_alloc; i++)
+	for (size_t i = 0; i < s->info_alloc; i++) {
 		free(s->info[i].note);
+		free(s->info[i].file);
+	}
 	free(s->info);
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);

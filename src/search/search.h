@@ -42,7 +42,7 @@ struct cp_search_info {
 	double calls, iterations, probe_ns; /* the probes' values over its experiment */
 	double started;			    /* seconds since the search began */
 	char *note;			    /* why its focus could not be patched, or NULL */
-	const char *file;		    /* source of the function's entry or loop's header */
+	char *file;			    /* source of the function's entry or loop's header */
 	int line;
 };
 
@@ -51,7 +51,7 @@ struct cp_search {
 	struct cp_code_model model;
 	struct cp_search_graph graph;
 	struct cp_search_info *info; /* [graph.n] */
-	size_t info_alloc;
+	size_t ninfo, info_alloc;
 	char exe[PATH_MAX], dir[PATH_MAX];
 	int pid;
 	double t0;			 /* CLOCK_MONOTONIC at the start of the search */

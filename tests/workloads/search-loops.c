@@ -1,8 +1,11 @@
 /* `callpath search` test workload: compute() has five loops and the third holds most of
  * the time (about 70 %); main calls it, and a cold function, until SECONDS have passed.
- * Usage: search-loops SECONDS */
+ * With "refuse", main also calls spin_back, as hot as compute, whose loop jumps back into
+ * its first 5 bytes: a function no probe can patch.
+ * Usage: search-loops SECONDS [refuse] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 volatile double sink;
@@ -30,6 +33,11 @@ __attribute__((noinline)) double compute(int n)
 	return a + b;
 }
 
+/* A loop back to byte 2 of the function (a jump into the bytes a probe would patch). */
+__asm__(".text\n.globl spin_back\n.type spin_back,@function\nspin_back:\n"
+	" xor %eax,%eax\n1: inc %eax\n dec %edi\n jg 1b\n ret\n.size spin_back,.-spin_back\n");
+int spin_back(int n);
+
 __attribute__((noinline)) double cold(int n)
 {
 	double a = 0;
@@ -41,10 +49,13 @@ __attribute__((noinline)) double cold(int n)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 5, end = now() + secs;
+	int refuse = argc > 2 && !strcmp(argv[2], "refuse");
 	long rounds = 0;
 	while (now() < end) {
 		sink = compute(20000);
 		sink += cold(1000);
+		if (refuse)
+			sink += spin_back(3000000);
 		rounds++;
 	}
 	printf("%ld rounds\n", rounds);
