@@ -12,12 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-/* Probe costs measured on the development machine (docs/cmd-search.md, "Cost limit"):
- * one probed call (its entry and exit snippets) and one loop edge snippet, in ns. */
-#define CALL_NS 60.0
-#define EDGE_NS 12.0
-/* MemoryBound: the time charged per page fault (a minor fault, measured likewise). */
-#define FAULT_NS 700.0
+/* Probe costs measured on the development machine (docs/cmd-search.md, "Cost limit": CPU
+ * time of probe.O2 stress 20000000 under probe -f work less under record, per call; of
+ * search-loops.O2 with compute's loops probed, per iteration counted). */
+#define CALL_NS 80.0
+#define EDGE_NS 33.0
+/* MemoryBound: the time charged per page fault (a first touch of an anonymous page,
+ * measured likewise: CPU time over 100,000 touches). */
+#define FAULT_NS 2000.0
 #define DEEP_MAX 3 /* Deep Start foci per hypothesis */
 #define BATCH_MAX 16
 #define MIN_CPU_NS 20e6 /* CPU time sampled in an experiment before it is decided */
