@@ -220,37 +220,45 @@ static void store(const struct cp_search *s, const char *dir)
 	}
 }
 
-/* The search of process pid; prints and stores the result. */
-static int search_pid(struct search_cli *c, int pid, const char *dir)
+/* The search of process pid (s, to release); prints and stores the result. */
+static int search_pid(struct search_cli *c, int pid, const char *dir, struct cp_search *s)
 {
 	char exe[PATH_MAX], link[64];
-	struct cp_search s;
 	snprintf(link, sizeof link, "/proc/%d/exe", pid);
 	if (!realpath(link, exe)) {
 		cli_error("search", "the program ended before the search began");
 		return CLI_EXIT_FAILURE;
 	}
 	c->so.progress = c->quiet ? NULL : stderr;
-	int rc = cp_search_init(&s, &c->so, pid, dir, exe);
+	int rc = cp_search_init(s, &c->so, pid, dir, exe);
 	if (!rc)
-		rc = cp_search_run(&s);
+		rc = cp_search_run(s);
 	if (rc) {
 		cli_error("search", NULL);
-		cp_search_release(&s);
 		return CLI_EXIT_FAILURE;
 	}
-	print_result(&s, c->format, stdout);
-	store(&s, dir);
-	if (c->kill && !s.program_exited)
+	print_result(s, c->format, stdout);
+	store(s, dir);
+	if (c->kill && !s->program_exited)
 		kill(pid, SIGTERM);
-	cp_search_release(&s);
 	return 0;
+}
+
+/* The analysis of the finished measurement, with the search table. */
+static void analyze(const struct cp_search *s, const char *dir, int searched)
+{
+	char db[PATH_MAX + 32];
+	snprintf(db, sizeof db, "%s/callpath.db", dir);
+	if (cp_record_analyze(dir) || (searched && cp_search_store_db(s, db)))
+		cli_error("search", NULL);
 }
 
 static int search_main(struct search_cli *c, char **argv)
 {
 	struct cp_record_opts o;
+	struct cp_search s;
 	char dir[PATH_MAX], def[PATH_MAX];
+	memset(&s, 0, sizeof s);
 	if (record_setup(c, &o, argv))
 		return CLI_EXIT_FAILURE;
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -282,14 +290,14 @@ static int search_main(struct search_cli *c, char **argv)
 		if (pid)
 			kill(child, SIGTERM);
 	} else
-		rc = search_pid(c, pid, dir);
+		rc = search_pid(c, pid, dir, &s);
 	if (pid > 0 && !c->quiet)
 		fprintf(stderr, "callpath search: waiting for %s to end%s\n", base,
 			c->kill ? "" : " (--kill ends it after the search)");
 	while (pid != 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	if (cp_record_analyze(dir))
-		cli_error("search", NULL);
+	analyze(&s, dir, pid > 0 && !rc);
+	cp_search_release(&s);
 	if (!c->quiet)
 		fprintf(stderr, "callpath search: measurement and search in %s\n", dir);
 	return rc;

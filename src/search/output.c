@@ -2,6 +2,9 @@
  * docs/cmd-search.md). */
 #include "search/search.h"
 
+#include "base/error.h"
+#include "db/search-table.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,4 +231,48 @@ void cp_search_print_json(const struct cp_search *s, FILE *out)
 void cp_search_print_dot(const struct cp_search *s, FILE *out)
 {
 	cp_search_graph_dot(&s->graph, &s->model, cp_hyp_names, out);
+}
+
+int cp_search_store_db(const struct cp_search *s, const char *path)
+{
+	struct cp_db_search_row *rows = calloc(s->graph.n + 1, sizeof *rows);
+	uint32_t *b = calloc(s->graph.n + 1, sizeof *b);
+	char(*names)[512] = calloc(s->graph.n + 1, sizeof *names);
+	if (!rows || !b || !names) {
+		free(rows), free(b), free(names);
+		return cp_error(CP_ENOMEM, "out of memory");
+	}
+	size_t nb = cp_search_bottlenecks(s, b, s->graph.n);
+	for (size_t i = 0; i < s->graph.n; i++) {
+		const struct cp_search_node *n = &s->graph.nodes[i];
+		const struct cp_search_info *in = &s->info[i];
+		const struct cp_code_loop *l =
+		    n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+		cp_search_focus_name(s, (uint32_t)i, names[i], sizeof names[i]);
+		rows[i] = (struct cp_db_search_row){
+		    .id = (int)i,
+		    .parent = n->parent,
+		    .hypothesis = cp_hyp_names[n->hyp],
+		    .kind = l ? "loop" : "function",
+		    .focus = names[i],
+		    .function = s->model.funcs[l ? l->func : n->target].name,
+		    .file = in->file,
+		    .state = state_name[n->state],
+		    .note = in->note,
+		    .line = in->line,
+		    .address = l ? l->header : s->model.funcs[n->target].lo,
+		    .value = n->value,
+		    .started_s = in->started,
+		    .decided_s = n->decided,
+		    .calls = in->calls,
+		    .iterations = in->iterations,
+		    .probe_time_ns = in->probe_ns,
+		    .deep_start = n->deep,
+		};
+	}
+	for (size_t k = 0; k < nb; k++)
+		rows[b[k]].rank = (int)k + 1;
+	int rc = cp_db_put_search(path, rows, s->graph.n);
+	free(rows), free(b), free(names);
+	return rc;
 }

@@ -87,6 +87,8 @@ size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t ma
 void cp_search_print_text(const struct cp_search *s, FILE *out);
 void cp_search_print_json(const struct cp_search *s, FILE *out);
 void cp_search_print_dot(const struct cp_search *s, FILE *out);
+/* The graph into the search table of the profile database at path (db/search-table.h). */
+int cp_search_store_db(const struct cp_search *s, const char *path);
 /* The resource name of node i's focus: /Code/MODULE/FUNCTION[/loop@FILE:LINE]. */
 void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap);
 

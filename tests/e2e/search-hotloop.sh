@@ -3,7 +3,7 @@
 # loops of compute(): the search refines main > its loop > compute > compute's loops and
 # reports that loop (at loop precision, by its source line) in its top 3; the four other
 # loops are decided false. The result is printed as JSON and stored in the measurement
-# directory (search.json, search.dot), and the measurement is analyzed.
+# directory (search.json, search.dot) and in the database's search table.
 . "$(dirname "$0")/lib.sh"
 require_built "$CALLPATH" "$CP_WORKLOADS/search-loops.O2"
 src=$CP_SOURCE_DIR/tests/workloads/search-loops.c
@@ -21,4 +21,14 @@ json_assert "$WORK/r.json" "(all(n['state'] in ('true', 'false') for n in d['nod
 json_assert "$WORK/m/search.json" "(d['bottlenecks'] and d['version'] == 1)" "search.json"
 grep -q '^digraph search' "$WORK/m/search.dot" || fail "no search.dot"
 [ -s "$WORK/m/callpath.db" ] || fail "the measurement was not analyzed"
+# the search table of the database: the same nodes, the same first bottleneck
+python3 - "$WORK/m/callpath.db" "$WORK/r.json" <<'PY' || fail "search table"
+import json, sqlite3, sys
+d = json.load(open(sys.argv[2]))
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT id, state, focus FROM search ORDER BY id").fetchall()
+assert [(n["id"], n["state"], n["focus"]) for n in d["nodes"]] == rows, rows
+top = sqlite3.connect(sys.argv[1]).execute("SELECT id FROM search WHERE rank = 1").fetchone()
+assert top[0] == d["bottlenecks"][0]["node"]["id"], top
+PY
 note "ok"
