@@ -170,7 +170,9 @@ static void install(struct run *r, uint32_t i)
 						      : "its probes cost more than the limit");
 		return;
 	}
-	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY)
+	/* Loop probes only for CPUBound: the others are decided on samples alone, and the
+	 * wait/io triggers do not yet unwind out of a relocated function's copy. */
+	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp != CP_HYP_CPU)
 		return;
 	if (add_loops(r, f, why, sizeof why)) {
 		r->state[f] = PS_NOLOOPS;
