@@ -79,6 +79,7 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->loops);
 	free(s->tids);
 	free(s->thread_cpu);
+	free(s->thread_vals);
 	cp_search_snap_init(s);
 }
 
@@ -94,6 +95,7 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			uint32_t mod, size_t i, const double *v)
 {
 	const struct cp_code_model *m = x->m;
+	double *tv = &s->thread_vals[s->nthreads * s->nfoci * CP_SM_N];
 	int leaf = 1;
 	x->gen++;
 	for (size_t n = i, hops = 0; n < t->nnodes && hops < CP_MF_READ_MAX_DEPTH; hops++) {
@@ -108,15 +110,19 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			leaf &= f < 0;
 			if (f >= 0 && x->fstamp[f] != x->gen) {
 				x->fstamp[f] = x->gen;
-				for (int k = 0; k < CP_SM_N; k++)
+				for (int k = 0; k < CP_SM_N; k++) {
 					s->funcs[f].sampled[k] += v[k];
+					tv[(size_t)f * CP_SM_N + k] += v[k];
+				}
 			}
 			for (size_t l = 0; f >= 0 && l < m->nloops; l++)
 				if (m->loops[l].func == (uint32_t)f && a >= m->loops[l].lo &&
 				    a < m->loops[l].hi && x->lstamp[l] != x->gen) {
 					x->lstamp[l] = x->gen;
-					for (int k = 0; k < CP_SM_N; k++)
+					for (int k = 0; k < CP_SM_N; k++) {
 						s->loops[l].sampled[k] += v[k];
+						tv[(m->nfuncs + l) * CP_SM_N + k] += v[k];
+					}
 				}
 		}
 		if (r->parent == UINT32_MAX || r->parent >= n)
@@ -189,8 +195,10 @@ static void probe_values(struct cp_search_snap *s, struct index *x, const struct
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
 			uint32_t mod, const int *sm, const int *pm)
 {
-	size_t nm = t->hdr.nmetrics;
+	size_t nm = t->hdr.nmetrics, per = s->nfoci * CP_SM_N;
 	double cpu = 0;
+	s->thread_vals = xrealloc(s->thread_vals, (s->nthreads + 1) * per * sizeof *s->thread_vals);
+	memset(s->thread_vals + s->nthreads * per, 0, per * sizeof *s->thread_vals);
 	for (size_t i = 0; i < t->nnodes; i++) {
 		double v[CP_SM_N] = {0};
 		int any = 0;
@@ -259,6 +267,8 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	s->wall = now_s();
 	s->funcs = xcalloc(m->nfuncs + 1, sizeof *s->funcs);
 	s->loops = xcalloc(m->nloops + 1, sizeof *s->loops);
+	s->nfuncs = m->nfuncs;
+	s->nfoci = m->nfuncs + m->nloops;
 	int rc = cp_mf_dir_open(&d, dir);
 	if (rc)
 		return rc;
@@ -314,4 +324,19 @@ double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_searc
 	double n = b->nlive ? (double)b->nlive : 1;
 	double t = (b->wall - a->wall) * 1e9 * n - (b->run_delay_ns - a->run_delay_ns);
 	return t > 0 ? t : 1;
+}
+
+static double thread_value(const struct cp_search_snap *s, int tid, size_t focus, int k)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->tids[i] == tid)
+			return s->thread_vals[(i * s->nfoci + focus) * CP_SM_N + (size_t)k];
+	return 0;
+}
+
+double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				   int tid, int kind, uint32_t target, int k)
+{
+	size_t focus = kind == CP_FOCUS_LOOP ? b->nfuncs + target : target;
+	return thread_value(b, tid, focus, k) - thread_value(a, tid, focus, k);
 }

@@ -37,6 +37,8 @@ struct cp_search_snap {
 	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
 	int *tids;		       /* [nthreads] */
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
+	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
+	size_t nfuncs, nfoci;	       /* the model's functions; functions + loops */
 	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
 	size_t nlive;		       /* threads still running */
 	int done;		       /* the program has finished */
@@ -56,6 +58,9 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 /* The program's time in (a, b]: wall time times the threads running at b, minus the
  * time they waited for a CPU (a loaded machine does not make a program less CPU bound). */
 double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
+/* The sampled value (metric k) of thread tid in focus (kind, target) over (a, b]. */
+double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				   int tid, int kind, uint32_t target, int k);
 /* The sampled CPU ns of thread tid in (a, b]. */
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid);

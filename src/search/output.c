@@ -17,6 +17,7 @@ void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size
 	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
 	const char *fn = s->model.funcs[l ? l->func : n->target].name;
 	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
+	size_t len;
 	if (!l)
 		snprintf(buf, cap, "/Code/%s/%s", base, fn);
 	else if (in && in->file)
@@ -25,6 +26,10 @@ void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size
 	else
 		snprintf(buf, cap, "/Code/%s/%s/loop@0x%llx", base, fn,
 			 (unsigned long long)l->header);
+	len = strlen(buf);
+	if (n->thread >= 0 && len < cap)
+		snprintf(buf + len, cap - len, ",/Machine/%s/%d/%d", s->host, s->pid,
+			 s->tids[n->thread]);
 }
 
 /* Is focus j one of the refinements of focus i (paper §5: a function's callees outside
@@ -51,7 +56,8 @@ static int has_true_child(const struct cp_search *s, uint32_t i)
 	for (size_t j = 0; j < s->graph.n; j++) {
 		const struct cp_search_node *b = &s->graph.nodes[j];
 		if (j != i && b->state == CP_NODE_TRUE && b->hyp == a->hyp &&
-		    (b->parent == (int32_t)i || refines(&s->model, a, b)))
+		    (b->parent == (int32_t)i ||
+		     (b->thread == a->thread && refines(&s->model, a, b))))
 			return 1;
 	}
 	return 0;
@@ -169,6 +175,10 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out)
 	json_str(out, name);
 	fprintf(out, ", \"function\": ");
 	json_str(out, s->model.funcs[l ? l->func : n->target].name);
+	if (n->thread >= 0)
+		fprintf(out, ", \"thread\": %d", s->tids[n->thread]);
+	else
+		fprintf(out, ", \"thread\": null");
 	fprintf(out, ", \"address\": \"0x%llx\", \"file\": ",
 		(unsigned long long)(l ? l->header : s->model.funcs[n->target].lo));
 	json_str(out, in->file);
@@ -202,11 +212,13 @@ void cp_search_print_json(const struct cp_search *s, FILE *out)
 		"  \"experiments_per_s\": %.3f,\n  \"intervals\": %zu,\n"
 		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n"
 		"  \"cost\": {\"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, \"max\": %.5f, "
+		"\"mean\": %.5f, "
 		"\"rounds_queued\": %zu},\n  \"bottlenecks\": [",
 		s->elapsed, s->experiments,
 		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, s->intervals,
 		s->program_exited ? "true" : "false", s->stopped_by_for ? "true" : "false",
-		s->per_call_ns, s->per_edge_ns, s->cost_max, s->queued_rounds);
+		s->per_call_ns, s->per_edge_ns, s->cost_max,
+		s->elapsed > 0 ? s->cost_sum / s->elapsed : 0, s->queued_rounds);
 	for (size_t k = 0; k < nb; k++) {
 		fprintf(out,
 			"%s\n    {\"rank\": %zu, \"threshold\": %.4f, \"node\": ", k ? "," : "",

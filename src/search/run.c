@@ -22,6 +22,7 @@
 #define FAULT_NS 2000.0
 #define DEEP_MAX 3 /* Deep Start foci per hypothesis */
 #define BATCH_MAX 16
+#define THREADS_MAX 16	/* Machine refinements per code node */
 #define MIN_CPU_NS 20e6 /* CPU time sampled in an experiment before it is decided */
 
 static const int hyp_metric[CP_HYP_N] = {CP_SM_CPU, CP_SM_WAIT, CP_SM_IO, CP_SM_FAULTS};
@@ -277,6 +278,38 @@ static void check_cost(struct run *r, size_t e0, size_t e)
 	}
 }
 
+/* Machine hierarchy: true code node i refined to the threads of the program, decided at
+ * once on the per-thread samples of the same experiment (a, b] (no probes needed). Only
+ * for programs with more than one thread; at most THREADS_MAX threads, those with values. */
+static void refine_threads(struct run *r, uint32_t i, const struct cp_search_snap *a,
+			   const struct cp_search_snap *b, double t)
+{
+	struct cp_search *s = r->s;
+	const struct cp_search_node n = s->graph.nodes[i];
+	int k = hyp_metric[n.hyp];
+	if (b->nthreads < 2)
+		return;
+	double time = cp_search_snap_time(a, b);
+	for (size_t j = 0, made = 0; j < b->nthreads && made < THREADS_MAX; j++) {
+		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
+		if (n.hyp == CP_HYP_MEM)
+			v *= FAULT_NS;
+		if (v <= 0)
+			continue;
+		v = v / time > 1 ? 1 : v / time;
+		uint32_t c =
+		    cp_search_node_thread(&s->graph, i, cp_search_thread_index(s, b->tids[j]));
+		if (s->graph.nodes[c].state != CP_NODE_QUEUED)
+			continue;
+		grow(r);
+		s->graph.nodes[c].state = CP_NODE_PENDING;
+		s->info[c].started = s->info[i].started;
+		cp_search_decide(&s->graph, &s->model, c, v >= s->o.threshold, v, t);
+		s->experiments++;
+		made++;
+	}
+}
+
 /* Decides node i on its experiment (a, b], unless too little was measured (and the
  * program still runs). */
 static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, int last)
@@ -297,6 +330,8 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	in->probe_ns = d.probe_ns;
 	cp_search_decide(&s->graph, &s->model, i, yes, v, t);
 	grow(r);
+	if (yes && s->graph.nodes[i].thread < 0)
+		refine_threads(r, i, a, b, t);
 	s->experiments++;
 	uninstall(r, f);
 	if (s->o.progress) {
@@ -411,6 +446,7 @@ static int round_(struct run *r, uint32_t *started)
 	const struct cp_search_snap *b = &r->snaps[e1];
 	gone |= b->done;
 	s->cost_last = probe_cost(s, &r->snaps[e0], b);
+	s->cost_sum += s->cost_last * (b->wall - r->snaps[e0].wall);
 	if (s->cost_last > s->cost_max)
 		s->cost_max = s->cost_last;
 	r->batch = s->cost_last > s->o.cost_limit ? (r->batch + 1) / 2

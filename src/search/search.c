@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 const char *const cp_hyp_names[CP_HYP_N] = {"CPUBound", "ExcessiveSyncWaiting",
 					    "ExcessiveIOBlocking", "MemoryBound"};
@@ -89,6 +90,16 @@ void cp_search_sync_info(struct cp_search *s)
 	s->ninfo = s->graph.n;
 }
 
+int32_t cp_search_thread_index(struct cp_search *s, int tid)
+{
+	for (size_t i = 0; i < s->ntids; i++)
+		if (s->tids[i] == tid)
+			return (int32_t)i;
+	s->tids = xrealloc(s->tids, (s->ntids + 1) * sizeof *s->tids);
+	s->tids[s->ntids] = tid;
+	return (int32_t)s->ntids++;
+}
+
 int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid, const char *dir,
 		   const char *exe)
 {
@@ -100,6 +111,8 @@ int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid,
 	cp_code_model_init(&s->model);
 	cp_search_graph_init(&s->graph);
 	s->sym = cp_symbolizer_new();
+	if (gethostname(s->host, sizeof s->host - 1))
+		snprintf(s->host, sizeof s->host, "localhost");
 	return cp_code_model_from_module(&s->model, exe);
 }
 
@@ -113,6 +126,7 @@ void cp_search_release(struct cp_search *s)
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);
 	free(s->notes);
+	free(s->tids);
 	cp_search_graph_release(&s->graph);
 	cp_code_model_release(&s->model);
 	if (s->sym)

@@ -58,6 +58,10 @@ struct cp_search {
 	double elapsed;			 /* seconds the search ran */
 	double per_call_ns, per_edge_ns; /* calibrated probe costs */
 	double cost_max, cost_last;	 /* fraction of time: highest and last interval */
+	double cost_sum;		 /* cost fraction times seconds, over the rounds */
+	int *tids;			 /* Machine foci: thread index -> tid */
+	size_t ntids;
+	char host[64];
 	size_t experiments, intervals, queued_rounds;
 	int program_exited, stopped_by_for;
 	char **notes;
@@ -80,6 +84,8 @@ void cp_search_release(struct cp_search *s);
 void cp_search_note(struct cp_search *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cp_search_sync_info(struct cp_search *s);
+/* The index of thread tid in s->tids (added when new). */
+int32_t cp_search_thread_index(struct cp_search *s, int tid);
 
 /* Output (output.c). Bottlenecks: true nodes, leaves of the true subgraph first, each by
  * value; n written to out (indices), at most max. */
