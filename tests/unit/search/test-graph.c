@@ -141,10 +141,11 @@ static void test_thread(void **state)
 	assert_int_not_equal(cp_search_node_thread(&g, root, 2), t1);
 	assert_int_equal(cp_search_node_get(&g, 0, CP_FOCUS_FUNC, f_main, -1), root);
 	assert_int_equal(cp_search_decide(&g, &model, t1, 1, 0.8, 2.0), 0);
-	/* solve (never decided itself) calls report: its thread node refines into nothing */
-	uint32_t solve = cp_search_node_get(&g, 0, CP_FOCUS_FUNC, f_solve, -1);
+	/* loop L0 (queued: its children solve and L1 do not exist yet): its thread node
+	 * refines into nothing */
+	uint32_t n_l0 = cp_search_node_get(&g, 0, CP_FOCUS_LOOP, l0, -1);
 	before = g.n;
-	uint32_t ts = cp_search_node_thread(&g, solve, 1);
+	uint32_t ts = cp_search_node_thread(&g, n_l0, 1);
 	assert_int_equal(cp_search_decide(&g, &model, ts, 1, 0.5, 3.0), 0);
 	assert_int_equal(g.n, before + 1);
 	cp_search_graph_release(&g);
