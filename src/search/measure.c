@@ -80,6 +80,7 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->tids);
 	free(s->thread_cpu);
 	free(s->thread_vals);
+	free(s->thread_delay);
 	cp_search_snap_init(s);
 }
 
@@ -97,13 +98,20 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 	const struct cp_code_model *m = x->m;
 	double *tv = &s->thread_vals[s->nthreads * s->nfoci * CP_SM_N];
 	int leaf = 1;
+	long prev = -1; /* the executable's function of the frame below */
 	x->gen++;
 	for (size_t n = i, hops = 0; n < t->nnodes && hops < CP_MF_READ_MAX_DEPTH; hops++) {
 		const struct cp_mf_rnode *r = &t->nodes[n];
-		if (r->module == mod && (r->kind == CP_MF_NODE_CALL || r->kind == CP_MF_NODE_PC ||
-					 r->kind == CP_MF_NODE_SIGNAL)) {
-			uint64_t a = r->offset - (r->kind == CP_MF_NODE_CALL && r->offset);
-			long f = func_at(x, a);
+		int frame = r->kind == CP_MF_NODE_CALL || r->kind == CP_MF_NODE_PC ||
+			    r->kind == CP_MF_NODE_SIGNAL;
+		uint64_t a = r->offset - (r->kind == CP_MF_NODE_CALL && r->offset);
+		long f = frame && r->module == mod ? func_at(x, a) : -1;
+		if (f < 0 && prev >= 0) /* prev was called from outside the executable */
+			for (int k = 0; k < CP_SM_N; k++)
+				s->funcs[prev].entry[k] += v[k];
+		if (frame || f >= 0 || r->parent == UINT32_MAX)
+			prev = f;
+		if (f >= 0) {
 			if (f >= 0 && leaf)
 				for (int k = 0; k < CP_SM_N; k++)
 					s->funcs[f].leaf[k] += v[k];
@@ -129,6 +137,9 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			break;
 		n = r->parent;
 	}
+	if (prev >= 0)
+		for (int k = 0; k < CP_SM_N; k++)
+			s->funcs[prev].entry[k] += v[k];
 }
 
 /* Has node i an ancestor probe node at the same offset? */
@@ -215,12 +226,18 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 	probe_values(s, x, t, mod, pm);
 	s->tids = xrealloc(s->tids, (s->nthreads + 1) * sizeof *s->tids);
 	s->thread_cpu = xrealloc(s->thread_cpu, (s->nthreads + 1) * sizeof *s->thread_cpu);
+	s->thread_delay = xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
+	s->thread_delay[s->nthreads] = 0;
 	if (!t->hdr.end_ns) {
 		char path[96];
 		unsigned long long run = 0, delay = 0;
 		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->hdr.pid, t->hdr.tid);
 		FILE *f = fopen(path, "r");
+		s->thread_delay =
+		    xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
+		s->thread_delay[s->nthreads] = 0;
 		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
+			s->thread_delay[s->nthreads] = (double)delay;
 			s->run_delay_ns += (double)delay;
 			s->nlive++;
 		}
@@ -299,6 +316,7 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 	for (int k = 0; k < CP_SM_N; k++) {
 		d.sampled[k] = y->sampled[k] - x->sampled[k];
 		d.leaf[k] = y->leaf[k] - x->leaf[k];
+		d.entry[k] = y->entry[k] - x->entry[k];
 	}
 	d.probe_ns = y->probe_ns - x->probe_ns;
 	d.calls = y->calls - x->calls;
@@ -339,4 +357,19 @@ double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct 
 {
 	size_t focus = kind == CP_FOCUS_LOOP ? b->nfuncs + target : target;
 	return thread_value(b, tid, focus, k) - thread_value(a, tid, focus, k);
+}
+
+double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	double t = 0, wall = (b->wall - a->wall) * 1e9;
+	for (size_t i = 0; i < b->nthreads; i++) {
+		if (cp_search_snap_thread_cpu(a, b, b->tids[i]) <= 0)
+			continue;
+		double d = b->thread_delay[i];
+		for (size_t j = 0; j < a->nthreads; j++)
+			if (a->tids[j] == b->tids[i])
+				d -= a->thread_delay[j];
+		t += wall - (d > 0 && d < wall ? d : 0);
+	}
+	return t > 0 ? t : wall > 0 ? wall : 1;
 }

@@ -25,6 +25,9 @@ struct cp_focus_values {
 				  * loops: loop-time */
 	double calls;		 /* functions: calls; loops: entries */
 	double iterations;	 /* loops */
+	double entry[CP_SM_N];	 /* functions: samples on whose path it is the outermost
+				  * function of the executable after a frame outside it
+				  * (main, a thread's start routine, a callback) */
 	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in the
 				  * executable is this function (Deep Start) */
 };
@@ -37,6 +40,7 @@ struct cp_search_snap {
 	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
 	int *tids;		       /* [nthreads] */
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
+	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
 	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
 	size_t nfuncs, nfoci;	       /* the model's functions; functions + loops */
 	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
@@ -58,6 +62,8 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 /* The program's time in (a, b]: wall time times the threads running at b, minus the
  * time they waited for a CPU (a loaded machine does not make a program less CPU bound). */
 double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
+/* The same over the threads that ran (sampled CPU time) in (a, b] only: CPUBound's. */
+double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
 /* The sampled value (metric k) of thread tid in focus (kind, target) over (a, b]. */
 double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				   int tid, int kind, uint32_t target, int k);

@@ -202,13 +202,16 @@ static void uninstall(struct run *r, uint32_t f)
 static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_values *d,
 			const struct cp_search_snap *a, const struct cp_search_snap *b, int leaf)
 {
-	double time = cp_search_snap_time(a, b);
+	double time = h == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
 	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
 	if (h == CP_HYP_MEM)
 		v *= FAULT_NS;
 	if (h == CP_HYP_CPU && !leaf) {
 		/* wall time: less the share its threads waited for a CPU */
-		double wall = (b->wall - a->wall) * 1e9 * (b->nlive ? (double)b->nlive : 1);
+		double nact = 0;
+		for (size_t i = 0; i < b->nthreads; i++)
+			nact += cp_search_snap_thread_cpu(a, b, b->tids[i]) > 0;
+		double wall = (b->wall - a->wall) * 1e9 * (nact > 0 ? nact : 1);
 		double own = d->iterations ? (d->iterations + d->calls) * s->per_edge_ns
 					   : d->calls * s->per_call_ns;
 		double p = (d->probe_ns - own) * (wall > time ? time / wall : 1);
@@ -289,7 +292,8 @@ static void refine_threads(struct run *r, uint32_t i, const struct cp_search_sna
 	int k = hyp_metric[n.hyp];
 	if (b->nthreads < 2)
 		return;
-	double time = cp_search_snap_time(a, b);
+	double time =
+	    n.hyp == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
 	for (size_t j = 0, made = 0; j < b->nthreads && made < THREADS_MAX; j++) {
 		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
 		if (n.hyp == CP_HYP_MEM)
@@ -383,16 +387,21 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 	grow(r);
 }
 
-/* The roots: main, for every hypothesis. */
-static void roots(struct run *r)
+/* The roots, for every hypothesis: main, and the functions of the executable that were
+ * entered from outside it (a thread's start routine, a callback) with samples so far
+ * (snapshot a), except _start (only the dynamic loader's entry: main is the root there). */
+static void roots(struct run *r, const struct cp_search_snap *a)
 {
 	struct cp_search *s = r->s;
-	for (size_t f = 0; f < s->model.nfuncs; f++)
-		if (!strcmp(s->model.funcs[f].name, "main") && s->model.funcs[f].lo)
-			for (int h = 0; h < CP_HYP_N; h++)
-				if (s->o.hyps & (1u << h))
-					cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
-							   (uint32_t)f, -1);
+	for (int h = 0; h < CP_HYP_N; h++)
+		for (size_t f = 0; (s->o.hyps & (1u << h)) && f < s->model.nfuncs; f++) {
+			const struct cp_code_func *fn = &s->model.funcs[f];
+			int is_main = !strcmp(fn->name, "main");
+			if (fn->lo && (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 &&
+						   strcmp(fn->name, "_start"))))
+				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
+						   (uint32_t)f, -1);
+		}
 	grow(r);
 }
 
@@ -504,7 +513,7 @@ static int run_loop(struct run *r)
 			deep_start(r, &r->snaps[e0], &r->snaps[e1]);
 	}
 	if (!rc)
-		roots(r);
+		roots(r, &r->snaps[r->nsnaps - 1]);
 	while (!rc) {
 		if (program_gone(r)) {
 			s->program_exited = 1;

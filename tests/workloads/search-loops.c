@@ -2,7 +2,10 @@
  * the time (about 70 %); main calls it, and a cold function, until SECONDS have passed.
  * With "refuse", main also calls spin_back, as hot as compute, whose loop jumps back into
  * its first 5 bytes: a function no probe can patch.
- * Usage: search-loops SECONDS [refuse] */
+ * With "thread", the rounds run in a second thread while main waits for it (the Machine
+ * hierarchy: the bottleneck is in that thread, not in main's).
+ * Usage: search-loops SECONDS [refuse|thread] */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,18 +49,35 @@ __attribute__((noinline)) double cold(int n)
 	return a;
 }
 
-int main(int argc, char **argv)
+static double secs;
+static int refuse;
+
+static void *rounds(void *arg)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 5, end = now() + secs;
-	int refuse = argc > 2 && !strcmp(argv[2], "refuse");
-	long rounds = 0;
+	double end = now() + secs;
+	long n = 0;
 	while (now() < end) {
 		sink = compute(20000);
 		sink += cold(1000);
 		if (refuse)
 			sink += spin_back(3000000);
-		rounds++;
+		n++;
 	}
-	printf("%ld rounds\n", rounds);
+	*(long *)arg = n;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long n = 0;
+	pthread_t t;
+	secs = argc > 1 ? atof(argv[1]) : 5;
+	refuse = argc > 2 && !strcmp(argv[2], "refuse");
+	if (argc > 2 && !strcmp(argv[2], "thread")) {
+		pthread_create(&t, NULL, rounds, &n);
+		pthread_join(t, NULL);
+	} else
+		rounds(&n);
+	printf("%ld rounds\n", n);
 	return 0;
 }
