@@ -31,7 +31,8 @@ static const char usage_text[] =
     "                         program's time (default 20)\n"
     "  --cost-limit PCT       the probes' cost stays under PCT%% (default 5)\n"
     "  --hypotheses LIST      of CPUBound, ExcessiveSyncWaiting, ExcessiveIOBlocking,\n"
-    "                         MemoryBound, comma-separated (default CPUBound)\n"
+    "                         MemoryBound, comma-separated (default: all; MemoryBound\n"
+    "                         where page faults can be counted)\n"
     "  --after S              seconds before the search starts (default 0.5)\n"
     "  --for S                search at most S seconds (default: until nothing is left)\n"
     "  --interval S           seconds per experiment (default 0.5)\n"
@@ -65,8 +66,22 @@ struct search_cli {
 	struct cp_search_opts so;
 	const char *outdir;
 	int format; /* 0 text, 1 json, 2 dot */
-	int kill, quiet;
+	int kill, quiet, hyps_given;
 };
+
+/* Every hypothesis; MemoryBound only where this user may count page faults (the perf
+ * event; perf_event_paranoid 2 or lower lets a process count its own). */
+static unsigned default_hyps(void)
+{
+	unsigned h = 1u << CP_HYP_CPU | 1u << CP_HYP_SYNC | 1u << CP_HYP_IO;
+	int paranoid = 3;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f && fscanf(f, "%d", &paranoid) != 1)
+		paranoid = 3;
+	if (f)
+		fclose(f);
+	return paranoid <= 2 ? h | 1u << CP_HYP_MEM : h;
+}
 
 static int num(const char *arg, double lo, double hi, double *out, const char *opt)
 {
@@ -117,6 +132,7 @@ static int parse_opt(int c, const char *arg, struct search_cli *s)
 		s->so.cost_limit = pct / 100;
 		return 0;
 	case O_HYP:
+		s->hyps_given = 1;
 		return parse_hyps(arg, &s->so.hyps);
 	case O_AFTER:
 		return num(arg, 0, 3600, &s->so.after, "after");
@@ -220,7 +236,16 @@ static void store(const struct cp_search *s, const char *dir)
 	}
 }
 
-/* The search of process pid (s, to release); prints and stores the result. */
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The search of process pid (s, to release); prints and stores the result. SIGINT and
+ * SIGTERM end the search (the partial result is printed); the record child forwards them
+ * to the program. */
 static int search_pid(struct search_cli *c, int pid, const char *dir, struct cp_search *s)
 {
 	char exe[PATH_MAX], link[64];
@@ -230,6 +255,12 @@ static int search_pid(struct search_cli *c, int pid, const char *dir, struct cp_
 		return CLI_EXIT_FAILURE;
 	}
 	c->so.progress = c->quiet ? NULL : stderr;
+	c->so.stop = &interrupted;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	int rc = cp_search_init(s, &c->so, pid, dir, exe);
 	if (!rc)
 		rc = cp_search_run(s);
@@ -320,5 +351,7 @@ int cmd_search(int argc, char **argv)
 				    "PROGRAM [ARGS...]");
 		return CLI_EXIT_FAILURE;
 	}
+	if (!c.hyps_given)
+		c.so.hyps = default_hyps();
 	return search_main(&c, argv + optind);
 }

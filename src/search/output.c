@@ -113,6 +113,7 @@ void cp_search_print_text(const struct cp_search *s, FILE *out)
 		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, 100 * s->o.threshold,
 		100 * s->cost_max, 100 * s->o.cost_limit,
 		s->program_exited   ? "; the program ended during the search (partial result)"
+		: s->interrupted    ? "; interrupted (partial result)"
 		: s->stopped_by_for ? "; stopped by --for (partial result)"
 				    : "");
 	fprintf(out, "\nBottlenecks (most precise first):\n");
@@ -162,14 +163,14 @@ static void json_str(FILE *out, const char *v)
 	fputc('"', out);
 }
 
-static void json_node(const struct cp_search *s, uint32_t i, FILE *out)
+static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const char *first)
 {
 	char name[512];
 	const struct cp_search_node *n = &s->graph.nodes[i];
 	const struct cp_search_info *in = &s->info[i];
 	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
 	cp_search_focus_name(s, i, name, sizeof name);
-	fprintf(out, "{\"id\": %u, \"parent\": %d, \"hypothesis\": ", i, n->parent);
+	fprintf(out, "{%s\"id\": %u, \"parent\": %d, \"hypothesis\": ", first, i, n->parent);
 	json_str(out, cp_hyp_names[n->hyp]);
 	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", l ? "loop" : "function");
 	json_str(out, name);
@@ -210,26 +211,26 @@ void cp_search_print_json(const struct cp_search *s, FILE *out)
 	fprintf(out,
 		"],\n  \"duration_s\": %.3f,\n  \"experiments\": %zu,\n"
 		"  \"experiments_per_s\": %.3f,\n  \"intervals\": %zu,\n"
-		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n"
+		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n  \"interrupted\": %s,\n"
 		"  \"cost\": {\"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, \"max\": %.5f, "
 		"\"mean\": %.5f, "
 		"\"rounds_queued\": %zu},\n  \"bottlenecks\": [",
 		s->elapsed, s->experiments,
 		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, s->intervals,
 		s->program_exited ? "true" : "false", s->stopped_by_for ? "true" : "false",
-		s->per_call_ns, s->per_edge_ns, s->cost_max,
+		s->interrupted ? "true" : "false", s->per_call_ns, s->per_edge_ns, s->cost_max,
 		s->elapsed > 0 ? s->cost_sum / s->elapsed : 0, s->queued_rounds);
 	for (size_t k = 0; k < nb; k++) {
-		fprintf(out,
-			"%s\n    {\"rank\": %zu, \"threshold\": %.4f, \"node\": ", k ? "," : "",
-			k + 1, s->o.threshold);
-		json_node(s, b[k], out);
-		fputc('}', out);
+		char first[96];
+		snprintf(first, sizeof first, "\"rank\": %zu, \"threshold\": %.4f, ", k + 1,
+			 s->o.threshold);
+		fprintf(out, "%s\n    ", k ? "," : "");
+		json_node(s, b[k], out, first);
 	}
 	fprintf(out, "\n  ],\n  \"nodes\": [");
 	for (size_t i = 0; i < s->graph.n; i++) {
 		fprintf(out, "%s\n    ", i ? "," : "");
-		json_node(s, (uint32_t)i, out);
+		json_node(s, (uint32_t)i, out, "");
 	}
 	fprintf(out, "\n  ],\n  \"notes\": [");
 	for (size_t i = 0; i < s->nnotes; i++) {

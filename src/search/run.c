@@ -519,6 +519,10 @@ static int run_loop(struct run *r)
 			s->program_exited = 1;
 			break;
 		}
+		if (s->o.stop && *s->o.stop) {
+			s->interrupted = 1;
+			break;
+		}
 		if (s->o.for_s > 0 && now_s() - s->t0 >= s->o.for_s) {
 			s->stopped_by_for = 1;
 			break;

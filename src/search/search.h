@@ -11,6 +11,7 @@
 #include "search/measure.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,14 +26,15 @@ const char *cp_hyp_event(int h);
 struct cp_symbolizer;
 
 struct cp_search_opts {
-	double threshold;  /* fraction of the program's time (0.2) */
-	double cost_limit; /* fraction (0.05) */
-	unsigned hyps;	   /* bit per enum cp_hyp */
-	double after;	   /* seconds before the search starts */
-	double for_s;	   /* longest search (0: until nothing is pending) */
-	double interval;   /* seconds per experiment */
-	int deep_start;	   /* run the sampling phase first */
-	FILE *progress;	   /* a line per decision, or NULL */
+	double threshold;	     /* fraction of the program's time (0.2) */
+	double cost_limit;	     /* fraction (0.05) */
+	unsigned hyps;		     /* bit per enum cp_hyp */
+	double after;		     /* seconds before the search starts */
+	double for_s;		     /* longest search (0: until nothing is pending) */
+	double interval;	     /* seconds per experiment */
+	int deep_start;		     /* run the sampling phase first */
+	FILE *progress;		     /* a line per decision, or NULL */
+	volatile sig_atomic_t *stop; /* set (by a signal handler) to end the search, or NULL */
 };
 
 void cp_search_opts_init(struct cp_search_opts *o);
@@ -63,7 +65,7 @@ struct cp_search {
 	size_t ntids;
 	char host[64];
 	size_t experiments, intervals, queued_rounds;
-	int program_exited, stopped_by_for;
+	int program_exited, stopped_by_for, interrupted;
 	char **notes;
 	size_t nnotes;
 	struct cp_symbolizer *sym;

@@ -11,8 +11,8 @@ hot=$(grep -n "loop 3: the hot one" "$src" | cut -d: -f1)
 run "$CALLPATH" search -q --after 0.3 --for 12 --kill --format json -o "$WORK/m" -- \
 	"$CP_WORKLOADS/search-loops.O2" 20
 cp "$WORK/run.out" "$WORK/r.json"
-json_assert "$WORK/r.json" "(any(b['node']['kind'] == 'loop' and b['node']['function'] == 'compute'
-    and b['node']['line'] in ($hot, $hot + 1) for b in d['bottlenecks'][:3]))" \
+json_assert "$WORK/r.json" "(any(b['kind'] == 'loop' and b['function'] == 'compute'
+    and b['line'] in ($hot, $hot + 1) for b in d['bottlenecks'][:3]))" \
 	"the hot loop (line $hot) is not in the top 3: $(head -c 3000 "$WORK/r.json")"
 json_assert "$WORK/r.json" "(sum(1 for n in d['nodes'] if n['kind'] == 'loop' and
     n['function'] == 'compute' and n['state'] == 'false') == 4)" "the 4 cold loops are not false"
@@ -29,6 +29,6 @@ rows = sqlite3.connect(sys.argv[1]).execute(
     "SELECT id, state, focus FROM search ORDER BY id").fetchall()
 assert [(n["id"], n["state"], n["focus"]) for n in d["nodes"]] == rows, rows
 top = sqlite3.connect(sys.argv[1]).execute("SELECT id FROM search WHERE rank = 1").fetchone()
-assert top[0] == d["bottlenecks"][0]["node"]["id"], top
+assert top[0] == d["bottlenecks"][0]["id"], top
 PY
 note "ok"

@@ -10,8 +10,8 @@ hot=$(grep -n "loop 3: the hot one" "$src" | cut -d: -f1)
 run "$CALLPATH" search -q --after 0.3 --for 12 --kill --format json -o "$WORK/m" -- \
 	"$CP_WORKLOADS/search-loops.O2" 20 thread
 cp "$WORK/run.out" "$WORK/r.json"
-json_assert "$WORK/r.json" "(any(b['node']['kind'] == 'loop' and b['node']['function'] == 'compute'
-    and b['node']['line'] in ($hot, $hot + 1) and b['node']['thread'] not in (None, d['pid'])
+json_assert "$WORK/r.json" "(any(b['kind'] == 'loop' and b['function'] == 'compute'
+    and b['line'] in ($hot, $hot + 1) and b['thread'] not in (None, d['pid'])
     for b in d['bottlenecks'][:3]))" "no hot loop in the worker thread in the top 3: $(head -c 3000 "$WORK/r.json")"
 json_assert "$WORK/r.json" "(not any(n['thread'] == d['pid'] and n['state'] == 'true' and
     n['function'] == 'compute' for n in d['nodes']))" "compute true in the main thread"
