@@ -7,8 +7,8 @@
 require_built "$CALLPATH" "$CP_WORKLOADS/search-loops.O2"
 src=$CP_SOURCE_DIR/tests/workloads/search-loops.c
 hot=$(grep -n "loop 3: the hot one" "$src" | cut -d: -f1)
-run "$CALLPATH" search -q --after 0.3 --for 12 --kill --format json -o "$WORK/m" -- \
-	"$CP_WORKLOADS/search-loops.O2" 20 thread
+run "$CALLPATH" search -q --hypotheses CPUBound --after 0.3 --for 12 --kill --format json \
+	-o "$WORK/m" -- "$CP_WORKLOADS/search-loops.O2" 20 thread
 cp "$WORK/run.out" "$WORK/r.json"
 json_assert "$WORK/r.json" "(any(b['kind'] == 'loop' and b['function'] == 'compute'
     and b['line'] in ($hot, $hot + 1) and b['thread'] not in (None, d['pid'])
