@@ -23,6 +23,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
+int cmd_search(int argc, char **argv);
 
 /* Shared by record and probe (cmd-record.c). cli_record_event: one -e EVENT[@PERIOD],
  * checked (perf events resolved) and added to o; cli_record_events_check: after the last

@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"record", cmd_record, "run a program and sample its calling contexts"},
     {"attach", cmd_attach, "sample a running process without stopping or changing it"},
     {"probe", cmd_probe, "count and time only the functions you name, per call path"},
+    {"search", cmd_search, "find a running program's bottlenecks on its own, down to loops"},
     {"gprof", cmd_gprof, "gprof without recompiling: write a gmon.out for a program"},
     {"analyze", cmd_analyze, "correlate a measurement with program structure into a database"},
     {"report", cmd_report, "show a profile: top-down, bottom-up or flat"},

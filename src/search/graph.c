@@ -28,6 +28,7 @@ uint32_t cp_code_model_func(struct cp_code_model *m, const char *name)
 	f->name = xstrdup(name);
 	f->first_call = (uint32_t)m->ncalls;
 	f->ncalls = 0;
+	f->lo = f->hi = 0;
 	return (uint32_t)m->nfuncs++;
 }
 
@@ -41,7 +42,7 @@ void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t calle
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent, uint64_t header)
 {
 	XGROW(m->loops, m->nloops + 1, m->loops_alloc);
-	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header};
+	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header, 0, 0};
 	return (uint32_t)m->nloops++;
 }
 
@@ -61,7 +62,7 @@ uint32_t cp_search_node_get(struct cp_search_graph *g, uint32_t hyp, int kind, u
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (g->nodes[i].hyp == hyp && g->nodes[i].kind == kind &&
-		    g->nodes[i].target == target)
+		    g->nodes[i].target == target && g->nodes[i].thread < 0)
 			return (uint32_t)i;
 	XGROW(g->nodes, g->n + 1, g->alloc);
 	struct cp_search_node *n = &g->nodes[g->n];
@@ -70,6 +71,26 @@ uint32_t cp_search_node_get(struct cp_search_graph *g, uint32_t hyp, int kind, u
 	n->kind = (uint8_t)kind;
 	n->target = target;
 	n->parent = parent;
+	n->thread = -1;
+	n->state = CP_NODE_QUEUED;
+	return (uint32_t)g->n++;
+}
+
+uint32_t cp_search_node_thread(struct cp_search_graph *g, uint32_t i, int32_t t)
+{
+	struct cp_search_node a = g->nodes[i];
+	for (size_t j = 0; j < g->n; j++)
+		if (g->nodes[j].hyp == a.hyp && g->nodes[j].kind == a.kind &&
+		    g->nodes[j].target == a.target && g->nodes[j].thread == t)
+			return (uint32_t)j;
+	XGROW(g->nodes, g->n + 1, g->alloc);
+	struct cp_search_node *n = &g->nodes[g->n];
+	memset(n, 0, sizeof *n);
+	n->hyp = a.hyp;
+	n->kind = a.kind;
+	n->target = a.target;
+	n->parent = (int32_t)i;
+	n->thread = t;
 	n->state = CP_NODE_QUEUED;
 	return (uint32_t)g->n++;
 }
@@ -101,7 +122,7 @@ size_t cp_search_decide(struct cp_search_graph *g, const struct cp_code_model *m
 	n->value = value;
 	n->decided = t;
 	n->cost = 0;
-	if (!is_true)
+	if (!is_true || n->thread >= 0)
 		return 0;
 	if (n->kind == CP_FOCUS_FUNC)
 		return refine(g, m, i, n->target, -1);

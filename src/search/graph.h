@@ -26,6 +26,7 @@
 struct cp_code_func {
 	char *name;
 	uint32_t first_call, ncalls; /* model.calls */
+	uint64_t lo, hi;	     /* its main part's addresses (0, 0 when unknown) */
 };
 
 struct cp_code_call {
@@ -37,6 +38,7 @@ struct cp_code_loop {
 	uint32_t func;
 	int32_t parent; /* enclosing loop, -1 outermost */
 	uint64_t header;
+	uint64_t lo, hi; /* lowest and highest address of its blocks (0, 0 when unknown) */
 };
 
 struct cp_code_model {
@@ -66,6 +68,8 @@ struct cp_search_node {
 	uint8_t state;	 /* enum cp_node_state */
 	uint8_t deep;	 /* proposed by the sampling phase (Deep Start): runs first */
 	uint32_t target; /* function or loop index in the model */
+	int32_t thread;	 /* Machine hierarchy: the focus restricted to thread `thread` (an index
+			  * the caller keeps), -1 for the whole process */
 	int32_t parent;	 /* the node it was refined from (first path), -1 for a root */
 	double value;	 /* measured value (fraction of time), when decided */
 	double decided;	 /* seconds since the search began */
@@ -82,6 +86,9 @@ void cp_search_graph_release(struct cp_search_graph *g);
 /* The node of (hyp, kind, target), added queued under parent when new. Its index. */
 uint32_t cp_search_node_get(struct cp_search_graph *g, uint32_t hyp, int kind, uint32_t target,
 			    int32_t parent);
+/* The Machine refinement of node i to thread t: the node (hypothesis and code focus of i,
+ * thread t), added queued under i when new. A thread node is not refined further. */
+uint32_t cp_search_node_thread(struct cp_search_graph *g, uint32_t i, int32_t t);
 /* Decides node i: true or false with its value at time t. A true node is refined (its
  * children are queued); returns the number of children added. */
 size_t cp_search_decide(struct cp_search_graph *g, const struct cp_code_model *m, uint32_t i,

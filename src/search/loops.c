@@ -217,10 +217,15 @@ static void model_proc(struct cp_code_model *model, const struct cp_proc_table *
 		       const struct cp_cfg *cfg, const struct cp_loop_nest *n)
 {
 	uint32_t base = (uint32_t)model->nloops;
-	for (size_t l = 0; l < n->nloops; l++)
-		cp_code_model_loop(model, fid,
-				   n->loops[l].parent < 0 ? -1 : (int32_t)base + n->loops[l].parent,
-				   n->loops[l].header);
+	for (size_t l = 0; l < n->nloops; l++) {
+		const struct cp_loop *lp = &n->loops[l];
+		uint32_t id = cp_code_model_loop(
+		    model, fid, lp->parent < 0 ? -1 : (int32_t)base + lp->parent, lp->header);
+		if (!lp->nranges)
+			continue;
+		model->loops[id].lo = n->ranges[lp->first_range].lo;
+		model->loops[id].hi = n->ranges[lp->first_range + lp->nranges - 1].hi;
+	}
 	for (size_t e = 0; e < cfg->nedges; e++) {
 		const struct cp_cfg_edge *ed = &cfg->edges[e];
 		if ((ed->kind != CP_CFG_CALL_FALLTHROUGH && ed->kind != CP_CFG_NORETURN) ||
@@ -249,6 +254,8 @@ int cp_code_model_from_module(struct cp_code_model *model, const char *path)
 	cp_loop_nest_init(&n);
 	for (size_t i = 0; i < m.procs.nprocs; i++) {
 		uint32_t fid = cp_code_model_func(model, m.procs.procs[i].name);
+		model->funcs[fid].lo = m.procs.procs[i].lo;
+		model->funcs[fid].hi = m.procs.procs[i].hi;
 		if (m.procs.procs[i].flags & CP_PROC_PLT ||
 		    cp_cfg_module_build(&cm, &cfg, i, &oracle))
 			continue;

@@ -121,12 +121,44 @@ static void test_dot(void **state)
 	cp_code_model_release(&model);
 }
 
+/* The Machine refinement: a (hypothesis, code focus, thread) node under the code node, one
+ * per thread, never refined along the Code hierarchy, and distinct from the code node. */
+static void test_thread(void **state)
+{
+	struct cp_search_graph g;
+	(void)state;
+	build();
+	cp_search_graph_init(&g);
+	uint32_t root = cp_search_node_get(&g, 0, CP_FOCUS_FUNC, f_main, -1);
+	cp_search_decide(&g, &model, root, 1, 0.9, 1.0);
+	size_t before = g.n;
+	uint32_t t1 = cp_search_node_thread(&g, root, 1);
+	assert_int_equal(g.n, before + 1);
+	assert_int_equal(g.nodes[t1].parent, (int32_t)root);
+	assert_int_equal(g.nodes[t1].thread, 1);
+	assert_int_equal(g.nodes[t1].target, f_main);
+	assert_int_equal(cp_search_node_thread(&g, root, 1), t1);
+	assert_int_not_equal(cp_search_node_thread(&g, root, 2), t1);
+	assert_int_equal(cp_search_node_get(&g, 0, CP_FOCUS_FUNC, f_main, -1), root);
+	assert_int_equal(cp_search_decide(&g, &model, t1, 1, 0.8, 2.0), 0);
+	/* loop L0 (queued: its children solve and L1 do not exist yet): its thread node
+	 * refines into nothing */
+	uint32_t n_l0 = cp_search_node_get(&g, 0, CP_FOCUS_LOOP, l0, -1);
+	before = g.n;
+	uint32_t ts = cp_search_node_thread(&g, n_l0, 1);
+	assert_int_equal(cp_search_decide(&g, &model, ts, 1, 0.5, 3.0), 0);
+	assert_int_equal(g.n, before + 1);
+	cp_search_graph_release(&g);
+	cp_code_model_release(&model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_refine),
 	    cmocka_unit_test(test_cost_limit),
 	    cmocka_unit_test(test_dot),
+	    cmocka_unit_test(test_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

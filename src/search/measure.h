@@ -1,0 +1,74 @@
+/* What `callpath search` reads from the live measurement directory of the program it
+ * searches (docs/cmd-search.md): per function and per loop of the code model, the values
+ * each hypothesis is decided on, summed over the program's threads, and per thread.
+ *
+ *   - sampled values (cputime, wait-time, io-time, page-faults): a sample is charged once to
+ *     every function and loop on its path (inclusive; a recursive function once);
+ *   - probe values: a function's inclusive wall time (probe-time below its outermost probe
+ *     nodes) and calls; a loop's loop-time, entries and iterations.
+ *
+ * Two snapshots subtracted give the values of an interval. Depends on: format, search/graph. */
+#ifndef CP_SEARCH_MEASURE_H
+#define CP_SEARCH_MEASURE_H
+
+#include "search/graph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The sampled metrics the hypotheses use. */
+enum cp_smetric { CP_SM_CPU = 0, CP_SM_WAIT, CP_SM_IO, CP_SM_FAULTS, CP_SM_N };
+
+struct cp_focus_values {
+	double sampled[CP_SM_N]; /* inclusive, in the metric's unit (ns, ns, ns, faults) */
+	double probe_ns;	 /* functions: probe-time below the outermost probe nodes;
+				  * loops: loop-time */
+	double calls;		 /* functions: calls; loops: entries */
+	double iterations;	 /* loops */
+	double entry[CP_SM_N];	 /* functions: samples on whose path it is the outermost
+				  * function of the executable after a frame outside it
+				  * (main, a thread's start routine, a callback) */
+	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in the
+				  * executable is this function (Deep Start) */
+};
+
+struct cp_search_snap {
+	double wall;		       /* CLOCK_MONOTONIC seconds when read */
+	double total[CP_SM_N];	       /* the program's totals */
+	struct cp_focus_values *funcs; /* [model.nfuncs] */
+	struct cp_focus_values *loops; /* [model.nloops] */
+	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
+	int *tids;		       /* [nthreads] */
+	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
+	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
+	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
+	size_t nfuncs, nfoci;	       /* the model's functions; functions + loops */
+	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
+	size_t nlive;		       /* threads still running */
+	int done;		       /* the program has finished */
+	int have[CP_SM_N];	       /* the metric is measured */
+};
+
+void cp_search_snap_init(struct cp_search_snap *s);
+void cp_search_snap_release(struct cp_search_snap *s);
+/* Reads the measurement directory dir: the image of process pid, the module at exe (the
+ * model's). 0, or the reader's error (a directory still being created: CP_ENOENT). */
+int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
+			int pid, const char *exe);
+/* Focus values of interval (a, b]: b - a. kind/target as in the graph. */
+struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
+					    const struct cp_search_snap *b, int kind,
+					    uint32_t target);
+/* The program's time in (a, b]: wall time times the threads running at b, minus the
+ * time they waited for a CPU (a loaded machine does not make a program less CPU bound). */
+double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
+/* The same over the threads that ran (sampled CPU time) in (a, b] only: CPUBound's. */
+double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
+/* The sampled value (metric k) of thread tid in focus (kind, target) over (a, b]. */
+double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				   int tid, int kind, uint32_t target, int k);
+/* The sampled CPU ns of thread tid in (a, b]. */
+double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				 int tid);
+
+#endif

@@ -1,0 +1,291 @@
+/* The search's result as text, JSON and DOT (search.h; the JSON format is documented in
+ * docs/cmd-search.md). */
+#include "search/search.h"
+
+#include "base/error.h"
+#include "db/search-table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_name[] = {"queued", "pending", "true", "false"};
+
+void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap)
+{
+	const struct cp_search_node *n = &s->graph.nodes[i];
+	const char *base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
+	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+	const char *fn = s->model.funcs[l ? l->func : n->target].name;
+	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
+	size_t len;
+	if (!l)
+		snprintf(buf, cap, "/Code/%s/%s", base, fn);
+	else if (in && in->file)
+		snprintf(buf, cap, "/Code/%s/%s/loop@%s:%d", base, fn,
+			 strrchr(in->file, '/') ? strrchr(in->file, '/') + 1 : in->file, in->line);
+	else
+		snprintf(buf, cap, "/Code/%s/%s/loop@0x%llx", base, fn,
+			 (unsigned long long)l->header);
+	len = strlen(buf);
+	if (n->thread >= 0 && len < cap)
+		snprintf(buf + len, cap - len, ",/Machine/%s/%d/%d", s->host, s->pid,
+			 s->tids[n->thread]);
+}
+
+/* Is focus j one of the refinements of focus i (paper §5: a function's callees outside
+ * loops and outermost loops; a loop's callees directly in it and directly nested loops)? */
+static int refines(const struct cp_code_model *m, const struct cp_search_node *i,
+		   const struct cp_search_node *j)
+{
+	uint32_t f = i->kind == CP_FOCUS_LOOP ? m->loops[i->target].func : i->target;
+	int32_t level = i->kind == CP_FOCUS_LOOP ? (int32_t)i->target : -1;
+	if (j->kind == CP_FOCUS_LOOP)
+		return m->loops[j->target].func == f && m->loops[j->target].parent == level;
+	for (uint32_t c = 0; c < m->funcs[f].ncalls; c++) {
+		const struct cp_code_call *call = &m->calls[m->funcs[f].first_call + c];
+		if (call->callee == j->target && call->loop == level)
+			return 1;
+	}
+	return 0;
+}
+
+/* Has true node i a true refinement (of the same hypothesis)? */
+static int has_true_child(const struct cp_search *s, uint32_t i)
+{
+	const struct cp_search_node *a = &s->graph.nodes[i];
+	for (size_t j = 0; j < s->graph.n; j++) {
+		const struct cp_search_node *b = &s->graph.nodes[j];
+		if (j != i && b->state == CP_NODE_TRUE && b->hyp == a->hyp &&
+		    (b->parent == (int32_t)i ||
+		     (b->thread == a->thread && refines(&s->model, a, b))))
+			return 1;
+	}
+	return 0;
+}
+
+static const struct cp_search *sort_s;
+static int by_rank(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	int la = has_true_child(sort_s, a), lb = has_true_child(sort_s, b);
+	if (la != lb)
+		return la - lb; /* leaves of the true subgraph (the most precise) first */
+	double va = sort_s->graph.nodes[a].value, vb = sort_s->graph.nodes[b].value;
+	return va > vb ? -1 : va < vb ? 1 : (a > b) - (a < b);
+}
+
+size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t *all = malloc((s->graph.n + 1) * sizeof *all);
+	if (!all)
+		return 0;
+	for (size_t i = 0; i < s->graph.n; i++)
+		if (s->graph.nodes[i].state == CP_NODE_TRUE)
+			all[n++] = (uint32_t)i;
+	sort_s = s;
+	qsort(all, n, sizeof *all, by_rank);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof *out);
+	free(all);
+	return n;
+}
+
+static void print_where(const struct cp_search *s, uint32_t i, FILE *out)
+{
+	const struct cp_search_info *in = &s->info[i];
+	if (in->file)
+		fprintf(out, "%s:%d", in->file, in->line);
+	else
+		fprintf(out, "?");
+}
+
+void cp_search_print_text(const struct cp_search *s, FILE *out)
+{
+	char name[512];
+	uint32_t *b = malloc((s->graph.n + 1) * sizeof *b);
+	size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
+	fprintf(out,
+		"callpath search: %zu experiments in %.1f s (%.2f/s), threshold %.0f%%, "
+		"probe cost at most %.2f%% (limit %.0f%%)%s\n",
+		s->experiments, s->elapsed,
+		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, 100 * s->o.threshold,
+		100 * s->cost_max, 100 * s->o.cost_limit,
+		s->program_exited   ? "; the program ended during the search (partial result)"
+		: s->interrupted    ? "; interrupted (partial result)"
+		: s->stopped_by_for ? "; stopped by --for (partial result)"
+				    : "");
+	fprintf(out, "\nBottlenecks (most precise first):\n");
+	if (!nb)
+		fprintf(out, "  none found above the threshold\n");
+	for (size_t k = 0; k < nb; k++) {
+		const struct cp_search_node *n = &s->graph.nodes[b[k]];
+		cp_search_focus_name(s, b[k], name, sizeof name);
+		fprintf(out, "  %2zu. %-20s %5.1f%%  %s  (", k + 1, cp_hyp_names[n->hyp],
+			100 * n->value, name);
+		print_where(s, b[k], out);
+		fprintf(out, ") found at %.2f s\n", n->decided);
+	}
+	fprintf(out, "\nSearch history graph:\n");
+	for (size_t i = 0; i < s->graph.n; i++) {
+		const struct cp_search_node *n = &s->graph.nodes[i];
+		cp_search_focus_name(s, (uint32_t)i, name, sizeof name);
+		fprintf(out, "  #%-3zu %-7s %5.1f%% %-20s %s", i, state_name[n->state],
+			100 * n->value, cp_hyp_names[n->hyp], name);
+		if (n->parent >= 0)
+			fprintf(out, "  <- #%d", n->parent);
+		if (n->deep)
+			fprintf(out, "  (deep start)");
+		if (s->info[i].note)
+			fprintf(out, "  [%s]", s->info[i].note);
+		fprintf(out, "\n");
+	}
+	for (size_t i = 0; i < s->nnotes; i++)
+		fprintf(out, "note: %s\n", s->notes[i]);
+	free(b);
+}
+
+static void json_str(FILE *out, const char *v)
+{
+	if (!v) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	fputc('"', out);
+}
+
+static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const char *first)
+{
+	char name[512];
+	const struct cp_search_node *n = &s->graph.nodes[i];
+	const struct cp_search_info *in = &s->info[i];
+	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+	cp_search_focus_name(s, i, name, sizeof name);
+	fprintf(out, "{%s\"id\": %u, \"parent\": %d, \"hypothesis\": ", first, i, n->parent);
+	json_str(out, cp_hyp_names[n->hyp]);
+	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", l ? "loop" : "function");
+	json_str(out, name);
+	fprintf(out, ", \"function\": ");
+	json_str(out, s->model.funcs[l ? l->func : n->target].name);
+	if (n->thread >= 0)
+		fprintf(out, ", \"thread\": %d", s->tids[n->thread]);
+	else
+		fprintf(out, ", \"thread\": null");
+	fprintf(out, ", \"address\": \"0x%llx\", \"file\": ",
+		(unsigned long long)(l ? l->header : s->model.funcs[n->target].lo));
+	json_str(out, in->file);
+	fprintf(out,
+		", \"line\": %d, \"state\": \"%s\", \"value\": %.6f, \"started_s\": %.3f, "
+		"\"decided_s\": %.3f, \"deep_start\": %s, \"calls\": %.0f, \"iterations\": %.0f, "
+		"\"probe_time_ns\": %.0f, \"note\": ",
+		in->line, state_name[n->state], n->value, in->started, n->decided,
+		n->deep ? "true" : "false", in->calls, in->iterations, in->probe_ns);
+	json_str(out, in->note);
+	fputc('}', out);
+}
+
+void cp_search_print_json(const struct cp_search *s, FILE *out)
+{
+	uint32_t *b = malloc((s->graph.n + 1) * sizeof *b);
+	size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
+	fprintf(out, "{\n  \"version\": 1,\n  \"program\": ");
+	json_str(out, s->exe);
+	fprintf(out,
+		",\n  \"pid\": %d,\n  \"threshold\": %.4f,\n  \"cost_limit\": %.4f,\n"
+		"  \"hypotheses\": [",
+		s->pid, s->o.threshold, s->o.cost_limit);
+	for (int h = 0, first = 1; h < CP_HYP_N; h++)
+		if (s->o.hyps & (1u << h)) {
+			fprintf(out, "%s\"%s\"", first ? "" : ", ", cp_hyp_names[h]);
+			first = 0;
+		}
+	fprintf(out,
+		"],\n  \"duration_s\": %.3f,\n  \"experiments\": %zu,\n"
+		"  \"experiments_per_s\": %.3f,\n  \"intervals\": %zu,\n"
+		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n  \"interrupted\": %s,\n"
+		"  \"cost\": {\"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, \"max\": %.5f, "
+		"\"mean\": %.5f, "
+		"\"rounds_queued\": %zu},\n  \"bottlenecks\": [",
+		s->elapsed, s->experiments,
+		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, s->intervals,
+		s->program_exited ? "true" : "false", s->stopped_by_for ? "true" : "false",
+		s->interrupted ? "true" : "false", s->per_call_ns, s->per_edge_ns, s->cost_max,
+		s->elapsed > 0 ? s->cost_sum / s->elapsed : 0, s->queued_rounds);
+	for (size_t k = 0; k < nb; k++) {
+		char first[96];
+		snprintf(first, sizeof first, "\"rank\": %zu, \"threshold\": %.4f, ", k + 1,
+			 s->o.threshold);
+		fprintf(out, "%s\n    ", k ? "," : "");
+		json_node(s, b[k], out, first);
+	}
+	fprintf(out, "\n  ],\n  \"nodes\": [");
+	for (size_t i = 0; i < s->graph.n; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_node(s, (uint32_t)i, out, "");
+	}
+	fprintf(out, "\n  ],\n  \"notes\": [");
+	for (size_t i = 0; i < s->nnotes; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_str(out, s->notes[i]);
+	}
+	fprintf(out, "\n  ]\n}\n");
+	free(b);
+}
+
+void cp_search_print_dot(const struct cp_search *s, FILE *out)
+{
+	cp_search_graph_dot(&s->graph, &s->model, cp_hyp_names, out);
+}
+
+int cp_search_store_db(const struct cp_search *s, const char *path)
+{
+	struct cp_db_search_row *rows = calloc(s->graph.n + 1, sizeof *rows);
+	uint32_t *b = calloc(s->graph.n + 1, sizeof *b);
+	char(*names)[512] = calloc(s->graph.n + 1, sizeof *names);
+	if (!rows || !b || !names) {
+		free(rows), free(b), free(names);
+		return cp_error(CP_ENOMEM, "out of memory");
+	}
+	size_t nb = cp_search_bottlenecks(s, b, s->graph.n);
+	for (size_t i = 0; i < s->graph.n; i++) {
+		const struct cp_search_node *n = &s->graph.nodes[i];
+		const struct cp_search_info *in = &s->info[i];
+		const struct cp_code_loop *l =
+		    n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+		cp_search_focus_name(s, (uint32_t)i, names[i], sizeof names[i]);
+		rows[i] = (struct cp_db_search_row){
+		    .id = (int)i,
+		    .parent = n->parent,
+		    .hypothesis = cp_hyp_names[n->hyp],
+		    .kind = l ? "loop" : "function",
+		    .focus = names[i],
+		    .function = s->model.funcs[l ? l->func : n->target].name,
+		    .file = in->file,
+		    .state = state_name[n->state],
+		    .note = in->note,
+		    .line = in->line,
+		    .address = l ? l->header : s->model.funcs[n->target].lo,
+		    .value = n->value,
+		    .started_s = in->started,
+		    .decided_s = n->decided,
+		    .calls = in->calls,
+		    .iterations = in->iterations,
+		    .probe_time_ns = in->probe_ns,
+		    .deep_start = n->deep,
+		};
+	}
+	for (size_t k = 0; k < nb; k++)
+		rows[b[k]].rank = (int)k + 1;
+	int rc = cp_db_put_search(path, rows, s->graph.n);
+	free(rows), free(b), free(names);
+	return rc;
+}

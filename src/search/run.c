@@ -1,0 +1,565 @@
+/* The experiment loop of `callpath search` (search.h, docs/cmd-search.md). */
+#include "search/search.h"
+
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "record/control.h"
+#include "search/loops.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Probe costs measured on the development machine (docs/cmd-search.md, "Cost limit": CPU
+ * time of probe.O2 stress 20000000 under probe -f work less under record, per call; of
+ * search-loops.O2 with compute's loops probed, per iteration counted). */
+#define CALL_NS 80.0
+#define EDGE_NS 33.0
+/* MemoryBound: the time charged per page fault (a first touch of an anonymous page,
+ * measured likewise: CPU time over 100,000 touches). */
+#define FAULT_NS 2000.0
+#define DEEP_MAX 3 /* Deep Start foci per hypothesis */
+#define BATCH_MAX 16
+#define THREADS_MAX 16	/* Machine refinements per code node */
+#define MIN_CPU_NS 20e6 /* CPU time sampled in an experiment before it is decided */
+
+static const int hyp_metric[CP_HYP_N] = {CP_SM_CPU, CP_SM_WAIT, CP_SM_IO, CP_SM_FAULTS};
+
+enum { PS_NONE = 0, PS_ENTRY, PS_LOOPS, PS_REFUSED, PS_NOLOOPS, PS_COSTLY };
+
+struct run {
+	struct cp_search *s;
+	struct cp_control ctl;
+	struct cp_search_snap *snaps; /* by epoch */
+	size_t nsnaps;
+	uint32_t *epoch; /* per node: the snapshot its experiment started at */
+	size_t epoch_alloc;
+	int *need;	/* per function: pending experiments that need its probes */
+	uint8_t *state; /* per function: PS_* */
+	const char *exe_base;
+	size_t batch;
+	int connected;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int program_gone(const struct run *r)
+{
+	return kill(r->s->pid, 0) && errno == ESRCH;
+}
+
+/* A new snapshot (epoch); retries while the directory is being written. */
+static int snap(struct run *r, size_t *epoch)
+{
+	struct cp_search *s = r->s;
+	r->snaps = xrealloc(r->snaps, (r->nsnaps + 1) * sizeof *r->snaps);
+	struct cp_search_snap *sn = &r->snaps[r->nsnaps];
+	cp_search_snap_init(sn);
+	int rc = -1;
+	for (int tries = 0; tries < 50 && rc; tries++) {
+		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->exe);
+		if (rc)
+			sleep_s(0.05);
+	}
+	if (rc)
+		return rc;
+	*epoch = r->nsnaps++;
+	return 0;
+}
+
+/* Snapshots no pending node starts at (but the last) are freed. */
+static void snaps_gc(struct run *r)
+{
+	const struct cp_search_graph *g = &r->s->graph;
+	for (size_t e = 0; e + 1 < r->nsnaps; e++) {
+		int used = 0;
+		for (size_t i = 0; i < g->n && !used; i++)
+			used = g->nodes[i].state == CP_NODE_PENDING && r->epoch[i] == e;
+		if (!used)
+			cp_search_snap_release(&r->snaps[e]);
+	}
+}
+
+static void grow(struct run *r)
+{
+	struct cp_search *s = r->s;
+	size_t old = r->epoch_alloc;
+	if (old < s->graph.n) {
+		XGROW(r->epoch, s->graph.n, r->epoch_alloc);
+		memset(r->epoch + old, 0, (r->epoch_alloc - old) * sizeof *r->epoch);
+	}
+	cp_search_sync_info(s);
+}
+
+static void set_note(struct cp_search *s, uint32_t i, const char *why)
+{
+	char name[512];
+	free(s->info[i].note);
+	s->info[i].note = xstrdup(why);
+	cp_search_focus_name(s, i, name, sizeof name);
+	cp_search_note(s, "%s cannot be patched: %s (decided from samples only)", name, why);
+}
+
+/* "add" of function f's entry probe: 0, or the refusal in why. */
+static int add_entry(struct run *r, uint32_t f, char *why, size_t cap)
+{
+	char pat[1024], reply[CP_CONTROL_REPLY_MAX];
+	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
+	int rc = cp_control_request(&r->ctl, "add", pat, reply, sizeof reply, 30), n = 0, ref = 0,
+	    used = 0;
+	if (rc) {
+		snprintf(why, cap, "%s", cp_error_message());
+		return rc;
+	}
+	sscanf(reply, "%d\t%d%n", &n, &ref, &used);
+	if (!n && ref) {
+		snprintf(why, cap, "%s", reply[used] ? reply + used + 1 : "refused");
+		return CP_EINVAL;
+	}
+	return 0;
+}
+
+static int add_loops(struct run *r, uint32_t f, char *why, size_t cap)
+{
+	char reply[CP_CONTROL_REPLY_MAX];
+	struct cp_loop_plan plan;
+	cp_loop_plan_init(&plan);
+	int rc = cp_loop_plan_make(&plan, r->s->exe, r->s->model.funcs[f].name);
+	if (!rc)
+		rc =
+		    cp_control_request(&r->ctl, "loops", plan.request.buf, reply, sizeof reply, 30);
+	if (rc)
+		snprintf(why, cap, "%s", cp_error_message());
+	cp_loop_plan_release(&plan);
+	return rc;
+}
+
+/* The probes node i's experiment needs (its function's entry; its loops for a loop). */
+static void install(struct run *r, uint32_t i)
+{
+	struct cp_search *s = r->s;
+	const struct cp_search_node *n = &s->graph.nodes[i];
+	uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
+	char why[CP_CONTROL_REPLY_MAX];
+	r->need[f]++;
+	if (r->state[f] == PS_NONE) {
+		if (add_entry(r, f, why, sizeof why)) {
+			r->state[f] = PS_REFUSED;
+			set_note(s, i, why);
+			return;
+		}
+		r->state[f] = PS_ENTRY;
+	}
+	if (r->state[f] == PS_REFUSED || r->state[f] == PS_COSTLY) {
+		if (!s->info[i].note)
+			s->info[i].note = xstrdup(r->state[f] == PS_REFUSED
+						      ? "its function cannot be patched"
+						      : "its probes cost more than the limit");
+		return;
+	}
+	/* Loop probes only for CPUBound: the others are decided on samples alone, and the
+	 * wait/io triggers do not yet unwind out of a relocated function's copy. */
+	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp != CP_HYP_CPU)
+		return;
+	if (add_loops(r, f, why, sizeof why)) {
+		r->state[f] = PS_NOLOOPS;
+		set_note(s, i, why);
+		return;
+	}
+	r->state[f] = PS_LOOPS;
+}
+
+static void uninstall(struct run *r, uint32_t f)
+{
+	char pat[1024], reply[CP_CONTROL_REPLY_MAX];
+	if (--r->need[f] > 0 || r->state[f] == PS_NONE || r->state[f] == PS_REFUSED ||
+	    r->state[f] == PS_COSTLY)
+		return;
+	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
+	if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
+		cp_error_clear(); /* the program went away: nothing to remove */
+	r->state[f] = PS_NONE;
+}
+
+/* The value of hypothesis h on focus values d over (a, b]: a fraction of the program's
+ * time. CPUBound: the CPU time sampled in the focus, or the probes' time in it less their
+ * own calibrated cost when that is more (samples that land in a loop probe's snippets are
+ * not charged to the loop; the probes' time counts only finished activations). */
+static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_values *d,
+			const struct cp_search_snap *a, const struct cp_search_snap *b, int leaf)
+{
+	double time = h == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
+	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
+	if (h == CP_HYP_MEM)
+		v *= FAULT_NS;
+	if (h == CP_HYP_CPU && !leaf) {
+		/* wall time: less the share its threads waited for a CPU */
+		double nact = 0;
+		for (size_t i = 0; i < b->nthreads; i++)
+			nact += cp_search_snap_thread_cpu(a, b, b->tids[i]) > 0;
+		double wall = (b->wall - a->wall) * 1e9 * (nact > 0 ? nact : 1);
+		double own = d->iterations ? (d->iterations + d->calls) * s->per_edge_ns
+					   : d->calls * s->per_call_ns;
+		double p = (d->probe_ns - own) * (wall > time ? time / wall : 1);
+		if (p > v)
+			v = p;
+	}
+	v /= time;
+	return v > 1 ? 1 : v;
+}
+
+/* The probes' cost over (a, b]: executions times the calibrated costs, as a fraction. */
+static double probe_cost(const struct cp_search *s, const struct cp_search_snap *a,
+			 const struct cp_search_snap *b)
+{
+	double ns = 0, time = (b->wall - a->wall) * 1e9;
+	for (size_t f = 0; f < s->model.nfuncs; f++)
+		ns += (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+	for (size_t l = 0; l < s->model.nloops; l++)
+		ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
+		       a->loops[l].iterations) *
+		      s->per_edge_ns;
+	return time > 0 ? ns / time : 0;
+}
+
+/* The cost of function f's probes over (a, b], as a fraction of the time. */
+static double func_cost(const struct cp_search *s, uint32_t f, const struct cp_search_snap *a,
+			const struct cp_search_snap *b)
+{
+	double ns = (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+	for (size_t l = 0; l < s->model.nloops; l++)
+		if (s->model.loops[l].func == f)
+			ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
+			       a->loops[l].iterations) *
+			      s->per_edge_ns;
+	return ns / ((b->wall - a->wall) * 1e9 + 1);
+}
+
+/* The cost check early in a round: the probes of a function that cost more than the limit
+ * are removed at once; its experiments go on from samples alone, from snapshot e on. */
+static void check_cost(struct run *r, size_t e0, size_t e)
+{
+	struct cp_search *s = r->s;
+	char pat[1024], reply[CP_CONTROL_REPLY_MAX], why[256];
+	for (uint32_t f = 0; f < s->model.nfuncs; f++) {
+		if (r->state[f] != PS_ENTRY && r->state[f] != PS_LOOPS)
+			continue;
+		double c = func_cost(s, f, &r->snaps[e0], &r->snaps[e]);
+		if (c <= s->o.cost_limit)
+			continue;
+		snprintf(pat, sizeof pat, "%s:%s", r->exe_base, s->model.funcs[f].name);
+		if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
+			cp_error_clear();
+		r->state[f] = PS_COSTLY;
+		snprintf(why, sizeof why, "probes removed: they cost %.1f%% of the time", 100 * c);
+		cp_search_note(s, "%s: %s (over the %.0f%% limit); decided from samples", pat, why,
+			       100 * s->o.cost_limit);
+		for (size_t i = 0; i < s->graph.n; i++) {
+			const struct cp_search_node *n = &s->graph.nodes[i];
+			uint32_t g =
+			    n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
+			if (n->state != CP_NODE_PENDING || g != f)
+				continue;
+			r->epoch[i] = (uint32_t)e;
+			free(s->info[i].note);
+			s->info[i].note = xstrdup(why);
+		}
+	}
+}
+
+/* Machine hierarchy: true code node i refined to the threads of the program, decided at
+ * once on the per-thread samples of the same experiment (a, b] (no probes needed). Only
+ * for programs with more than one thread; at most THREADS_MAX threads, those with values. */
+static void refine_threads(struct run *r, uint32_t i, const struct cp_search_snap *a,
+			   const struct cp_search_snap *b, double t)
+{
+	struct cp_search *s = r->s;
+	const struct cp_search_node n = s->graph.nodes[i];
+	int k = hyp_metric[n.hyp];
+	if (b->nthreads < 2)
+		return;
+	double time =
+	    n.hyp == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
+	for (size_t j = 0, made = 0; j < b->nthreads && made < THREADS_MAX; j++) {
+		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
+		if (n.hyp == CP_HYP_MEM)
+			v *= FAULT_NS;
+		if (v <= 0)
+			continue;
+		v = v / time > 1 ? 1 : v / time;
+		uint32_t c =
+		    cp_search_node_thread(&s->graph, i, cp_search_thread_index(s, b->tids[j]));
+		if (s->graph.nodes[c].state != CP_NODE_QUEUED)
+			continue;
+		grow(r);
+		s->graph.nodes[c].state = CP_NODE_PENDING;
+		s->info[c].started = s->info[i].started;
+		cp_search_decide(&s->graph, &s->model, c, v >= s->o.threshold, v, t);
+		s->experiments++;
+		made++;
+	}
+}
+
+/* Decides node i on its experiment (a, b], unless too little was measured (and the
+ * program still runs). */
+static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, int last)
+{
+	struct cp_search *s = r->s;
+	const struct cp_search_snap *a = &r->snaps[r->epoch[i]];
+	struct cp_search_node *n = &s->graph.nodes[i];
+	struct cp_focus_values d = cp_search_snap_delta(a, b, n->kind, n->target);
+	double cpu = b->total[CP_SM_CPU] - a->total[CP_SM_CPU];
+	if (!last && cpu < MIN_CPU_NS && b->wall - a->wall < 4 * s->o.interval)
+		return;
+	uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
+	double v = hyp_value(s, (int)n->hyp, &d, a, b, 0), t = now_s() - s->t0;
+	int yes = v >= s->o.threshold;
+	struct cp_search_info *in = &s->info[i];
+	in->calls = d.calls;
+	in->iterations = d.iterations;
+	in->probe_ns = d.probe_ns;
+	cp_search_decide(&s->graph, &s->model, i, yes, v, t);
+	grow(r);
+	if (yes && s->graph.nodes[i].thread < 0)
+		refine_threads(r, i, a, b, t);
+	s->experiments++;
+	uninstall(r, f);
+	if (s->o.progress) {
+		char name[512];
+		cp_search_focus_name(s, i, name, sizeof name);
+		fprintf(s->o.progress, "callpath search: %6.2fs %-20s %s: %s (%.1f%%)\n", t,
+			cp_hyp_names[n->hyp], name, yes ? "true" : "false", 100 * v);
+	}
+}
+
+/* Deep Start: the functions that hold the threshold's share of the sampling phase (a, b]
+ * themselves (the innermost frame of the executable on the sampled paths: the deep ends of
+ * the hottest paths), at most DEEP_MAX per hypothesis, start first. */
+static void deep_start(struct run *r, const struct cp_search_snap *a,
+		       const struct cp_search_snap *b)
+{
+	struct cp_search *s = r->s;
+	const struct cp_code_model *m = &s->model;
+	double *v = xcalloc(m->nfuncs + 1, sizeof *v);
+	for (int h = 0; h < CP_HYP_N; h++) {
+		if (!(s->o.hyps & (1u << h)))
+			continue;
+		for (size_t f = 0; f < m->nfuncs; f++) {
+			struct cp_focus_values d =
+			    cp_search_snap_delta(a, b, CP_FOCUS_FUNC, (uint32_t)f);
+			v[f] = hyp_value(s, h, &d, a, b, 1);
+		}
+		for (int k = 0; k < DEEP_MAX; k++) {
+			long best = -1;
+			for (size_t f = 0; f < m->nfuncs; f++) {
+				int deeper = 0;
+				for (uint32_t c = 0; c < m->funcs[f].ncalls && !deeper; c++) {
+					uint32_t g = m->calls[m->funcs[f].first_call + c].callee;
+					deeper = g != f && v[g] >= s->o.threshold;
+				}
+				if (v[f] >= s->o.threshold && !deeper &&
+				    (best < 0 || v[f] > v[best]))
+					best = (long)f;
+			}
+			if (best < 0)
+				break;
+			uint32_t i = cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
+							(uint32_t)best, -1);
+			s->graph.nodes[i].deep = 1;
+			v[best] = -1;
+		}
+	}
+	free(v);
+	grow(r);
+}
+
+/* The roots, for every hypothesis: main, and the functions of the executable that were
+ * entered from outside it (a thread's start routine, a callback) with samples so far
+ * (snapshot a), except _start (only the dynamic loader's entry: main is the root there). */
+static void roots(struct run *r, const struct cp_search_snap *a)
+{
+	struct cp_search *s = r->s;
+	for (int h = 0; h < CP_HYP_N; h++)
+		for (size_t f = 0; (s->o.hyps & (1u << h)) && f < s->model.nfuncs; f++) {
+			const struct cp_code_func *fn = &s->model.funcs[f];
+			int is_main = !strcmp(fn->name, "main");
+			if (fn->lo && (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 &&
+						   strcmp(fn->name, "_start"))))
+				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
+						   (uint32_t)f, -1);
+		}
+	grow(r);
+}
+
+/* Starts the queued experiments the budget allows; they start at the next snapshot. */
+static size_t start(struct run *r, uint32_t *started)
+{
+	struct cp_search *s = r->s;
+	size_t k = 0;
+	if (s->cost_last > 2 * s->o.cost_limit) {
+		s->queued_rounds++;
+		return 0;
+	}
+	k = cp_search_next(&s->graph, s->o.cost_limit, started, r->batch);
+	for (size_t j = 0; j < k; j++) {
+		s->info[started[j]].started = now_s() - s->t0;
+		install(r, started[j]);
+	}
+	return k;
+}
+
+static int pending_or_queued(const struct cp_search_graph *g, int pending)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].state == (pending ? CP_NODE_PENDING : CP_NODE_QUEUED))
+			return 1;
+	return 0;
+}
+
+/* One round: start what the budget allows, measure an interval, decide. 1 when the
+ * search goes on. */
+static int round_(struct run *r, uint32_t *started)
+{
+	struct cp_search *s = r->s;
+	size_t k = start(r, started), e0, e1;
+	if (snap(r, &e0))
+		return -1;
+	for (size_t j = 0; j < k; j++)
+		r->epoch[started[j]] = (uint32_t)e0;
+	if (!pending_or_queued(&s->graph, 1) && !pending_or_queued(&s->graph, 0))
+		return 0;
+	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05;
+	sleep_s(check);
+	size_t ec;
+	if (snap(r, &ec))
+		return -1;
+	check_cost(r, e0, ec);
+	sleep_s(s->o.interval - check > 0 ? s->o.interval - check : 0);
+	int gone = program_gone(r);
+	if (snap(r, &e1))
+		return -1;
+	const struct cp_search_snap *b = &r->snaps[e1];
+	gone |= b->done;
+	s->cost_last = probe_cost(s, &r->snaps[e0], b);
+	s->cost_sum += s->cost_last * (b->wall - r->snaps[e0].wall);
+	if (s->cost_last > s->cost_max)
+		s->cost_max = s->cost_last;
+	r->batch = s->cost_last > s->o.cost_limit ? (r->batch + 1) / 2
+		   : r->batch < BATCH_MAX	  ? r->batch + 2
+						  : r->batch;
+	for (size_t i = 0; i < s->graph.n; i++)
+		if (s->graph.nodes[i].state == CP_NODE_PENDING)
+			decide(r, (uint32_t)i, b, gone);
+	s->intervals++;
+	snaps_gc(r);
+	if (gone) {
+		s->program_exited = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static int connect_(struct run *r)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		if (!cp_control_open(&r->ctl, r->s->pid, r->s->dir)) {
+			r->connected = 1;
+			return 0;
+		}
+		if (program_gone(r))
+			break;
+		sleep_s(0.05);
+	}
+	return cp_error(CP_ENOENT, "cannot reach process %d through its control channel: %s",
+			r->s->pid, cp_error_message());
+}
+
+static void run_release(struct run *r)
+{
+	for (size_t e = 0; e < r->nsnaps; e++)
+		cp_search_snap_release(&r->snaps[e]);
+	free(r->snaps);
+	free(r->epoch);
+	free(r->need);
+	free(r->state);
+	if (r->connected)
+		cp_control_close(&r->ctl);
+}
+
+static int run_loop(struct run *r)
+{
+	struct cp_search *s = r->s;
+	uint32_t *started = xcalloc(BATCH_MAX, sizeof *started);
+	size_t e0, e1;
+	int rc = snap(r, &e0);
+	if (!rc && s->o.deep_start) {
+		sleep_s(s->o.interval);
+		rc = snap(r, &e1);
+		if (!rc)
+			deep_start(r, &r->snaps[e0], &r->snaps[e1]);
+	}
+	if (!rc)
+		roots(r, &r->snaps[r->nsnaps - 1]);
+	while (!rc) {
+		if (program_gone(r)) {
+			s->program_exited = 1;
+			break;
+		}
+		if (s->o.stop && *s->o.stop) {
+			s->interrupted = 1;
+			break;
+		}
+		if (s->o.for_s > 0 && now_s() - s->t0 >= s->o.for_s) {
+			s->stopped_by_for = 1;
+			break;
+		}
+		int more = round_(r, started);
+		if (more < 0)
+			rc = more;
+		if (more <= 0)
+			break;
+	}
+	free(started);
+	return rc;
+}
+
+int cp_search_run(struct cp_search *s)
+{
+	struct run r;
+	memset(&r, 0, sizeof r);
+	r.s = s;
+	r.batch = 4;
+	r.exe_base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
+	r.need = xcalloc(s->model.nfuncs + 1, sizeof *r.need);
+	r.state = xcalloc(s->model.nfuncs + 1, sizeof *r.state);
+	s->per_call_ns = CALL_NS;
+	s->per_edge_ns = EDGE_NS;
+	int rc = connect_(&r);
+	if (!rc) {
+		sleep_s(s->o.after);
+		s->t0 = now_s();
+		rc = run_loop(&r);
+		s->elapsed = now_s() - s->t0;
+	}
+	if (rc && program_gone(&r)) { /* ended before the search could start */
+		s->program_exited = 1;
+		cp_error_clear();
+		rc = 0;
+	}
+	run_release(&r);
+	return rc;
+}

@@ -1,0 +1,135 @@
+/* The experiment loop of `callpath search` (search.h). */
+#include "search/search.h"
+
+#include "analyze/symbolize.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "search/loops.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+const char *const cp_hyp_names[CP_HYP_N] = {"CPUBound", "ExcessiveSyncWaiting",
+					    "ExcessiveIOBlocking", "MemoryBound"};
+static const char *const hyp_event[CP_HYP_N] = {NULL, "wait", "io", "page-faults"};
+
+int cp_hyp_find(const char *name)
+{
+	for (int h = 0; h < CP_HYP_N; h++)
+		if (!strcasecmp(name, cp_hyp_names[h]))
+			return h;
+	return -1;
+}
+
+const char *cp_hyp_event(int h)
+{
+	return hyp_event[h];
+}
+
+void cp_search_opts_init(struct cp_search_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->threshold = 0.2;
+	o->cost_limit = 0.05;
+	o->hyps = 1u << CP_HYP_CPU;
+	o->after = 0.5;
+	o->interval = 0.5;
+	o->deep_start = 1;
+}
+
+void cp_search_note(struct cp_search *s, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	s->notes = xrealloc(s->notes, (s->nnotes + 1) * sizeof *s->notes);
+	s->notes[s->nnotes++] = xstrdup(buf);
+	if (s->o.progress)
+		fprintf(s->o.progress, "callpath search: %s\n", buf);
+}
+
+/* Source position of an address of the executable. */
+static void locate(struct cp_search *s, uint64_t addr, char **file, int *line)
+{
+	struct cp_sym_info si;
+	*file = NULL;
+	*line = 0;
+	if (!addr || cp_symbolizer_lookup(s->sym, s->exe, NULL, 0, addr, 0, &si)) {
+		cp_error_clear();
+		return;
+	}
+	/* in inlined code: the position of the outermost inlined call, in the procedure */
+	const char *f = si.ninline ? si.inline_frames[0].file : si.file;
+	int l = si.ninline ? si.inline_frames[0].line : si.line;
+	if (f) {
+		*file = xstrdup(f);
+		*line = l;
+	}
+	cp_error_clear();
+}
+
+/* Keeps info[] as long as the graph. */
+void cp_search_sync_info(struct cp_search *s)
+{
+	size_t old = s->info_alloc;
+	if (s->ninfo >= s->graph.n)
+		return;
+	XGROW(s->info, s->graph.n, s->info_alloc);
+	memset(s->info + old, 0, (s->info_alloc - old) * sizeof *s->info);
+	for (size_t i = s->ninfo; i < s->graph.n; i++) {
+		const struct cp_search_node *n = &s->graph.nodes[i];
+		uint64_t a = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].header
+						      : s->model.funcs[n->target].lo;
+		locate(s, a, &s->info[i].file, &s->info[i].line);
+	}
+	s->ninfo = s->graph.n;
+}
+
+int32_t cp_search_thread_index(struct cp_search *s, int tid)
+{
+	for (size_t i = 0; i < s->ntids; i++)
+		if (s->tids[i] == tid)
+			return (int32_t)i;
+	s->tids = xrealloc(s->tids, (s->ntids + 1) * sizeof *s->tids);
+	s->tids[s->ntids] = tid;
+	return (int32_t)s->ntids++;
+}
+
+int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid, const char *dir,
+		   const char *exe)
+{
+	memset(s, 0, sizeof *s);
+	s->o = *o;
+	s->pid = pid;
+	snprintf(s->dir, sizeof s->dir, "%s", dir);
+	snprintf(s->exe, sizeof s->exe, "%s", exe);
+	cp_code_model_init(&s->model);
+	cp_search_graph_init(&s->graph);
+	s->sym = cp_symbolizer_new();
+	if (gethostname(s->host, sizeof s->host - 1))
+		snprintf(s->host, sizeof s->host, "localhost");
+	return cp_code_model_from_module(&s->model, exe);
+}
+
+void cp_search_release(struct cp_search *s)
+{
+	for (size_t i = 0; i < s->info_alloc; i++) {
+		free(s->info[i].note);
+		free(s->info[i].file);
+	}
+	free(s->info);
+	for (size_t i = 0; i < s->nnotes; i++)
+		free(s->notes[i]);
+	free(s->notes);
+	free(s->tids);
+	cp_search_graph_release(&s->graph);
+	cp_code_model_release(&s->model);
+	if (s->sym)
+		cp_symbolizer_free(s->sym);
+	memset(s, 0, sizeof *s);
+}

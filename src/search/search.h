@@ -1,0 +1,103 @@
+/* The Performance Consultant's experiment loop (docs/cmd-search.md): hypotheses tested on
+ * foci of the code model while the program runs, probes inserted and removed through the
+ * control channel, values read from the live measurement directory, true foci refined with
+ * the loop-aware rule (graph.h), the probes' cost kept under a limit.
+ *
+ * Depends on: search (graph, measure, loops), record (control client), analyze. */
+#ifndef CP_SEARCH_SEARCH_H
+#define CP_SEARCH_SEARCH_H
+
+#include "search/graph.h"
+#include "search/measure.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum cp_hyp { CP_HYP_CPU = 0, CP_HYP_SYNC, CP_HYP_IO, CP_HYP_MEM, CP_HYP_N };
+
+extern const char *const cp_hyp_names[CP_HYP_N];
+/* The hypothesis of that name, or -1. */
+int cp_hyp_find(const char *name);
+/* The event `callpath record -e` needs for hypothesis h, NULL for CPU time (always on). */
+const char *cp_hyp_event(int h);
+
+struct cp_symbolizer;
+
+struct cp_search_opts {
+	double threshold;	     /* fraction of the program's time (0.2) */
+	double cost_limit;	     /* fraction (0.05) */
+	unsigned hyps;		     /* bit per enum cp_hyp */
+	double after;		     /* seconds before the search starts */
+	double for_s;		     /* longest search (0: until nothing is pending) */
+	double interval;	     /* seconds per experiment */
+	int deep_start;		     /* run the sampling phase first */
+	FILE *progress;		     /* a line per decision, or NULL */
+	volatile sig_atomic_t *stop; /* set (by a signal handler) to end the search, or NULL */
+};
+
+void cp_search_opts_init(struct cp_search_opts *o);
+
+/* What a node carries besides the graph's fields. */
+struct cp_search_info {
+	double calls, iterations, probe_ns; /* the probes' values over its experiment */
+	double started;			    /* seconds since the search began */
+	char *note;			    /* why its focus could not be patched, or NULL */
+	char *file;			    /* source of the function's entry or loop's header */
+	int line;
+};
+
+struct cp_search {
+	struct cp_search_opts o;
+	struct cp_code_model model;
+	struct cp_search_graph graph;
+	struct cp_search_info *info; /* [graph.n] */
+	size_t ninfo, info_alloc;
+	char exe[PATH_MAX], dir[PATH_MAX];
+	int pid;
+	double t0;			 /* CLOCK_MONOTONIC at the start of the search */
+	double elapsed;			 /* seconds the search ran */
+	double per_call_ns, per_edge_ns; /* calibrated probe costs */
+	double cost_max, cost_last;	 /* fraction of time: highest and last interval */
+	double cost_sum;		 /* cost fraction times seconds, over the rounds */
+	int *tids;			 /* Machine foci: thread index -> tid */
+	size_t ntids;
+	char host[64];
+	size_t experiments, intervals, queued_rounds;
+	int program_exited, stopped_by_for, interrupted;
+	char **notes;
+	size_t nnotes;
+	struct cp_symbolizer *sym;
+};
+
+/* Starts the search of process pid (running under record with the control channel and
+ * loop probes allowed) whose measurement directory is dir and executable exe. The model is
+ * built from exe. 0, or an error (CP_E*) with cp_error() set. */
+int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid, const char *dir,
+		   const char *exe);
+/* Runs the search to its end: nothing queued or pending, --for reached, or the program
+ * ended (s->program_exited; the partial result is kept). 0, or an error. */
+int cp_search_run(struct cp_search *s);
+void cp_search_release(struct cp_search *s);
+
+/* Internal to src/search: a note of the search (printf format; also said on progress),
+ * and info[] grown to the graph's nodes (their source positions looked up). */
+void cp_search_note(struct cp_search *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void cp_search_sync_info(struct cp_search *s);
+/* The index of thread tid in s->tids (added when new). */
+int32_t cp_search_thread_index(struct cp_search *s, int tid);
+
+/* Output (output.c). Bottlenecks: true nodes, leaves of the true subgraph first, each by
+ * value; n written to out (indices), at most max. */
+size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t max);
+void cp_search_print_text(const struct cp_search *s, FILE *out);
+void cp_search_print_json(const struct cp_search *s, FILE *out);
+void cp_search_print_dot(const struct cp_search *s, FILE *out);
+/* The graph into the search table of the profile database at path (db/search-table.h). */
+int cp_search_store_db(const struct cp_search *s, const char *path);
+/* The resource name of node i's focus: /Code/MODULE/FUNCTION[/loop@FILE:LINE]. */
+void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap);
+
+#endif
