@@ -233,7 +233,9 @@ int cp_signal_is_fatal_handler(const struct sigaction *sa) CP_HIDDEN;
 int cp_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CP_HIDDEN;
 
 /* core/livepatch.c: probes written while threads run (src/patch/poke.c). */
-#define CP_PCQ_MAGIC (CP_TIMER_MAGIC | 0xfe) /* sival_int of a pc query */
+#define CP_PCQ_MAGIC (CP_TIMER_MAGIC | 0xfd) /* sival_int of a pc query (not CP_TLS_MAGIC) */
+_Static_assert(CP_PCQ_MAGIC != CP_TLS_MAGIC && CP_PCQ_MAGIC != CP_SCAN_MAGIC,
+	       "each queued signal of the runtime has its own sival_int");
 void cp_livepatch_install(void) CP_HIDDEN; /* init, probes on: the SIGTRAP handler */
 int cp_livepatch_answer(const siginfo_t *si, void *uc) CP_HIDDEN; /* AS-safe: 1 if a query */
 /* The program's sigaction on SIGTRAP once ours is installed: 1 when handled (stored as the
