@@ -10,6 +10,7 @@
 #include "patch/select.h"
 #include "record/control.h"
 #include "record/record.h"
+#include "analyze/module.h"
 #include "search/loops.h"
 
 #include <errno.h>
@@ -122,12 +123,57 @@ static int pid_push(struct pid_ctx *p, int kind, const char *pattern)
 	return 0;
 }
 
-/* --loops [MODULE-PATH:]FUNC: the function probed, then its loops (search/loops.h). */
+/* The symbols --add-loops FUNC names in the module at path: FUNC itself if it is there,
+ * else its GCC clones (FUNC.constprop.0...). Returns how many (at most max, strdup'ed). */
+static int loop_targets(const char *path, const char *func, char **out, int max)
+{
+	struct cp_module m;
+	int n = 0;
+	if (cp_module_open(&m, path, 0))
+		return 0;
+	size_t flen = strlen(func);
+	for (size_t i = 0; i < m.procs.nprocs && n < max; i++) {
+		const char *s = m.procs.procs[i].linkage ? m.procs.procs[i].linkage
+							 : m.procs.procs[i].name;
+		if (!strcmp(s, func)) {
+			while (n)
+				free(out[--n]);
+			out[n++] = strdup(s);
+			break;
+		}
+		if (cp_patch_clone_base_len(s) == flen && !strncmp(s, func, flen))
+			out[n++] = strdup(s);
+	}
+	cp_module_release(&m);
+	return n;
+}
+
+static int plan_loops(struct cp_control *ctl, const char *exe, const char *func)
+{
+	char reply[CP_CONTROL_REPLY_MAX];
+	struct cp_loop_plan plan;
+	cp_loop_plan_init(&plan);
+	int rc = cp_loop_plan_make(&plan, exe, func);
+	if (!rc)
+		rc =
+		    cp_control_request(ctl, "loops", plan.request.buf + 0, reply, sizeof reply, 30);
+	if (!rc) {
+		int nl = 0, ne = 0;
+		sscanf(reply, "%d\t%d", &nl, &ne);
+		printf("loops %s: %d loops, %d edges instrumented\n", func, nl, ne);
+		if (plan.notes.len)
+			printf("%s", plan.notes.buf);
+	}
+	cp_loop_plan_release(&plan);
+	return rc;
+}
+
+/* --loops [MODULE-PATH:]FUNC: the function probed, then its loops (search/loops.h); FUNC
+ * names its GCC clones too. */
 static int probe_loops(struct cp_control *ctl, const char *spec)
 {
 	char exe[PATH_MAX], link[64], reply[CP_CONTROL_REPLY_MAX], pattern[PATH_MAX + 256];
 	const char *colon = strrchr(spec, ':'), *func = colon ? colon + 1 : spec;
-	struct cp_loop_plan plan;
 	snprintf(link, sizeof link, "/proc/%d/exe", ctl->pid);
 	if (colon)
 		snprintf(exe, sizeof exe, "%.*s", (int)(colon - spec), spec);
@@ -142,19 +188,15 @@ static int probe_loops(struct cp_control *ctl, const char *spec)
 	if (r && !n) /* probed already answers 0, 0 */
 		return cp_error(CP_EINVAL, "%s cannot be probed: %s", func,
 				strchr(reply, ':') ? strchr(reply, ':') + 2 : reply);
-	cp_loop_plan_init(&plan);
-	rc = cp_loop_plan_make(&plan, exe, func);
-	if (!rc)
-		rc =
-		    cp_control_request(ctl, "loops", plan.request.buf + 0, reply, sizeof reply, 30);
-	if (!rc) {
-		int nl = 0, ne = 0;
-		sscanf(reply, "%d\t%d", &nl, &ne);
-		printf("loops %s: %d loops, %d edges instrumented\n", func, nl, ne);
-		if (plan.notes.len)
-			printf("%s", plan.notes.buf);
+	char *names[16];
+	int nn = loop_targets(exe, func, names, 16);
+	if (!nn)
+		return plan_loops(ctl, exe, func); /* its error */
+	for (int i = 0; i < nn; i++) {
+		if (!rc)
+			rc = plan_loops(ctl, exe, names[i]);
+		free(names[i]);
 	}
-	cp_loop_plan_release(&plan);
 	return rc;
 }
 

@@ -85,7 +85,9 @@ static int u32_desc(const void *a, const void *b)
 struct pass {
 	const struct cp_db *db;
 	const uint32_t *parent;
-	const uint8_t *frame; /* PROC or PARTIAL: where exclusive costs stop */
+	const uint8_t *frame; /* FRAME_STOP: PROC or PARTIAL, where exclusive costs stop;
+			       * FRAME_LOOP: a loop, where a loop's own metric stops */
+	const uint8_t *own;   /* [nraw]: a loop probe's metric (loop-iterations...) */
 	size_t nraw;
 	struct cp_db_stat *stats; /* [nscopes * nraw] */
 	double *acc;		  /* [nscopes * nraw] scratch, zero between profiles */
@@ -117,9 +119,14 @@ static size_t touched_order(struct pass *x)
 	return nt;
 }
 
+enum { FRAME_STOP = 1, FRAME_LOOP = 2 };
+
 /* Exclusive is HPCToolkit's: the cost of the scope's own code, i.e. of the statements
  * below it in the same procedure frame (nested loops and inlined code included, calls
- * not): a value at a statement counts for it and each ancestor up to its frame. */
+ * not): a value at a statement counts for it and each ancestor up to its frame. A loop
+ * probe's metric (loop-iterations, loop-entries, loop-time: counted at the loop's header)
+ * describes that loop alone: it stops at the nearest loop, so an enclosing loop does not
+ * add its nested loops' iterations, entries and time to its own. */
 static void profile_excl(struct pass *x, uint32_t p)
 {
 	const struct cp_db_pvalues *pv = &x->db->pvalues[p];
@@ -131,7 +138,8 @@ static void profile_excl(struct pass *x, uint32_t p)
 			x->acc[(size_t)s * nraw + v->metric] += v->value;
 			if (!x->mark[s])
 				mark(x, s);
-			if (x->frame[s])
+			if (x->frame[s] == FRAME_STOP ||
+			    (x->frame[s] == FRAME_LOOP && x->own[v->metric]))
 				break;
 		}
 	}
@@ -228,13 +236,17 @@ static void raw_stats(struct cp_db *db, size_t nraw, int threads)
 {
 	size_t ns = db->nscopes, nm = db->nmetrics;
 	uint32_t *parent = xmalloc((ns ? ns : 1) * sizeof *parent);
-	uint8_t *frame = xmalloc(ns ? ns : 1);
+	uint8_t *frame = xmalloc(ns ? ns : 1), *own = xcalloc(nraw + 1, 1);
 	for (size_t s = 0; s < ns; s++) {
+		uint32_t k = db->scopes[s].kind;
 		parent[s] = db->scopes[s].parent;
-		frame[s] =
-		    db->scopes[s].kind == CP_DBK_PROC || db->scopes[s].kind == CP_DBK_PARTIAL;
+		frame[s] = k == CP_DBK_PROC || k == CP_DBK_PARTIAL ? FRAME_STOP
+			   : k == CP_DBK_LOOP			   ? FRAME_LOOP
+								   : 0;
 	}
-	struct pass base = {db, parent, frame, nraw, NULL, NULL, NULL, NULL, 0};
+	for (size_t m = 0; m < nraw; m++)
+		own[m] = (uint8_t)cp_db_metric_loop_own(db, (uint32_t)m);
+	struct pass base = {db, parent, frame, own, nraw, NULL, NULL, NULL, NULL, 0};
 	struct pass_job ex = {base, profile_excl}, in = {base, profile_incl};
 	ex.x.stats = xcalloc(ns * nraw + 1, sizeof *ex.x.stats);
 	in.x.stats = xcalloc(ns * nraw + 1, sizeof *in.x.stats);
@@ -248,6 +260,7 @@ static void raw_stats(struct cp_db *db, size_t nraw, int threads)
 	free(in.x.stats);
 	free(parent);
 	free(frame);
+	free(own);
 }
 
 /* Below this many values one thread does it all (a thread costs more than it saves). */

@@ -429,6 +429,12 @@ size_t cp_db_nraw(const struct cp_db *db)
 	return cp_db_impl(db)->nraw;
 }
 
+int cp_db_metric_loop_own(const struct cp_db *db, uint32_t m)
+{
+	const char *n = m < db->nmetrics ? db->metrics[m].name : NULL;
+	return m < cp_db_nraw(db) && n && !strncmp(n, "loop-", 5);
+}
+
 uint32_t cp_db_profile_add(struct cp_db *db, const struct cp_db_profile *p)
 {
 	struct cp_db_impl *im = cp_db_impl(db);

@@ -357,6 +357,11 @@ void cp_db_self_sums(const struct cp_db *db, double *self);
 /* Number of raw metrics (they are metrics[0 .. nraw)). */
 size_t cp_db_nraw(const struct cp_db *db);
 
+/* 1 if raw metric m is a loop probe's (loop-iterations, loop-entries, loop-time): counted
+ * at its loop's header, it describes that loop alone, so its exclusive value stops at the
+ * nearest enclosing loop (an outer loop does not add its nested loops' counts and time). */
+int cp_db_metric_loop_own(const struct cp_db *db, uint32_t m);
+
 /* SQLite (db-sqlite-write.c, db-sqlite-read.c). cp_db_write replaces path atomically (temporary +
  * rename) after cp_db_finish(); cp_db_read loads a whole database (finished). Both return 0 or a
  * negative CP_E* code with cp_error() set ("DB: not a callpath database", "DB: schema

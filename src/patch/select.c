@@ -126,9 +126,43 @@ static int may_match_demangled(const char *glob, const char *symbol)
 	return 1;
 }
 
+/* GCC's clone suffixes: .constprop.N, .isra.N, .part.N, chained (.isra.0.constprop.0). */
+size_t cp_patch_clone_base_len(const char *symbol)
+{
+	static const char *const kinds[] = {"constprop.", "isra.", "part."};
+	const char *dot = strchr(symbol, '.');
+	if (!dot || dot == symbol)
+		return 0;
+	for (const char *p = dot; *p;) {
+		size_t k = 0, n = 0;
+		while (k < 3 && strncmp(p + 1, kinds[k], strlen(kinds[k])))
+			k++;
+		if (p[0] != '.' || k == 3)
+			return 0; /* another suffix (.cold, .lto_priv...): no clone to probe */
+		p += 1 + strlen(kinds[k]);
+		while (p[n] >= '0' && p[n] <= '9')
+			n++;
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return (size_t)(dot - symbol);
+}
+
+static int clone_matches(const char *glob, const char *symbol)
+{
+	char base[256];
+	size_t len = cp_patch_clone_base_len(symbol);
+	if (!len || len >= sizeof base)
+		return 0;
+	memcpy(base, symbol, len);
+	base[len] = 0;
+	return cp_patch_glob(glob, base);
+}
+
 static int glob_matches(const char *glob, struct cp_patch_name *n)
 {
-	if (cp_patch_glob(glob, n->symbol))
+	if (cp_patch_glob(glob, n->symbol) || clone_matches(glob, n->symbol))
 		return 1;
 	if (strncmp(n->symbol, "_Z", 2) || !may_match_demangled(glob, n->symbol) ||
 	    name_demangle(n) != 1)

@@ -46,6 +46,11 @@ const char *cp_patch_name_demangled(struct cp_patch_name *n);
 /* fnmatch(pattern, s, 0) == 0, byte-wise whatever the locale, without allocating. */
 int cp_patch_glob(const char *pattern, const char *s);
 
+/* The length of the function's name in a GCC clone's symbol (`f` in f.constprop.0,
+ * f.isra.0, f.part.0 and their chains), 0 when symbol is no such clone (`f.cold`, the
+ * cold part of f, is none). A pattern matches a clone as it matches its function. */
+size_t cp_patch_clone_base_len(const char *symbol);
+
 /* The CP_PATCH_ROLE_* bits pattern gives symbol n of the module at path; 0: no match. */
 uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp_patch_name *n);
 

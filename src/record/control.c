@@ -99,8 +99,8 @@ int cp_control_open(struct cp_control *c, int pid, const char *dir)
 	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
 		return cp_error(CP_ENOENT, "no process %d", pid);
 	int rc = dir ? 0 : dir_of_process(pid, c->dir, sizeof c->dir);
-	if (dir)
-		snprintf(c->dir, sizeof c->dir, "%s", dir);
+	if (dir && !realpath(dir, c->dir)) /* the runtime answers absolute reply paths only */
+		return cp_error(CP_ENOENT, "cannot use %s: %s", dir, strerror(errno));
 	return rc ? rc : open_reply(c);
 }
 
@@ -151,8 +151,10 @@ static int read_line(struct cp_control *c, char *line, size_t cap, double timeou
 		if (kill(c->pid, 0) && errno == ESRCH)
 			return cp_error(CP_ENOENT, "process %d ended before it answered", c->pid);
 		if (now_s() > end || c->have == sizeof c->buf)
-			return cp_error(CP_EIO, "no answer from process %d within %.0f s", c->pid,
-					timeout_s);
+			return cp_error(CP_EIO,
+					"no answer from process %d within %.0f s (does it run with "
+					"the control channel, and is %s its measurement directory?)",
+					c->pid, timeout_s, c->dir);
 		struct pollfd p = {c->reply_fd, POLLIN, 0};
 		if (poll(&p, 1, 100) > 0) {
 			ssize_t n = read(c->reply_fd, c->buf + c->have, sizeof c->buf - c->have);

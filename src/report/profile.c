@@ -61,6 +61,9 @@ static void td_build(struct cp_profile *p)
 	const struct cp_db *db = &p->db;
 	struct cp_view *v = &p->td;
 	cp_view_init(v, db->nmetrics, &p->pool);
+	for (uint32_t m = 0; m < db->nmetrics && m < 64; m++)
+		if (cp_db_metric_loop_own(db, m))
+			v->loop_own |= 1ull << m;
 	for (uint32_t i = 1; i < db->nscopes; i++) {
 		const struct cp_db_scope *s = &db->scopes[i];
 		const char *module =
@@ -352,6 +355,7 @@ static void td_shape(const struct cp_profile *p, struct cp_view *v)
 {
 	const struct cp_view *td = &p->td;
 	cp_view_init(v, td->nmetrics, td->pool);
+	v->loop_own = td->loop_own;
 	for (uint32_t i = 1; i < td->n; i++) {
 		const struct cp_vnode *n = &td->nodes[i];
 		uint32_t x =

@@ -149,6 +149,8 @@ void cp_view_sum_inclusive(struct cp_view *v)
 			any |= e[m] != 0;
 		if (!any)
 			continue;
+		/* Loop-own metrics past their loop stop. */
+		uint64_t stopped = k == CP_VK_LOOP ? v->loop_own : 0;
 		for (uint32_t a = v->nodes[i].parent; a != UINT32_MAX; a = v->nodes[a].parent) {
 			uint32_t ak = v->nodes[a].kind;
 			if (ak != CP_VK_INLINED && ak != CP_VK_PROCEDURE && ak != CP_VK_LOOP &&
@@ -156,9 +158,12 @@ void cp_view_sum_inclusive(struct cp_view *v)
 				break;
 			double *ae = cp_view_excl(v, a);
 			for (size_t m = 0; m < nm; m++)
-				ae[m] += e[m];
+				if (m >= 64 || !(stopped >> m & 1))
+					ae[m] += e[m];
 			if (ak == CP_VK_PROCEDURE || ak == CP_VK_PARTIAL)
 				break;
+			if (ak == CP_VK_LOOP)
+				stopped = v->loop_own;
 		}
 	}
 	free(own);

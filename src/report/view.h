@@ -52,6 +52,7 @@ struct cp_view {
 	double *excl;
 	struct cp_intern *pool; /* not owned */
 	struct cp_hashtab children;
+	uint64_t loop_own; /* bit m: metric m's exclusive stops at the nearest loop (db.h) */
 };
 
 /* Creates the root node. */

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 LOOPS="$CP_SOURCE_DIR/tests/e2e/loop-tree.py"
 require_built "$CALLPATH" "$CP_WORKLOADS/loops.O0" "$CP_WORKLOADS/loops.O2"
-FUNCS="for_loop while_loop do_loop nested exits cont tiny"
+FUNCS="for_loop while_loop do_loop nested nested3 exits cont tiny"
 
 measure() { # VARIANT: runs the workload, inserts the loop probes while it waits
 	local v=$1 args=() f
@@ -52,7 +52,7 @@ for name, body, entries in prog:
     k = seen.get(name, 0)
     seen[name] = k + 1
     loops = sorted(got.get(name, []))
-    if name == "nested":  # the outer loop is entered fewer times than the inner
+    if name.startswith("nested"):  # an outer loop is entered fewer times than its inner
         loops.sort(key=lambda x: x[2])
     if k >= len(loops):
         print("%s: loop %d has no probe counts" % (name, k)); bad = 1; continue
@@ -75,11 +75,29 @@ callee_path() {
 		fail "$1: callee's context does not pass through the relocated calls_in_loop"
 }
 
+# The report's exclusive loop counts are each loop's own (an outer loop does not add its
+# nested loops' iterations, entries and time): they equal the probes' raw counts per loop.
+report_own() {
+	"$CALLPATH" report "$WORK/$1" --metric loop-iterations,loop-entries,loop-time \
+		--format json >"$WORK/$1.json" 2>"$WORK/$1.rerr" || fail "$1: report: $(cat "$WORK/$1.rerr")"
+	python3 - "$WORK/$1.json" "$WORK/$1.loops" <<'PY' || fail "$1: report's loop counts differ"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rep = sorted(tuple(n["exclusive"][-3:-1]) for n in d["nodes"]
+             if n["kind"] == "loop" and n["exclusive"][-3])
+raw = sorted((int(l.split("\t")[2]), int(l.split("\t")[3])) for l in open(sys.argv[2]))
+if rep != raw:
+    print("report (iterations, entries) per loop:", rep, "\nprobes:", raw); sys.exit(1)
+PY
+}
+
 measure O0
 check O0 O0
+report_own O0
 callee_path O0
 measure O2
 check O2 O2
+report_own O2
 callee_path O2
 grep -q "^loops tiny: 1 loops" "$WORK/O2.add" || fail "tiny: $(cat "$WORK/O2.add")"
 note "ok: $(wc -l <"$WORK/O0.loops") loops at -O0, $(wc -l <"$WORK/O2.loops") at -O2, counts match"

@@ -46,6 +46,21 @@ removed=$(grep -cx 'remove hot: 1 restored' "$WORK/cycles.out")
 	{ touch "$WORK/go"; fail "acknowledgements: $added adds, $removed removes of 200"; }
 run "$CALLPATH" probe --pid "$pid" --add hot --add counted --add uncounted --remove uncounted
 grep -qx 'remove uncounted: 1 restored' "$WORK/run.out" || fail "remove: $(cat "$WORK/run.out")"
+# -o with a relative directory: the CLI sends an absolute reply path and gets its answer.
+(cd "$WORK" && timeout 20 "$CALLPATH" probe --pid "$pid" -o m --remove uncounted) \
+	>"$WORK/rel.out" 2>&1
+grep -qx 'remove uncounted: 0 restored' "$WORK/rel.out" ||
+	{ touch "$WORK/go"; fail "relative -o: $(cat "$WORK/rel.out")"; }
+# A request with a relative reply path gets an error (in the FIFO of that name in the
+# measurement directory) instead of no answer.
+mkfifo "$WORK/m/.reply-rel"
+exec 3<>"$WORK/m/.reply-rel"
+printf '.reply-rel\tping\t\n' >"$WORK/m/$pid.control"
+line=
+read -t 10 -r line <&3
+exec 3<&-
+rm -f "$WORK/m/.reply-rel"
+case $line in error*absolute*) ;; *) touch "$WORK/go"; fail "relative reply path: '$line'" ;; esac
 finish
 [ "$made_counted" = 8000 ] || fail "program output: $(cat "$WORK/prog.out")"
 got=$(calls_of "$WORK/m" counted)

@@ -17,6 +17,7 @@
 
 static volatile long b_for, b_while, b_do, b_outer, b_inner, b_exits, b_cont;
 static volatile long e_for, e_while, e_do, e_outer, e_inner, e_exits, e_cont;
+static volatile long b_n3[3], e_n3[3];
 static long b_tiny, e_tiny;
 static volatile int data[64];
 
@@ -65,6 +66,27 @@ NOINLINE long nested(long n)
 		for (long j = 0; j <= i; j++) {
 			b_inner++;
 			s += i ^ j;
+		}
+	}
+	return s;
+}
+
+/* Three deep; the innermost do loop's exit falls into the middle loop's latch (j++). */
+NOINLINE long nested3(long n)
+{
+	long s = 0;
+	e_n3[0]++;
+	for (long i = 0; i < n; i++) {
+		b_n3[0]++;
+		e_n3[1]++;
+		for (long j = 0; j < n; j++) {
+			b_n3[1]++;
+			e_n3[2]++;
+			long k = 0;
+			do {
+				b_n3[2]++;
+				s += i ^ j ^ k;
+			} while (++k < n);
 		}
 	}
 	return s;
@@ -144,7 +166,7 @@ int main(int argc, char **argv)
 	for (unsigned k = 0; k < sizeof ns / sizeof ns[0]; k++) {
 		long n = ns[k];
 		s += for_loop(n) + while_loop(n) + do_loop(n) + nested(n % 20) + cont(n);
-		s += exits(n, 5) + exits(n, 1000);
+		s += exits(n, 5) + exits(n, 1000) + nested3(n % 9);
 		s += calls_in_loop(n);
 		long c = tiny(n);
 		b_tiny += c;
@@ -153,6 +175,8 @@ int main(int argc, char **argv)
 	printf("for_loop %ld %ld\nwhile_loop %ld %ld\ndo_loop %ld %ld\n", b_for, e_for, b_while,
 	       e_while, b_do, e_do);
 	printf("nested %ld %ld\nnested %ld %ld\n", b_outer, e_outer, b_inner, e_inner);
+	for (int d = 0; d < 3; d++)
+		printf("nested3 %ld %ld\n", b_n3[d], e_n3[d]);
 	printf("exits %ld %ld\ncont %ld %ld\ntiny %ld %ld\n", b_exits, e_exits, b_cont, e_cont,
 	       b_tiny, e_tiny);
 	return s == 42; /* never: keeps s alive */

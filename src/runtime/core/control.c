@@ -77,6 +77,21 @@ static int handle_detach(char *out, size_t cap)
 	return 1;
 }
 
+/* A request whose reply path is relative (to the client's directory, unknown here): an
+ * error, sent to the FIFO of that name in our measurement directory, where a client that
+ * named that directory relatively made it. */
+static void reply_relative(const char *path)
+{
+	char at[PATH_MAX + 64], out[CP_CONTROL_REPLY_MAX];
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *slash = strrchr(control_path, '/');
+	if (!slash || !*base || !strcmp(base, ".."))
+		return;
+	snprintf(at, sizeof at, "%.*s/%s", (int)(slash - control_path), control_path, base);
+	snprintf(out, sizeof out, "error\tthe reply path '%.200s' is not absolute\n", path);
+	reply(at, out);
+}
+
 /* One request line: REPLY-PATH TAB VERB TAB ARGUMENT. 1 if the thread is to end. */
 static int handle_line(char *line)
 {
@@ -84,10 +99,14 @@ static int handle_line(char *line)
 	int end = 0;
 	char *verb = strchr(line, '\t');
 	char *arg = verb ? strchr(verb + 1, '\t') : NULL;
-	if (!verb || !arg || *line != '/')
+	if (!verb || !arg || !*line)
 		return 0; /* no reply path: nobody to answer */
 	*verb++ = 0;
 	*arg++ = 0;
+	if (*line != '/') {
+		reply_relative(line);
+		return 0;
+	}
 	if (!strcmp(verb, "ping"))
 		snprintf(out, sizeof out, "ok\t%d\n", (int)cp_rt.pid);
 	else if (!strcmp(verb, "detach"))

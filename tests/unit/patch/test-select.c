@@ -75,6 +75,28 @@ static void test_c_names(void **state)
 	assert_null(cp_patch_name_demangled(&nm));
 }
 
+/* A pattern naming a function matches its GCC clones (as perf shows them), not its .cold
+ * part, nor a function whose name merely starts the same. */
+static void test_clone_names(void **state)
+{
+	const uint32_t M = CP_PATCH_ROLE_MEASURE;
+	assert_int_equal(match("simulate_step", "/bin/app", "simulate_step.constprop.0"), M);
+	assert_int_equal(match("relax", "/bin/app", "relax.isra.0"), M);
+	assert_int_equal(match("relax", "/bin/app", "relax.part.12"), M);
+	assert_int_equal(match("relax", "/bin/app", "relax.isra.0.constprop.1"), M);
+	assert_int_equal(match("rel*", "/bin/app", "relax.constprop.0"), M);
+	assert_int_equal(match("app:relax", "/bin/app", "relax.constprop.0"), M);
+	assert_int_equal(match("relax.constprop.0", "/bin/app", "relax.constprop.0"), M);
+	assert_int_equal(match("relax", "/bin/app", "relax.cold"), 0);
+	assert_int_equal(match("relax", "/bin/app", "relax.part.0.cold"), 0);
+	assert_int_equal(match("relax", "/bin/app", "relax.constprop"), 0);
+	assert_int_equal(match("relax", "/bin/app", "relax.lto_priv.0"), 0);
+	assert_int_equal(match("relax", "/bin/app", "relaxed.constprop.0"), 0);
+	assert_int_equal(cp_patch_clone_base_len("f.constprop.3"), 1);
+	assert_int_equal(cp_patch_clone_base_len("f"), 0);
+	assert_int_equal(cp_patch_clone_base_len(".constprop.0"), 0);
+}
+
 /* namespace ns { struct Klass { void method(int); int get() const; }; template <class T>
  * T max(T, T); } and a lambda in main, as g++ mangles them. */
 static void test_cxx_names(void **state)
@@ -254,9 +276,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_glob_like_fnmatch), cmocka_unit_test(test_c_names),
-	    cmocka_unit_test(test_cxx_names),	      cmocka_unit_test(test_module_colon),
-	    cmocka_unit_test(test_skipped_modules),   cmocka_unit_test(test_elf_functions),
-	    cmocka_unit_test(test_refusals),	      cmocka_unit_test(test_no_lost_match),
+	    cmocka_unit_test(test_cxx_names),	      cmocka_unit_test(test_clone_names),
+	    cmocka_unit_test(test_module_colon),      cmocka_unit_test(test_skipped_modules),
+	    cmocka_unit_test(test_elf_functions),     cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_no_lost_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
