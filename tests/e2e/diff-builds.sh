@@ -44,7 +44,9 @@ run "$CALLPATH" diff "$WORK/a" "$WORK/b" --ascii
 grep -Eq ' up +.*beta ' "$WORK/run.out" || fail "no 'up' on beta's row: $(cat "$WORK/run.out")"
 if grep -E ' up +.*(alpha|gamma_) ' "$WORK/run.out"; then fail "alpha or gamma_ marked up"; fi
 
-# Identical runs: no row above 1% of the total changes beyond 3 sigma, in every view.
+# Identical runs: no row above 1% of the total changes beyond 5 sigma, in every view. (3 sigma is
+# what diff marks; over ~30 rows x 2 columns x 3 views one row beyond 3 sigma is expected now
+# and then: a libc row at z = 3.46, 12 samples against 0, failed a CI run.)
 for view in top-down bottom-up flat; do
 	run "$CALLPATH" diff "$WORK/a" "$WORK/a2" --normalize total --view $view --threshold 1 \
 		--format json -o "$WORK/same-$view.json"
@@ -58,7 +60,7 @@ z = ix["cputime.z"]
 worst = max((abs(n[k][z]), n["name"]) for n in d["nodes"] for k in ("inclusive", "exclusive")
             if n[k][z] is not None and not n["name"].startswith("[ld-linux"))
 print("largest |z| of", len(d["nodes"]), "rows:", worst)
-assert worst[0] <= 3, worst
+assert worst[0] <= 5, worst
 PY
 done
 
