@@ -73,8 +73,8 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* attach --inject (attach-inject.c): loads the runtime into pid measuring into outdir
  * (absolute), waits, detaches. 0 (*ended: the process ended meanwhile), or -1 with
  * cp_error() set. */
-int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds,
-		      int quiet, int *ended);
+int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds, int quiet,
+		      int *ended);
 /* Exit status used for failures of callpath itself (not of the profiled program). */
 #define CLI_EXIT_FAILURE 2
 /* The runtime preloaded into measured programs. */

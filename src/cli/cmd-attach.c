@@ -73,10 +73,14 @@ static int attach_number(const char *what, const char *text, double *out)
 static int attach_parse(int argc, char **argv, struct attach_cli *c)
 {
 	static const struct option longopts[] = {
-	    {"for", required_argument, 0, 'f'},	   {"event", required_argument, 0, 'e'},
-	    {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
-	    {"no-analyze", no_argument, 0, 'N'},   {"stack-bytes", required_argument, 0, 'S'},
-	    {"inject", no_argument, 0, 'I'},	   {"help", no_argument, 0, 'h'},
+	    {"for", required_argument, 0, 'f'},
+	    {"event", required_argument, 0, 'e'},
+	    {"output", required_argument, 0, 'o'},
+	    {"quiet", no_argument, 0, 'q'},
+	    {"no-analyze", no_argument, 0, 'N'},
+	    {"stack-bytes", required_argument, 0, 'S'},
+	    {"inject", no_argument, 0, 'I'},
+	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
 	double v;
@@ -157,8 +161,9 @@ static int attach_inject(struct attach_cli *c, const char *outdir)
 {
 	int ended = 0;
 	if (c->k.event.kind == CP_EV_TRIGGER) {
-		cli_error("attach", "%s needs the runtime preloaded (its calls are interposed); "
-				    "use callpath record",
+		cli_error("attach",
+			  "%s needs the runtime preloaded (its calls are interposed); "
+			  "use callpath record",
 			  c->k.event.name);
 		return -1;
 	}

@@ -133,8 +133,8 @@ static int loop_targets(const char *path, const char *func, char **out, int max)
 		return 0;
 	size_t flen = strlen(func);
 	for (size_t i = 0; i < m.procs.nprocs && n < max; i++) {
-		const char *s = m.procs.procs[i].linkage ? m.procs.procs[i].linkage
-							 : m.procs.procs[i].name;
+		const char *s =
+		    m.procs.procs[i].linkage ? m.procs.procs[i].linkage : m.procs.procs[i].name;
 		if (!strcmp(s, func)) {
 			while (n)
 				free(out[--n]);

@@ -70,9 +70,9 @@ struct cp_inject_opts {
 };
 
 struct cp_inject_result {
-	unsigned tries;	  /* stops until a thread was at a safe point */
-	size_t threads;	  /* threads stopped at the last try */
-	int was_loaded;	  /* the runtime was in the process already (dormant): re-armed */
+	unsigned tries; /* stops until a thread was at a safe point */
+	size_t threads; /* threads stopped at the last try */
+	int was_loaded; /* the runtime was in the process already (dormant): re-armed */
 };
 
 /* 0, or a CP_E* code with cp_error() set: CP_ENOENT (the process is gone), CP_EPERM

@@ -41,13 +41,13 @@ enum cp_patch_status {
 	CP_PATCH_UNSUPPORTED,	 /* a prologue instruction cannot be relocated exactly */
 	CP_PATCH_UNDECODABLE,	 /* the function's bytes do not decode */
 	CP_PATCH_NO_NEAR_MEMORY, /* no free address range within reach of the function */
-	CP_PATCH_STRADDLE,	 /* no longer returned (the breakpoint-first write needs no alignment) */
-	CP_PATCH_ALREADY,	 /* the entry already jumps into our stubs */
-	CP_PATCH_PROTECT,	 /* mprotect refused to make the code writable */
-	CP_PATCH_NOT_FUNC,	 /* not a function symbol, or its size is unknown */
-	CP_PATCH_RETURNS_TWICE,	 /* setjmp, vfork, getcontext...: they keep their return address */
-	CP_PATCH_NO_CALLER,	 /* the program's entry point: entered without a call */
-	CP_PATCH_BUSY,		 /* a thread stays stopped inside the entry, or does not answer */
+	CP_PATCH_STRADDLE, /* no longer returned (the breakpoint-first write needs no alignment) */
+	CP_PATCH_ALREADY,  /* the entry already jumps into our stubs */
+	CP_PATCH_PROTECT,  /* mprotect refused to make the code writable */
+	CP_PATCH_NOT_FUNC, /* not a function symbol, or its size is unknown */
+	CP_PATCH_RETURNS_TWICE, /* setjmp, vfork, getcontext...: they keep their return address */
+	CP_PATCH_NO_CALLER,	/* the program's entry point: entered without a call */
+	CP_PATCH_BUSY,		/* a thread stays stopped inside the entry, or does not answer */
 	CP_PATCH_NSTATUS
 };
 

@@ -151,10 +151,11 @@ static int read_line(struct cp_control *c, char *line, size_t cap, double timeou
 		if (kill(c->pid, 0) && errno == ESRCH)
 			return cp_error(CP_ENOENT, "process %d ended before it answered", c->pid);
 		if (now_s() > end || c->have == sizeof c->buf)
-			return cp_error(CP_EIO,
-					"no answer from process %d within %.0f s (does it run with "
-					"the control channel, and is %s its measurement directory?)",
-					c->pid, timeout_s, c->dir);
+			return cp_error(
+			    CP_EIO,
+			    "no answer from process %d within %.0f s (does it run with "
+			    "the control channel, and is %s its measurement directory?)",
+			    c->pid, timeout_s, c->dir);
 		struct pollfd p = {c->reply_fd, POLLIN, 0};
 		if (poll(&p, 1, 100) > 0) {
 			ssize_t n = read(c->reply_fd, c->buf + c->have, sizeof c->buf - c->have);

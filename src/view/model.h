@@ -23,7 +23,7 @@ struct cp_web_model {
 	struct cp_dbq *q;
 	struct cp_expr **formulas; /* per head metric: a derived one's formula, else NULL */
 	uint64_t generation;
-	struct cp_web_full *full; /* cached in-memory profile (model-full.c), or NULL */
+	struct cp_web_full *full;   /* cached in-memory profile (model-full.c), or NULL */
 	struct cp_web_async *async; /* the server's: whole profiles load off the request thread */
 };
 

@@ -140,7 +140,8 @@ int cp_config_load(int rearm)
 	const char *probes = cp_rt_getenv("CALLPATH_PROBES"), *only = getenv("CALLPATH_PROBE_ONLY");
 	const char *control = cp_rt_getenv("CALLPATH_CONTROL");
 	int probing = probes && *probes, controlled = control && !strcmp(control, "1");
-	if (!(probing && only && !strcmp(only, "1")) && config_events(cp_rt_getenv("CALLPATH_EVENTS")))
+	if (!(probing && only && !strcmp(only, "1")) &&
+	    config_events(cp_rt_getenv("CALLPATH_EVENTS")))
 		return -1;
 	if ((probing || controlled) && cp_probe_config(probing ? probes : ""))
 		return -1;

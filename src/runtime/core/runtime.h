@@ -211,13 +211,13 @@ struct cp_thread *cp_thread_find_adopted(pid_t tid) CP_HIDDEN; /* AS-safe */
 /* sival_int of the signal an attached runtime sends a thread it adopted, so that the thread
  * points its own TLS (cp_self) at its state: probes and triggers find it there. */
 #define CP_TLS_MAGIC (CP_TIMER_MAGIC | 0xfe)
-void cp_adopt_start(void) CP_HIDDEN;	      /* process start / fork child: scan, arm the timer */
-void cp_adopt_stop(void) CP_HIDDEN;	      /* fini: disarm the timer */
-void cp_adopt_scan(int immediate) CP_HIDDEN;  /* AS-safe */
+void cp_adopt_start(void) CP_HIDDEN;	     /* process start / fork child: scan, arm the timer */
+void cp_adopt_stop(void) CP_HIDDEN;	     /* fini: disarm the timer */
+void cp_adopt_scan(int immediate) CP_HIDDEN; /* AS-safe */
 void cp_thread_end(struct cp_thread *t, int finished) CP_HIDDEN;
 void cp_thread_sources_stop(struct cp_thread *t) CP_HIDDEN;
 void cp_thread_header_finish(struct cp_thread *t, uint64_t cpu_ns) CP_HIDDEN;
-void cp_thread_finish_all(void) CP_HIDDEN;	    /* process exit: every thread's header */
+void cp_thread_finish_all(void) CP_HIDDEN; /* process exit: every thread's header */
 void cp_thread_drop_all(void) CP_HIDDEN;
 void cp_thread_forget_all_but_self(void) CP_HIDDEN; /* fork child */
 /* Image end (exit, exec): every thread's file packed into the process file and unlinked;
