@@ -336,6 +336,7 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	grow(r);
 	if (yes && s->graph.nodes[i].thread < 0)
 		refine_threads(r, i, a, b, t);
+	n = &s->graph.nodes[i]; /* refining may have grown (moved) the node array */
 	s->experiments++;
 	uninstall(r, f);
 	if (s->o.progress) {
