@@ -18,7 +18,7 @@ d = json.load(open(sys.argv[1]))
 w = sorted((t["samples"][0] for t in d["threads"] if t["tidx"] != 0), reverse=True)
 print("worker samples", w)
 assert w[-1] > 50, w
-assert 2.2 < w[0] / (sum(w[1:]) / 3) < 4.5, w  # 3.96 seen: 4 threads on 2 shared cores
+assert 2.0 < w[0] / (sum(w[1:]) / 3) < 5.0, w  # 3.96 seen: fixed work, but 4 threads on 2 shared cores (co-running threads run slower per unit of work)
 for t in d["threads"]:
     if t["samples"][0]:
         assert t["complete"] >= 0.99 * t["samples"][0], t
