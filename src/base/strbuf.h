@@ -22,4 +22,16 @@ void strbuf_add_json(struct strbuf *sb, const char *s);
 /* Detaches the buffer; the caller frees it. */
 char *strbuf_detach(struct strbuf *sb);
 
+/* The value of hexadecimal digit c, -1 if c is none. */
+static inline int cp_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif

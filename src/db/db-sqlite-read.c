@@ -3,6 +3,7 @@
 #include "db/db-sqlite-impl.h"
 
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 #include <errno.h>
@@ -146,17 +147,6 @@ static void read_meta(struct reader *r)
 	sqlite3_finalize(st);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void read_structure(struct reader *r)
 {
 	struct cp_db *db = r->db;
@@ -166,7 +156,8 @@ static void read_structure(struct reader *r)
 		uint8_t bid[32];
 		size_t n = 0;
 		for (; hex && hex[2 * n] && n < sizeof bid; n++) {
-			int a = hexval(hex[2 * n]), b = a < 0 ? -1 : hexval(hex[2 * n + 1]);
+			int a = cp_hex_digit(hex[2 * n]),
+			    b = a < 0 ? -1 : cp_hex_digit(hex[2 * n + 1]);
 			if (b < 0)
 				break;
 			bid[n] = (uint8_t)(a << 4 | b);

@@ -1,5 +1,6 @@
 /* Parsing the parameters of API requests (request.h). Everything here is hostile input. */
 #include "view/request.h"
+#include "base/strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -256,17 +257,6 @@ int cp_web_req_check(const struct cp_web_req *r, char *err, size_t errlen)
 	return 0;
 }
 
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes s[0..n) into out (at least n+1 bytes); -1 on a bad escape or a NUL. */
 static int decode(const char *s, size_t n, char *out)
 {
@@ -278,8 +268,8 @@ static int decode(const char *s, size_t n, char *out)
 		} else if (c == '%') {
 			if (i + 2 >= n)
 				return -1;
-			int a = hexdigit(s[i + 1]);
-			int b = a < 0 ? -1 : hexdigit(s[i + 2]);
+			int a = cp_hex_digit(s[i + 1]);
+			int b = a < 0 ? -1 : cp_hex_digit(s[i + 2]);
 			if (b < 0)
 				return -1;
 			c = (char)(a << 4 | b);
