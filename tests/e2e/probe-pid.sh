@@ -1,7 +1,7 @@
 #!/bin/bash
 # The control channel (docs/internals/control.md): `callpath probe --pid` inserts and
 # removes probes in a running program while 8 threads call the probed function without
-# pause; 200 insert/remove cycles (hot has a push-rbp prologue: without the breakpoint-first
+# pause; 1,000 insert/remove cycles (hot has a push-rbp prologue: without the breakpoint-first
 # protocol of docs/internals/patch.md the program crashes within ~60), each acknowledged with exactly one function changed;
 # afterwards the calls counted are exact: counted() (inserted before its calls) has every
 # call the program made, uncounted() (inserted and removed) none, hot() (left in while its
@@ -37,13 +37,13 @@ finish() {
 start "$CALLPATH" probe -q -o "$WORK/m" -f no_such_function_at_start -- \
 	"$wl" "$WORK/pid" "$WORK/go" 8 1000
 args=()
-for _ in $(seq 200); do args+=(--add hot --remove hot); done
+for _ in $(seq 1000); do args+=(--add hot --remove hot); done
 "$CALLPATH" probe --pid "$pid" "${args[@]}" >"$WORK/cycles.out" 2>"$WORK/cycles.err" ||
 	{ touch "$WORK/go"; fail "cycles: $(cat "$WORK/cycles.err")"; }
 added=$(grep -cx 'add hot: 1 probed, 0 refused' "$WORK/cycles.out")
 removed=$(grep -cx 'remove hot: 1 restored' "$WORK/cycles.out")
-[ "$added" = 200 ] && [ "$removed" = 200 ] ||
-	{ touch "$WORK/go"; fail "acknowledgements: $added adds, $removed removes of 200"; }
+[ "$added" = 1000 ] && [ "$removed" = 1000 ] ||
+	{ touch "$WORK/go"; fail "acknowledgements: $added adds, $removed removes of 1000"; }
 run "$CALLPATH" probe --pid "$pid" --add hot --add counted --add uncounted --remove uncounted
 grep -qx 'remove uncounted: 1 restored' "$WORK/run.out" || fail "remove: $(cat "$WORK/run.out")"
 # -o with a relative directory: the CLI sends an absolute reply path and gets its answer.
@@ -72,7 +72,7 @@ got=$(calls_of "$WORK/m" hot)
 	fail "hot: $got calls recorded, the program made $made_hot"
 [ ! -e "$WORK/m/$pid.control" ] || fail "the control FIFO outlived the program"
 ls "$WORK/m"/.reply-* >/dev/null 2>&1 && fail "a reply FIFO was left behind"
-note "200 insert/remove cycles under 8 threads; counted 8000 = 8000; hot $got <= $made_hot"
+note "1000 insert/remove cycles under 8 threads; counted 8000 = 8000; hot $got <= $made_hot"
 
 # Under `callpath record --control`, with sampling: the same exact count.
 start "$CALLPATH" record -q --control -o "$WORK/r" -- "$wl" "$WORK/pid" "$WORK/go" 2 500
