@@ -191,3 +191,23 @@ void cp_control_close(struct cp_control *c)
 	}
 	c->reply_fd = -1;
 }
+
+void cp_control_sweep(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (pid <= 0 || strcmp(end, ".control"))
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+			unlink(path);
+	}
+	closedir(d);
+}

@@ -34,4 +34,8 @@ int cp_control_request(struct cp_control *c, const char *verb, const char *arg, 
 /* Removes the reply FIFO. */
 void cp_control_close(struct cp_control *c);
 
+/* Removes the control FIFOs (<pid>.control) in dir of processes that no longer exist: a
+ * program killed by a signal leaves its FIFO behind (its runtime's exit code never ran). */
+void cp_control_sweep(const char *dir);
+
 #endif

@@ -1,5 +1,6 @@
 /* Starting the program and waiting for it, with the signals meant for it passed on. */
 #include "record/record-impl.h"
+#include "record/control.h"
 
 #include "base/error.h"
 
@@ -97,6 +98,8 @@ int cp_record_spawn(const struct cp_record_opts *o, struct cp_record_result *res
 	install_forwarding(saved);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	int rc = wait_child(pid, res);
+	if (o->control)
+		cp_control_sweep(res->outdir);
 	/* Blocked while the handlers go: a late signal then acts on callpath itself. */
 	block_forwarded(&old);
 	child_pid = 0;

@@ -101,4 +101,17 @@ wait "$sleeper" 2>/dev/null
 grep -q "not measured by callpath" "$WORK/err" || fail "not measured: $(cat "$WORK/err")"
 "$CALLPATH" probe --pid "$sleeper" --add x >/dev/null 2>"$WORK/err" && fail "no process: accepted"
 grep -q "no process" "$WORK/err" || fail "no process: $(cat "$WORK/err")"
+# A program killed outright (SIGKILL: its runtime's exit code never runs) leaves its control
+# FIFO behind; record removes it once the program is gone.
+"$CALLPATH" record -q --control -o "$WORK/k" -- sleep 30 >/dev/null 2>"$WORK/k.err" &
+rec=$!
+for _ in $(seq 200); do
+	fifo=$(ls "$WORK/k"/*.control 2>/dev/null)
+	[ -n "$fifo" ] && break
+	sleep 0.05
+done
+[ -n "$fifo" ] || fail "record --control made no control FIFO"
+kill -KILL "$(basename "$fifo" .control)"
+wait "$rec"
+[ ! -e "$fifo" ] || fail "the control FIFO of a killed program was left behind"
 note "ok"
