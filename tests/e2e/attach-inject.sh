@@ -12,9 +12,14 @@ require_own_sampling
 
 start_steady 20 2 7
 trap 'kill -KILL "$STEADY_PID" 2>/dev/null' EXIT
-"$CALLPATH" attach --inject --for 2 -o "$WORK/a1" "$STEADY_PID" >"$WORK/a1.out" 2>"$WORK/a1.err" &
+"$CALLPATH" attach --inject --for 4 -o "$WORK/a1" "$STEADY_PID" >"$WORK/a1.out" 2>"$WORK/a1.err" &
 attach=$!
-sleep 0.7
+# The control FIFO appears once the runtime is loaded and started (0.7 s was too short at
+# load 20 under ASan).
+for _ in $(seq 300); do
+	[ -p "$WORK/a1/$STEADY_PID.control" ] && break
+	sleep 0.05
+done
 run "$CALLPATH" probe --pid "$STEADY_PID" --add three
 grep -q "1 probed" "$WORK/run.out" "$WORK/run.err" || { cat "$WORK/run.err" >&2; fail "probe --pid on the injected runtime"; }
 wait "$attach" || { cat "$WORK/a1.err" >&2; fail "attach --inject failed"; }
