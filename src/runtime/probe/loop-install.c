@@ -121,9 +121,9 @@ static int loops_install(char *arg, char *why, size_t cap)
 		    n == CP_RELOC_MAX_POINTS ? -1 : parse_edge(tok, m, first, nloops, &points[n++]);
 	struct cp_reloc_result res;
 	uint32_t room = CP_LOOP_MAP - cp_probe_g.nmap;
-	res.map = (struct cp_reloc_map){
-	    cp_probe_g.map_at + cp_probe_g.nmap, cp_probe_g.map_orig + cp_probe_g.nmap,
-	    cp_probe_g.map_rlen + cp_probe_g.nmap, room ? room - 1 : 0, 0};
+	res.map = (struct cp_reloc_map){cp_probe_g.map_at + cp_probe_g.nmap,
+					cp_probe_g.map_orig + cp_probe_g.nmap,
+					cp_probe_g.map_info + cp_probe_g.nmap, room, 0};
 	size_t len = strtoull(size, NULL, 10);
 	if (rc || len > sizeof original)
 		snprintf(why, cap, "bad loops request (or too many loops/edges, or too large)");
@@ -139,15 +139,20 @@ static int loops_install(char *arg, char *why, size_t cap)
 			 (unsigned long long)(res.bad - m->bias));
 		rc = -1;
 	}
+	/* A copy the unwinder could not map back would cut every call path through it. */
+	if (!rc && (!res.map.n || cp_probe_g.nrelocs == CP_LOOP_RELOCS)) {
+		snprintf(why, cap, "too many relocated functions in this process");
+		rc = -1;
+	}
 	if (rc) {
 		cp_probe_g.nloops = nloops0;
 		cp_probe_g.nedges = nedges0;
 		return -1;
 	}
-	if (res.map.n && cp_probe_g.nrelocs < CP_LOOP_RELOCS) {
+	{
 		cp_probe_g.relocs[cp_probe_g.nrelocs] = (struct cp_loop_reloc){
 		    res.copy, res.len, addr, cp_probe_g.nmap, (uint32_t)res.map.n};
-		cp_probe_g.nmap += (uint32_t)res.map.n + 1;
+		cp_probe_g.nmap += (uint32_t)res.map.n;
 		__atomic_store_n(&cp_probe_g.nrelocs, cp_probe_g.nrelocs + 1, __ATOMIC_RELEASE);
 		cp_unwind_set_pc_map(cp_loop_map_pc);
 	}
@@ -186,7 +191,7 @@ int cp_probe_loops_config(void)
 		return -1;
 	cp_probe_g.map_at = a;
 	cp_probe_g.map_orig = (uint32_t *)((char *)a + msize);
-	cp_probe_g.map_rlen = (uint32_t *)((char *)a + 2 * msize);
+	cp_probe_g.map_info = (uint32_t *)((char *)a + 2 * msize);
 	cp_probe_g.loops = l;
 	cp_probe_g.edges = e;
 	cp_probe_g.loops_enabled = 1;
