@@ -3,12 +3,15 @@
  * trigger's call site is in the relocated copy), calls burn() (CPU time below the copy)
  * and runs a short inner loop (timer samples land in the copy and its edge snippets).
  * A ticker thread signals the condition every 2 ms.
- *   loopwait PIDFILE GOFILE SECONDS
+ *   loopwait PIDFILE GOFILE SECONDS [INNER]
  * Writes its pid, waits for GOFILE (the test inserts the loop probes meanwhile), then
- * calls work() until SECONDS have passed and prints "rounds N". */
+ * calls work() until SECONDS have passed and prints "rounds N". INNER: the inner loop's
+ * iterations per round (20000). PIDFILE "-": neither
+ * (tests/e2e/search-loopwait.sh). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,7 +20,7 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int ticks, done;
+static int ticks, done, inner = 20000;
 static volatile double sink;
 
 static double now(void)
@@ -60,7 +63,7 @@ NOINLINE double work(int n)
 			pthread_cond_wait(&cv, &mu);
 		pthread_mutex_unlock(&mu);
 		s += burn(300000);
-		for (int j = 0; j < 20000; j++)
+		for (int j = 0; j < inner; j++)
 			s = s * 0.99999 + j;
 	}
 	return s;
@@ -70,14 +73,18 @@ int main(int argc, char **argv)
 {
 	struct stat st;
 	pthread_t t;
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		return 2;
+	if (argc == 5)
+		inner = atoi(argv[4]);
 	pthread_create(&t, NULL, ticker, NULL);
-	FILE *f = fopen(argv[1], "w");
-	fprintf(f, "%d\n", (int)getpid());
-	fclose(f);
-	while (stat(argv[2], &st) != 0)
-		usleep(1000);
+	FILE *f = strcmp(argv[1], "-") ? fopen(argv[1], "w") : NULL;
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+		while (stat(argv[2], &st) != 0)
+			usleep(1000);
+	}
 	double end = now() + atof(argv[3]);
 	long rounds = 0;
 	while (now() < end) {
