@@ -73,6 +73,10 @@ struct cp_probe_thread {
 	uint32_t selects, filters; /* active frames of select / filter probes */
 	uint64_t too_deep;
 	uint32_t nacts; /* open loop activations (loop.c) */
+	/* context_walk (probe.c): the parent frame's slot, where cp_probe_real_ra ends the
+	 * unwind (walk_hit set), so that it walks only the frames below the parent. */
+	uintptr_t walk_stop;
+	int walk_hit;
 	struct cp_loop_act acts[CP_LOOP_ACTIVE];
 	struct cp_probe_frame stack[CP_PROBE_MAX_DEPTH];
 	struct cp_probe_cache cache[CP_PROBE_CACHE];
