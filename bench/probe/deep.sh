@@ -5,14 +5,10 @@
 # of the probed run less the plain run's, the median of REPEATS interleaved pairs. Few
 # rounds show the first descent's cost (each new depth is a new calling context).
 set -eu
-B=${1:?build dir}
-DEPTH=${2:-2000}
-ROUNDS=${3:-10}
-REPEATS=${4:-5}
-D=$(cd "$(dirname "$0")" && pwd)
+B=${1:?build dir} DEPTH=${2:-2000} ROUNDS=${3:-10} REPEATS=${4:-5}
 W=$(mktemp -d /tmp/cp-bench-deep.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-cc -O2 -o "$W/deep" "$D/deep.c"
+cc -O2 -o "$W/deep" "$(dirname "$0")/deep.c"
 CALLS=$(((DEPTH + 1) * ROUNDS))
 diffs=""
 for _ in $(seq "$REPEATS"); do
