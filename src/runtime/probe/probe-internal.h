@@ -54,6 +54,8 @@ struct cp_loop_edge_rt {
 struct cp_loop_reloc {
 	uint64_t copy, len, orig;
 	uint32_t first, n; /* cp_probe_g.map_*[first .. first + n) (patch/relocate-fn.h) */
+	uint64_t request;  /* hash of the loops request that made it (reused for the same) */
+	uint32_t nloops, npoints;
 };
 
 struct cp_loop_act {
