@@ -171,9 +171,10 @@ static void install(struct run *r, uint32_t i)
 						      : "its probes cost more than the limit");
 		return;
 	}
-	/* Loop probes only for CPUBound: the others are decided on samples alone, and the
-	 * wait/io triggers do not yet unwind out of a relocated function's copy. */
-	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp != CP_HYP_CPU)
+	/* Loop probes for CPUBound, ExcessiveSyncWaiting and ExcessiveIOBlocking (samples and
+	 * the wait/io triggers unwind through the relocated copy); MemoryBound is decided on
+	 * its fault samples alone. */
+	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp == CP_HYP_MEM)
 		return;
 	if (add_loops(r, f, why, sizeof why)) {
 		r->state[f] = PS_NOLOOPS;

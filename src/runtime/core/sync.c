@@ -199,11 +199,14 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uint
 	struct cp_frame *frames = t->sync_frames;
 	enum cp_unwind_status status = CP_UNWIND_FAILED;
 	int n = cp_unwind_here(frames, CP_MAX_FRAMES, &status);
+	/* A call site in a relocated copy (loop probes) is among the frames at its original
+	 * place. */
+	uintptr_t site = cp_unwind_map_return(ra);
 	int k = 0;
-	while (k < n && !(frames[k].pc == ra && frames[k].kind == CP_FRAME_RETURN))
+	while (k < n && !(frames[k].pc == site && frames[k].kind == CP_FRAME_RETURN))
 		k++;
 	if (k == n) { /* our own frames could not be unwound: the call site alone */
-		frames[0].pc = ra;
+		frames[0].pc = site;
 		frames[0].kind = CP_FRAME_RETURN;
 		k = 0;
 		n = 1;
