@@ -166,6 +166,8 @@ int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out
 	struct cp_profile p;
 	const char *specs[CP_REPORT_MAX_METRICS];
 	size_t nspecs = derived_specs(o, specs);
+	if (o->view == CP_VIEW_SYNC)
+		return cp_report_sync(path, o, out);
 	int pid = o->rank >= 0 ? CP_PROFILE_RANK(o->rank) : o->thread_pid;
 	int rc = cp_profile_load(&p, path, o->thread, pid, specs, nspecs, o->progress, o->no_write);
 	p.stat_by_rank = o->stat_over_ranks;
