@@ -32,6 +32,8 @@ void cp_sync_rows_release(struct cp_sync_rows *r)
 		free(r->v[i].symbol);
 		free(r->v[i].module);
 		free(r->v[i].site);
+		free(r->v[i].site_proc);
+		free(r->v[i].site_file);
 	}
 	free(r->v);
 	memset(r, 0, sizeof *r);
@@ -101,9 +103,9 @@ static void name_object(struct images *c, const struct cp_mf_proc *p, struct cp_
 	}
 }
 
-/* "proc (file.c:LINE)" for the call site at node. */
+/* "proc (file.c:LINE)" for the call site at node, and its parts into r. */
 static char *name_site(struct cp_symbolizer *sym, const struct cp_mf_proc *p,
-		       const struct cp_mf_rnode *n)
+		       const struct cp_mf_rnode *n, struct cp_sync_row *r)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
@@ -115,8 +117,12 @@ static char *name_site(struct cp_symbolizer *sym, const struct cp_mf_proc *p,
 				  n->kind == CP_MF_NODE_CALL, &info) &&
 	    info.found) {
 		strbuf_addstr(&sb, info.procedure);
-		if (info.file)
+		r->site_proc = xstrdup(info.procedure);
+		if (info.file) {
 			strbuf_addf(&sb, " (%s:%d)", base_name(info.file), info.line);
+			r->site_file = xstrdup(info.file);
+			r->site_line = info.line;
+		}
 	} else {
 		cp_error_clear();
 		strbuf_addf(&sb, "[%s+0x%llx]", m ? base_name(m->path) : "?",
@@ -147,7 +153,7 @@ static void thread_rows(struct images *c, struct cp_symbolizer *sym, const struc
 		r->waits = e->waits;
 		if (e->kind != CP_MF_SYNC_JOIN)
 			name_object(c, p, r);
-		r->site = name_site(sym, p, &t->nodes[e->node]);
+		r->site = name_site(sym, p, &t->nodes[e->node], r);
 	}
 	if (t->hdr.sync_lost_waits) {
 		struct cp_sync_row *r = row_add(out, t);

@@ -20,6 +20,10 @@ struct cp_sync_row {
 	char *module;	  /* base name of the module holding the global; NULL */
 	char *site;	  /* "update_table (lockcontention.c:36)", "[libx.so+0x1f0]" */
 	uint64_t wait_ns, waits;
+	/* The call site's parts, from a measurement directory only (not in the table):
+	 * procedure, source file and line; NULL / 0 when unknown. */
+	char *site_proc, *site_file;
+	int site_line;
 };
 
 struct cp_sync_rows {
@@ -51,6 +55,7 @@ int cp_db_save_sync_if_waits(const struct cp_db *db, const char *dir, const char
  * object's call sites summed over threads, heaviest first. Strings point into the rows. */
 struct cp_sync_site {
 	const char *site;
+	const struct cp_sync_row *row; /* one of its rows (site_proc, site_file, site_line) */
 	uint64_t wait_ns, waits;
 };
 struct cp_sync_object {

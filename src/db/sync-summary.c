@@ -57,6 +57,7 @@ static void add_row(struct cp_sync_object *o, const struct cp_sync_row *r)
 		last = &o->sites[o->nsites++];
 		memset(last, 0, sizeof *last);
 		last->site = r->site;
+		last->row = r;
 	}
 	last->wait_ns += r->wait_ns;
 	last->waits += r->waits;

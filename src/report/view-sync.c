@@ -39,6 +39,8 @@ static void select_rows(struct cp_sync_rows *rows, const struct cp_report_option
 		free(rows->v[i].symbol);
 		free(rows->v[i].module);
 		free(rows->v[i].site);
+		free(rows->v[i].site_proc);
+		free(rows->v[i].site_file);
 	}
 	rows->n = k;
 }
