@@ -163,25 +163,42 @@ static void thread_rows(struct images *c, struct cp_symbolizer *sym, const struc
 	}
 }
 
+/* The rows of image i of listing l (streamed: one thread in memory at a time). */
+static int image_rows(struct images *c, struct cp_symbolizer *sym, const struct cp_mf_list *l,
+		      size_t i, struct cp_sync_rows *out)
+{
+	struct cp_mf_proc p;
+	int rc = cp_mf_list_proc(l, i, &p);
+	size_t n = rc ? 0 : cp_mf_list_nthreads(l, i, &p);
+	for (size_t j = 0; j < n && !rc; j++) {
+		struct cp_mf_thr t;
+		rc = cp_mf_list_thread(l, i, j, &p, &t);
+		if (!rc)
+			thread_rows(c, sym, &p, &t, out);
+		cp_mf_thr_release(&t);
+	}
+	cp_mf_proc_release(&p);
+	return rc;
+}
+
 int cp_sync_rows_from_dir(const char *dir, struct cp_sync_rows *out)
 {
 	memset(out, 0, sizeof *out);
-	struct cp_mf_dir d;
-	int rc = cp_mf_dir_open(&d, dir);
+	struct cp_mf_list l;
+	int rc = cp_mf_list_open(&l, dir);
 	if (rc)
 		return rc;
 	struct images c = {0};
 	struct cp_symbolizer *sym = cp_symbolizer_new();
-	for (size_t i = 0; i < d.nimages; i++) {
-		const struct cp_mf_image *im = &d.images[i];
-		for (size_t j = 0; j < im->nthreads; j++)
-			thread_rows(&c, sym, &im->proc, &im->threads[j], out);
-	}
+	for (size_t i = 0; i < l.nimages && !rc; i++)
+		rc = image_rows(&c, sym, &l, i, out);
 	out->present = 1;
 	cp_symbolizer_free(sym);
 	images_release(&c);
-	cp_mf_dir_release(&d);
-	return 0;
+	cp_mf_list_release(&l);
+	if (rc)
+		cp_sync_rows_release(out);
+	return rc;
 }
 
 int cp_db_save_sync(const char *dir, const char *dbpath)
