@@ -27,31 +27,15 @@ static void bind_row(sqlite3_stmt *st, const struct cp_sync_row *r)
 	sqlite3_bind_int64(st, 9, (sqlite3_int64)r->waits);
 }
 
+static void bind_sync(sqlite3_stmt *st, size_t i, const void *rows)
+{
+	bind_row(st, &((const struct cp_sync_row *)rows)[i]);
+}
+
 int cp_db_put_sync(const char *path, const struct cp_sync_rows *rows)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, create, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO sync_object VALUES(?,?,?,?,?,?,?,?,?)", -1, &st,
-			       NULL) != SQLITE_OK) {
-		rc = cp_db_sql_error(db, path, "writing the sync_object table");
-		goto out;
-	}
-	for (size_t i = 0; i < rows->n && !rc; i++) {
-		bind_row(st, &rows->v[i]);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = cp_db_sql_error(db, path, "writing the sync_object table");
-		sqlite3_reset(st);
-	}
-	if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = cp_db_sql_error(db, path, "writing the sync_object table");
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return rc;
+	return cp_db_put_rows(path, create, "INSERT INTO sync_object VALUES(?,?,?,?,?,?,?,?,?)",
+			      rows->n, bind_sync, rows->v, "the sync_object table");
 }
 
 static char *column_dup(sqlite3_stmt *st, int i)

@@ -45,54 +45,64 @@ static void select_rows(struct cp_sync_rows *rows, const struct cp_report_option
 	rows->n = k;
 }
 
-static void print_text(const struct cp_sync_summary *s, double min_ns, FILE *out)
+typedef void (*object_fn)(const struct cp_sync_summary *s, const struct cp_sync_object *o,
+			  const char *name, FILE *out);
+
+/* fn on every object with at least min_ns of wait time, with its name. */
+static void each_object(const struct cp_sync_summary *s, double min_ns, object_fn fn, FILE *out)
 {
 	struct strbuf name;
 	strbuf_init(&name);
-	fprintf(
-	    out, "Waits by synchronization object: %zu object%s, %.6f s blocked in %llu waits\n",
-	    s->n, s->n == 1 ? "" : "s", (double)s->wait_ns * 1e-9, (unsigned long long)s->waits);
-	fprintf(out, "%12s %6s %9s  %-12s %s\n", "wait-time", "%", "waits", "kind", "object");
 	for (size_t i = 0; i < s->n; i++) {
-		const struct cp_sync_object *o = &s->v[i];
-		if ((double)o->wait_ns < min_ns)
+		if ((double)s->v[i].wait_ns < min_ns)
 			continue;
 		strbuf_clear(&name);
-		cp_sync_object_name(o, &name);
-		fprintf(out, "%10.6f s %5.1f%% %9llu  %-12s %s  [pid %d]\n",
-			(double)o->wait_ns * 1e-9, 100.0 * (double)o->wait_ns / (double)s->wait_ns,
-			(unsigned long long)o->waits, o->kind, name.buf, o->pid);
-		for (size_t j = 0; j < o->nsites && j < SYNC_TOP_SITES; j++)
-			fprintf(out, "%10.6f s %6s %9llu  %-12s   at %s\n",
-				(double)o->sites[j].wait_ns * 1e-9, "",
-				(unsigned long long)o->sites[j].waits, "",
-				o->sites[j].site ? o->sites[j].site : "?");
+		cp_sync_object_name(&s->v[i], &name);
+		fn(s, &s->v[i], name.buf, out);
 	}
 	strbuf_release(&name);
 }
 
+static void text_object(const struct cp_sync_summary *s, const struct cp_sync_object *o,
+			const char *name, FILE *out)
+{
+	fprintf(out, "%10.6f s %5.1f%% %9llu  %-12s %s  [pid %d]\n", (double)o->wait_ns * 1e-9,
+		100.0 * (double)o->wait_ns / (double)s->wait_ns, (unsigned long long)o->waits,
+		o->kind, name, o->pid);
+	for (size_t j = 0; j < o->nsites && j < SYNC_TOP_SITES; j++)
+		fprintf(out, "%10.6f s %6s %9llu  %-12s   at %s\n",
+			(double)o->sites[j].wait_ns * 1e-9, "",
+			(unsigned long long)o->sites[j].waits, "",
+			o->sites[j].site ? o->sites[j].site : "?");
+}
+
+static void csv_object(const struct cp_sync_summary *s, const struct cp_sync_object *o,
+		       const char *name, FILE *out)
+{
+	(void)s;
+	for (size_t j = 0; j < o->nsites; j++)
+		fprintf(out, "%d,0x%llx,%s,\"%s\",%s,%s,%llu,%llu,\"%s\",%llu,%llu\n", o->pid,
+			(unsigned long long)o->object, o->kind, name, o->symbol ? o->symbol : "",
+			o->module ? o->module : "", (unsigned long long)o->wait_ns,
+			(unsigned long long)o->waits, o->sites[j].site ? o->sites[j].site : "",
+			(unsigned long long)o->sites[j].wait_ns,
+			(unsigned long long)o->sites[j].waits);
+}
+
+static void print_text(const struct cp_sync_summary *s, double min_ns, FILE *out)
+{
+	fprintf(
+	    out, "Waits by synchronization object: %zu object%s, %.6f s blocked in %llu waits\n",
+	    s->n, s->n == 1 ? "" : "s", (double)s->wait_ns * 1e-9, (unsigned long long)s->waits);
+	fprintf(out, "%12s %6s %9s  %-12s %s\n", "wait-time", "%", "waits", "kind", "object");
+	each_object(s, min_ns, text_object, out);
+}
+
 static void print_csv(const struct cp_sync_summary *s, double min_ns, FILE *out)
 {
-	struct strbuf name;
-	strbuf_init(&name);
 	fputs("pid,object,kind,name,symbol,module,wait_ns,waits,site,site_wait_ns,site_waits\n",
 	      out);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct cp_sync_object *o = &s->v[i];
-		if ((double)o->wait_ns < min_ns)
-			continue;
-		strbuf_clear(&name);
-		cp_sync_object_name(o, &name);
-		for (size_t j = 0; j < o->nsites; j++)
-			fprintf(out, "%d,0x%llx,%s,\"%s\",%s,%s,%llu,%llu,\"%s\",%llu,%llu\n",
-				o->pid, (unsigned long long)o->object, o->kind, name.buf,
-				o->symbol ? o->symbol : "", o->module ? o->module : "",
-				(unsigned long long)o->wait_ns, (unsigned long long)o->waits,
-				o->sites[j].site ? o->sites[j].site : "",
-				(unsigned long long)o->sites[j].wait_ns,
-				(unsigned long long)o->sites[j].waits);
-	}
-	strbuf_release(&name);
+	each_object(s, min_ns, csv_object, out);
 }
 
 int cp_report_sync(const char *path, const struct cp_report_options *o, FILE *out)

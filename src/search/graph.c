@@ -57,18 +57,15 @@ void cp_search_graph_release(struct cp_search_graph *g)
 	cp_search_graph_init(g);
 }
 
+/* A new queued node with key's hypothesis and foci, under key's parent. */
 static uint32_t node_new(struct cp_search_graph *g, const struct cp_search_node *key)
 {
 	XGROW(g->nodes, g->n + 1, g->alloc);
 	struct cp_search_node *n = &g->nodes[g->n];
-	memset(n, 0, sizeof *n);
-	n->hyp = key->hyp;
-	n->kind = key->kind;
-	n->target = key->target;
-	n->parent = key->parent;
-	n->thread = key->thread;
-	n->sync = key->sync;
+	*n = *key;
 	n->state = CP_NODE_QUEUED;
+	n->deep = 0;
+	n->value = n->decided = n->cost = 0;
 	return (uint32_t)g->n++;
 }
 
