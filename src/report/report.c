@@ -285,6 +285,8 @@ int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 		else
 			print_imbalance(&p, &r, out, top_n > 0 ? (size_t)top_n / 2 : 5);
 		cp_report_print_omp(&p, out, top_n > 0 ? (size_t)top_n / 2 : 5);
+		if (cp_db_metric_find(&p.db, "wait-time") != CP_DB_NONE)
+			cp_report_print_sync_top(dir, out, 3);
 		fprintf(out, "(more: callpath report %s --view top-down|bottom-up|flat)\n", dir);
 		if (p.sum.nranks > 1)
 			fprintf(out, "(one MPI rank: callpath report %s --rank 0..%zu)\n", dir,

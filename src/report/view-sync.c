@@ -3,6 +3,7 @@
  * that waited on it. Read from the database's sync_object table, or from the measurement
  * directory itself (db/sync-objects.h). */
 #include "report/report.h"
+#include "report/profile.h"
 
 #include "base/error.h"
 #include "base/strbuf.h"
@@ -133,4 +134,33 @@ int cp_report_sync(const char *path, const struct cp_report_options *o, FILE *ou
 	cp_sync_summary_release(&s);
 	cp_sync_rows_release(&rows);
 	return 0;
+}
+
+/* The record summary's few lines: the heaviest objects, when the run measured waits. */
+void cp_report_print_sync_top(const char *dir, FILE *out, size_t n)
+{
+	struct cp_sync_rows rows;
+	if (cp_sync_rows_from_dir(dir, &rows)) {
+		cp_error_clear();
+		return;
+	}
+	struct cp_sync_summary s;
+	cp_sync_summarize(&rows, &s);
+	struct strbuf name;
+	strbuf_init(&name);
+	if (s.n && s.wait_ns)
+		fprintf(out, "\nwaits by synchronization object (%zu of %zu; --view sync):\n",
+			s.n < n ? s.n : n, s.n);
+	for (size_t i = 0; i < s.n && i < n && s.wait_ns; i++) {
+		const struct cp_sync_object *o = &s.v[i];
+		strbuf_clear(&name);
+		cp_sync_object_name(o, &name);
+		fprintf(out, "%10.6f s %5.1f%% %9llu  %-8s %s%s%s\n", (double)o->wait_ns * 1e-9,
+			100.0 * (double)o->wait_ns / (double)s.wait_ns, (unsigned long long)o->waits,
+			o->kind, name.buf, o->nsites ? "  at " : "",
+			o->nsites && o->sites[0].site ? o->sites[0].site : "");
+	}
+	strbuf_release(&name);
+	cp_sync_summary_release(&s);
+	cp_sync_rows_release(&rows);
 }
