@@ -11,8 +11,8 @@
 # still finds the lock taken: only a release in that window of a 200 us hold escapes, so
 # the counts are equal in practice); heap_lock is named as heap at the address the
 # program prints; the barrier has 4 waits and 4 joined threads 1 each (both timed whole);
-# the database holds the same rows. Then `callpath search` on bench/search/lockcontention
-# names table_lock in its top 3 bottlenecks.
+# the database holds the same rows; record's summary names lock_b first. Then `callpath
+# search` on bench/search/lockcontention names table_lock in its top 3 bottlenecks.
 . "$(dirname "$0")/lib.sh"
 for v in O2 O0; do
 	run "$CALLPATH" record -q -e wait -o "$WORK/m$v" -- "$CP_WORKLOADS/syncobj.$v"
@@ -65,6 +65,11 @@ if bad:
     sys.exit(1)
 PY
 done
+# record's summary lists the heaviest objects: lock_b first.
+run "$CALLPATH" record -e wait -o "$WORK/summary" -- "$CP_WORKLOADS/syncobj.O2"
+cat "$WORK/run.out" "$WORK/run.err" | grep -A1 "^waits by synchronization object" | grep -q "mutex *lock_b (syncobj.O2 global)" ||
+	fail "record's summary: $(cat "$WORK/run.err")"
+
 # A database of a run without -e wait has no rows: said, not an error.
 run "$CALLPATH" record -q -o "$WORK/nowait" -- "$CP_WORKLOADS/syncobj.O2"
 run "$CALLPATH" report "$WORK/nowait" --view sync
