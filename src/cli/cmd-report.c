@@ -26,6 +26,8 @@ static const char usage_text[] =
     "\n"
     "  --view top-down|bottom-up|flat   calling contexts (default), callers of each\n"
     "                                   procedure, or module > file > procedure > loop > line\n"
+    "  --view sync            wait time by synchronization object (mutex, condition, barrier,\n"
+    "                         joined thread...; needs -e wait) with its top call sites\n"
     "  --metric NAME[,NAME...]  metrics to show as columns (repeatable; default: the first)\n"
     "  --metric NAME=FORMULA  add a derived metric (e.g. ipc=instructions/cycles) and show it\n"
     "  --sort NAME[:incl|excl]  sort siblings by that metric's inclusive (default) or\n"
@@ -134,13 +136,13 @@ static double live_interval = -1; /* --live: seconds between refreshes; < 0 = of
 /* Returns 0, 1 for --help, or -1 after printing the error. */
 static int parse_opt(int c, const char *arg, struct cp_report_options *o, const char **outp)
 {
-	static const char *const views[] = {"top-down", "bottom-up", "flat"};
+	static const char *const views[] = {"top-down", "bottom-up", "flat", "sync"};
 	static const char *const formats[] = {"text", "csv", "json"};
 	char *end = NULL;
 	int v = 0, bad = 0;
 	switch (c) {
 	case OPT_VIEW:
-		bad = cli_parse_enum(arg, views, 3, &v);
+		bad = cli_parse_enum(arg, views, 4, &v);
 		o->view = v;
 		break;
 	case OPT_SORT:

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "db/search-table.h"
+#include "search/syncobj.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,11 @@ void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size
 	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
 	const char *fn = s->model.funcs[l ? l->func : n->target].name;
 	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
+	const struct cp_search_syncfocus *sf = cp_search_sync_focus(s, n->sync);
 	size_t len;
-	if (!l)
+	if (sf)
+		snprintf(buf, cap, "%s", sf->name);
+	else if (!l)
 		snprintf(buf, cap, "/Code/%s/%s", base, fn);
 	else if (in && in->file)
 		snprintf(buf, cap, "/Code/%s/%s/loop@%s:%d", base, fn,
@@ -57,7 +61,7 @@ static int has_true_child(const struct cp_search *s, uint32_t i)
 		const struct cp_search_node *b = &s->graph.nodes[j];
 		if (j != i && b->state == CP_NODE_TRUE && b->hyp == a->hyp &&
 		    (b->parent == (int32_t)i ||
-		     (b->thread == a->thread && refines(&s->model, a, b))))
+		     (b->thread == a->thread && b->sync == a->sync && refines(&s->model, a, b))))
 			return 1;
 	}
 	return 0;
@@ -163,6 +167,11 @@ static void json_str(FILE *out, const char *v)
 	fputc('"', out);
 }
 
+static const char *focus_kind(const struct cp_search_node *n)
+{
+	return n->sync >= 0 ? "syncobject" : n->kind == CP_FOCUS_LOOP ? "loop" : "function";
+}
+
 static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const char *first)
 {
 	char name[512];
@@ -172,7 +181,7 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 	cp_search_focus_name(s, i, name, sizeof name);
 	fprintf(out, "{%s\"id\": %u, \"parent\": %d, \"hypothesis\": ", first, i, n->parent);
 	json_str(out, cp_hyp_names[n->hyp]);
-	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", l ? "loop" : "function");
+	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", focus_kind(n));
 	json_str(out, name);
 	fprintf(out, ", \"function\": ");
 	json_str(out, s->model.funcs[l ? l->func : n->target].name);
@@ -266,7 +275,7 @@ int cp_search_store_db(const struct cp_search *s, const char *path)
 		    .id = (int)i,
 		    .parent = n->parent,
 		    .hypothesis = cp_hyp_names[n->hyp],
-		    .kind = l ? "loop" : "function",
+		    .kind = focus_kind(n),
 		    .focus = names[i],
 		    .function = s->model.funcs[l ? l->func : n->target].name,
 		    .file = in->file,

@@ -5,6 +5,7 @@
 #include "base/xalloc.h"
 #include "record/control.h"
 #include "search/loops.h"
+#include "search/syncobj.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -337,6 +338,9 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	grow(r);
 	if (yes && s->graph.nodes[i].thread < 0)
 		refine_threads(r, i, a, b, t);
+	if (yes && s->graph.nodes[i].hyp == CP_HYP_SYNC && s->graph.nodes[i].sync < 0 &&
+	    cp_search_sync_refine(s, i, b, t))
+		grow(r);
 	n = &s->graph.nodes[i]; /* refining may have grown (moved) the node array */
 	s->experiments++;
 	uninstall(r, f);
@@ -508,6 +512,8 @@ static int run_loop(struct run *r)
 	uint32_t *started = xcalloc(BATCH_MAX, sizeof *started);
 	size_t e0, e1;
 	int rc = snap(r, &e0);
+	if (!rc && (s->o.hyps & (1u << CP_HYP_SYNC)))
+		cp_search_sync_start(s, &r->snaps[e0]);
 	if (!rc && s->o.deep_start) {
 		sleep_s(s->o.interval);
 		rc = snap(r, &e1);

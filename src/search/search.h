@@ -69,6 +69,7 @@ struct cp_search {
 	char **notes;
 	size_t nnotes;
 	struct cp_symbolizer *sym;
+	struct cp_search_sync *syncobj; /* the SyncObject hierarchy (syncobj.h), or NULL */
 };
 
 /* Starts the search of process pid (running under record with the control channel and
