@@ -48,7 +48,12 @@ static void cache_key(const struct cp_elf_image *im, const struct stat *st, stru
 		 * package) must not be hidden by the entry made without it: one key each. */
 		char dbg[2 * CP_BUILD_ID_MAX + PATH_MAX];
 		int separate = cp_dwarf_separate_path(im, dbg, sizeof dbg) && !access(dbg, R_OK);
-		strbuf_addf(sb, "/%s%s.v%d.cpst", hex, separate ? ".dbg" : "", CP_ST_VERSION_MAJOR);
+		/* Neither must a stripped copy's (sub_HEX names) hide the symbols of the file
+		 * it was stripped from: strip keeps the build-id. */
+		GElf_Shdr sh;
+		int stripped = !separate && !cp_elf_find_section(im, ".symtab", &sh);
+		strbuf_addf(sb, "/%s%s.v%d.cpst", hex,
+			    separate ? ".dbg" : stripped ? ".nosym" : "", CP_ST_VERSION_MAJOR);
 		return;
 	}
 	char real[PATH_MAX];
