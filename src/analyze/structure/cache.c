@@ -100,9 +100,10 @@ static int cache_matches(const struct cp_structure *st, const struct cp_elf_imag
 	const struct cp_st_header *h = st->hdr;
 	if (h->version_minor != CP_ST_VERSION_MINOR)
 		return 0;
-	if (im->build_id_len)
+	if (im->build_id_len) /* the size too: a stripped copy keeps the build-id */
 		return h->build_id_len == (im->build_id_len < 32 ? im->build_id_len : 32) &&
-		       !memcmp(h->build_id, im->build_id, h->build_id_len);
+		       !memcmp(h->build_id, im->build_id, h->build_id_len) &&
+		       h->module_size == (uint64_t)sb->st_size;
 	return h->module_size == (uint64_t)sb->st_size &&
 	       h->module_mtime == (int64_t)sb->st_mtim.tv_sec;
 }
