@@ -89,6 +89,13 @@ grep -q "probe sub_$s in .* not installed: program entry point" "$WORK/ref2.txt"
 grep -q "probe sub_$inside in .* not installed: no function starts there" "$WORK/ref2.txt" ||
 	fail "sub_$inside not refused: $(grep -E 'note|probes:' "$WORK/ref2.txt")"
 
+# probe --list says the same, offline
+"$CALLPATH" probe --list -f "sub_$w" -f "sub_$s" -f "probe:sub_$inside" "$WORK/probe" >"$WORK/list" 2>&1
+grep -q "^probe	sub_$w	0x$w	[0-9]*	probe	" "$WORK/list" &&
+	grep -q "^probe	sub_$s	0x$s	.*refused: program entry point" "$WORK/list" &&
+	grep -q "^probe	sub_$inside	0x$inside	0	refused: no function starts there" "$WORK/list" ||
+	fail "probe --list: $(cat "$WORK/list")"
+
 # Loop probes on sub_HEX through the control channel, against the program's counters.
 rm -f "$WORK/pid" "$WORK/go"
 "$CALLPATH" probe --loops -q -o "$WORK/loops.m" -f no_such_function -- \
