@@ -51,9 +51,12 @@ static void cache_key(const struct cp_elf_image *im, const struct stat *st, stru
 		/* Neither must a stripped copy's (sub_HEX names) hide the symbols of the file
 		 * it was stripped from: strip keeps the build-id. */
 		GElf_Shdr sh;
-		int stripped = !separate && !cp_elf_find_section(im, ".symtab", &sh);
-		strbuf_addf(sb, "/%s%s.v%d.cpst", hex,
-			    separate ? ".dbg" : stripped ? ".nosym" : "", CP_ST_VERSION_MAJOR);
+		const char *kind = "";
+		if (separate)
+			kind = ".dbg";
+		else if (!cp_elf_find_section(im, ".symtab", &sh))
+			kind = ".nosym";
+		strbuf_addf(sb, "/%s%s.v%d.cpst", hex, kind, CP_ST_VERSION_MAJOR);
 		return;
 	}
 	char real[PATH_MAX];

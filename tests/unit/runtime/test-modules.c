@@ -294,10 +294,8 @@ static void test_fde_range(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_find_basic),
-	    cmocka_unit_test(test_dlopen_epochs),
-	    cmocka_unit_test(test_replay),
-	    cmocka_unit_test(test_concurrent_find),
+	    cmocka_unit_test(test_find_basic), cmocka_unit_test(test_dlopen_epochs),
+	    cmocka_unit_test(test_replay),     cmocka_unit_test(test_concurrent_find),
 	    cmocka_unit_test(test_fde_range),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
