@@ -101,10 +101,7 @@ rm -f "$WORK/pid" "$WORK/go"
 "$CALLPATH" probe --loops -q -o "$WORK/loops.m" -f no_such_function -- \
 	"$WORK/loops" "$WORK/pid" "$WORK/go" >"$WORK/loops.prog" 2>"$WORK/loops.err" &
 bg=$!
-for _ in $(seq 200); do
-	[ -s "$WORK/pid" ] && break
-	sleep 0.05
-done
+wait_for_pid "$WORK/pid"
 args=()
 for f in for_loop nested tiny; do args+=(--add-loops "sub_$(addr "$CP_WORKLOADS/loops.O2" $f)"); done
 "$CALLPATH" probe --pid "$(cat "$WORK/pid")" "${args[@]}" >"$WORK/loops.add" 2>&1
