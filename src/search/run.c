@@ -7,11 +7,14 @@
 #include "search/loops.h"
 #include "search/syncobj.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Probe costs measured on the development machine (docs/cmd-search.md, "Cost limit": CPU
  * time of probe.O2 stress 20000000 under probe -f work less under record, per call; of
@@ -393,18 +396,32 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 	grow(r);
 }
 
+/* The executable's entry point (_start; sub_HEX when stripped), 0 when unknown. */
+static uint64_t entry_point(const char *exe)
+{
+	Elf64_Ehdr h;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, &h, sizeof h, 0);
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof h && !memcmp(h.e_ident, ELFMAG, SELFMAG) ? h.e_entry : 0;
+}
+
 /* The roots, for every hypothesis: main, and the functions of the executable that were
  * entered from outside it (a thread's start routine, a callback) with samples so far
- * (snapshot a), except _start (only the dynamic loader's entry: main is the root there). */
+ * (snapshot a), except _start (only the dynamic loader's entry: main is the root there),
+ * also when stripped (its sub_HEX at the ELF entry point cannot be probed). */
 static void roots(struct run *r, const struct cp_search_snap *a)
 {
 	struct cp_search *s = r->s;
+	uint64_t entry = entry_point(s->exe);
 	for (int h = 0; h < CP_HYP_N; h++)
 		for (size_t f = 0; (s->o.hyps & (1u << h)) && f < s->model.nfuncs; f++) {
 			const struct cp_code_func *fn = &s->model.funcs[f];
 			int is_main = !strcmp(fn->name, "main");
-			if (fn->lo && (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 &&
-						   strcmp(fn->name, "_start"))))
+			int is_start = !strcmp(fn->name, "_start") || (entry && fn->lo == entry);
+			if (fn->lo &&
+			    (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 && !is_start)))
 				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
 						   (uint32_t)f, -1);
 		}

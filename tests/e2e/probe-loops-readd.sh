@@ -10,10 +10,7 @@ require_built "$CALLPATH" "$CP_WORKLOADS/loopwait.O2"
 "$CALLPATH" probe --loops -q -o "$WORK/m" -f no_such_function -e cputime -- \
 	"$CP_WORKLOADS/loopwait.O2" "$WORK/pid" "$WORK/go" 0.5 >"$WORK/prog" 2>"$WORK/err" &
 bg=$!
-for _ in $(seq 200); do
-	[ -s "$WORK/pid" ] && break
-	sleep 0.05
-done
+wait_for_pid "$WORK/pid"
 args=()
 for _ in $(seq 300); do args+=(--add-loops work --remove work); done
 "$CALLPATH" probe --pid "$(cat "$WORK/pid")" "${args[@]}" --add-loops work >"$WORK/add" 2>&1

@@ -14,10 +14,7 @@ measure() { # VARIANT
 	"$CALLPATH" probe --loops -q -o "$WORK/$v" -f no_such_function -e wait -e cputime -- \
 		"$CP_WORKLOADS/loopwait.$v" "$WORK/pid" "$WORK/go" 1.5 >"$WORK/$v.prog" 2>"$WORK/$v.err" &
 	local bg=$!
-	for _ in $(seq 200); do
-		[ -s "$WORK/pid" ] && break
-		sleep 0.05
-	done
+	wait_for_pid "$WORK/pid"
 	"$CALLPATH" probe --pid "$(cat "$WORK/pid")" --add-loops work --add burn >"$WORK/$v.add" 2>&1
 	local st=$?
 	touch "$WORK/go"
