@@ -35,113 +35,61 @@ static const char usage_text[] =
     "  -h, --help             show this help\n";
 
 enum {
-	OPT_VIEW = 256,
-	OPT_METRIC,
-	OPT_SORT,
-	OPT_NORMALIZE,
-	OPT_THRESHOLD,
-	OPT_DEPTH,
-	OPT_FOCUS,
-	OPT_FLATTEN,
+	OPT_NORMALIZE = CLI_OPT_VIEW_END,
 	OPT_FORMAT,
-	OPT_ASCII,
-	OPT_NO_SUMMARY,
 };
 
 static const struct option long_opts[] = {
-    {"view", required_argument, 0, OPT_VIEW},
-    {"metric", required_argument, 0, OPT_METRIC},
-    {"sort", required_argument, 0, OPT_SORT},
+    CLI_VIEW_LONG_OPTS,
     {"normalize", required_argument, 0, OPT_NORMALIZE},
-    {"threshold", required_argument, 0, OPT_THRESHOLD},
-    {"depth", required_argument, 0, OPT_DEPTH},
-    {"focus", required_argument, 0, OPT_FOCUS},
-    {"flatten", required_argument, 0, OPT_FLATTEN},
     {"format", required_argument, 0, OPT_FORMAT},
-    {"ascii", no_argument, 0, OPT_ASCII},
-    {"no-summary", no_argument, 0, OPT_NO_SUMMARY},
     {"output", required_argument, 0, 'o'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
 
-static int parse_number(const char *arg, double lo, double hi, double *out)
-{
-	char *end;
-	*out = strtod(arg, &end);
-	return *end || end == arg || !(*out >= lo && *out <= hi) ? -1 : 0;
-}
+struct diff_args {
+	struct cp_diff_options o;
+	const char *outpath;
+};
 
 /* Returns 0, 1 for --help, or -1 after printing the error. */
-static int parse_opt(int c, const char *arg, struct cp_diff_options *d, const char **outp)
+static int parse_opt(int c, const char *arg, void *ctx)
 {
-	static const char *const views[] = {"top-down", "bottom-up", "flat"};
 	static const char *const formats[] = {"text", "csv", "json", "folded"};
 	static const char *const norms[] = {"absolute", "total"};
-	struct cp_report_options *o = &d->report;
-	double x = 0;
-	int v = 0, bad = 0;
+	struct diff_args *a = ctx;
+	struct cp_report_options *o = &a->o.report;
+	int v = 0, bad = cli_view_option(c, arg, o, 3);
+	if (bad <= 0)
+		return bad ? cli_bad_option("diff", arg, long_opts, c) : 0;
+	bad = 0;
 	switch (c) {
-	case OPT_VIEW:
-		bad = cli_parse_enum(arg, views, 3, &v);
-		o->view = v;
-		break;
 	case OPT_FORMAT:
 		bad = cli_parse_enum(arg, formats, 4, &v);
-		d->folded = v == 3;
+		a->o.folded = v == 3;
 		o->format = v == 3 ? CP_FORMAT_TEXT : v;
 		break;
 	case OPT_NORMALIZE:
 		bad = cli_parse_enum(arg, norms, 2, &v);
-		d->normalize = v;
-		break;
-	case OPT_METRIC:
-		bad = cli_parse_metrics(arg, o);
-		break;
-	case OPT_SORT:
-		bad = cli_parse_sort(arg, o);
-		break;
-	case OPT_THRESHOLD:
-		bad = parse_number(arg, 0, 100, &o->threshold);
-		break;
-	case OPT_DEPTH:
-		bad = parse_number(arg, 0, 1e6, &x);
-		o->depth = (int)x;
-		break;
-	case OPT_FLATTEN:
-		bad = parse_number(arg, 0, 1000, &x);
-		o->flatten = (int)x;
-		break;
-	case OPT_FOCUS:
-		o->focus = arg;
-		break;
-	case OPT_ASCII:
-		o->ascii = 1;
-		break;
-	case OPT_NO_SUMMARY:
-		o->summary = 0;
+		a->o.normalize = v;
 		break;
 	case 'o':
-		*outp = arg;
+		a->outpath = arg;
 		break;
 	default:
 		return cli_usage(usage_text, c);
 	}
-	return bad ? cli_bad_value("diff", arg, long_opts[c - OPT_VIEW].name) : 0;
+	return bad ? cli_bad_option("diff", arg, long_opts, c) : 0;
 }
 
 static int diff_main(int argc, char **argv)
 {
-	struct cp_diff_options o;
-	const char *outpath = NULL;
-	cp_diff_options_init(&o);
-	optind = 1;
-	int c;
-	while ((c = cli_getopt("diff", argc, argv, "o:h", long_opts)) != -1) {
-		int rc = parse_opt(c, optarg, &o, &outpath);
-		if (rc)
-			return rc > 0 ? 0 : CLI_EXIT_FAILURE;
-	}
+	struct diff_args a = {.outpath = NULL};
+	cp_diff_options_init(&a.o);
+	int rc = cli_parse_args("diff", argc, argv, "o:h", long_opts, parse_opt, &a);
+	if (rc)
+		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
 	if (argc - optind != 2) {
 		cli_error("diff",
 			  "two profiles (A and B) expected, got %d arguments; see "
@@ -149,12 +97,12 @@ static int diff_main(int argc, char **argv)
 			  argc - optind);
 		return CLI_EXIT_FAILURE;
 	}
-	FILE *out = cli_output("diff", outpath);
+	FILE *out = cli_output("diff", a.outpath);
 	if (!out)
 		return CLI_EXIT_FAILURE;
-	o.report.progress = stderr;
-	int rc = cp_diff_run(argv[optind], argv[optind + 1], &o, out);
-	return cli_output_close("diff", out, outpath, rc);
+	a.o.report.progress = stderr;
+	rc = cp_diff_run(argv[optind], argv[optind + 1], &a.o, out);
+	return cli_output_close("diff", out, a.outpath, rc);
 }
 
 int cmd_diff(int argc, char **argv)
