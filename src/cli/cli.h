@@ -84,6 +84,19 @@ enum {
 	{"no-summary", no_argument, 0, CLI_OPT_NO_SUMMARY}
 /* clang-format on */
 int cli_view_option(int c, const char *arg, struct cp_report_options *o, int nviews);
+/* The option loop of report and diff (-o FILE, -h, the view options, then the command's
+ * own through option(c, arg, ctx): 0, -1 for a bad value, 1 when unknown); errors said as
+ * every command says them. Returns 0, 1 after --help, -1 after an error. */
+struct cli_view_cmd {
+	const char *name, *usage;
+	const struct option *longopts;
+	int (*option)(int c, const char *arg, void *ctx);
+	void *ctx;
+	struct cp_report_options *o;
+	int nviews;	     /* --view names accepted (cli_view_option) */
+	const char *outpath; /* -o, NULL when not given */
+};
+int cli_view_cmd_parse(struct cli_view_cmd *cmd, int argc, char **argv);
 
 /* The output of -o path (stdout when NULL), or NULL after saying why. cli_output_close:
  * closes it after the work returned rc (0 or a CP_E* code), says what failed and returns

@@ -48,46 +48,34 @@ static const struct option long_opts[] = {
     {0, 0, 0, 0},
 };
 
-struct diff_args {
-	struct cp_diff_options o;
-	const char *outpath;
-};
-
-/* Returns 0, 1 for --help, or -1 after printing the error. */
+/* diff's own options: 0, -1 for a bad value, 1 when unknown. */
 static int parse_opt(int c, const char *arg, void *ctx)
 {
 	static const char *const formats[] = {"text", "csv", "json", "folded"};
 	static const char *const norms[] = {"absolute", "total"};
-	struct diff_args *a = ctx;
-	struct cp_report_options *o = &a->o.report;
-	int v = 0, bad = cli_view_option(c, arg, o, 3);
-	if (bad <= 0)
-		return bad ? cli_bad_option("diff", arg, long_opts, c) : 0;
-	bad = 0;
+	struct cp_diff_options *d = ctx;
+	int v = 0, bad;
 	switch (c) {
 	case OPT_FORMAT:
 		bad = cli_parse_enum(arg, formats, 4, &v);
-		a->o.folded = v == 3;
-		o->format = v == 3 ? CP_FORMAT_TEXT : v;
-		break;
+		d->folded = v == 3;
+		d->report.format = v == 3 ? CP_FORMAT_TEXT : v;
+		return bad;
 	case OPT_NORMALIZE:
 		bad = cli_parse_enum(arg, norms, 2, &v);
-		a->o.normalize = v;
-		break;
-	case 'o':
-		a->outpath = arg;
-		break;
+		d->normalize = v;
+		return bad;
 	default:
-		return cli_usage(usage_text, c);
+		return 1;
 	}
-	return bad ? cli_bad_option("diff", arg, long_opts, c) : 0;
 }
 
 static int diff_main(int argc, char **argv)
 {
-	struct diff_args a = {.outpath = NULL};
-	cp_diff_options_init(&a.o);
-	int rc = cli_parse_args("diff", argc, argv, "o:h", long_opts, parse_opt, &a);
+	struct cp_diff_options o;
+	cp_diff_options_init(&o);
+	struct cli_view_cmd cmd = {"diff", usage_text, long_opts, parse_opt, &o, &o.report, 3, NULL};
+	int rc = cli_view_cmd_parse(&cmd, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
 	if (argc - optind != 2) {
@@ -97,12 +85,12 @@ static int diff_main(int argc, char **argv)
 			  argc - optind);
 		return CLI_EXIT_FAILURE;
 	}
-	FILE *out = cli_output("diff", a.outpath);
+	FILE *out = cli_output("diff", cmd.outpath);
 	if (!out)
 		return CLI_EXIT_FAILURE;
-	a.o.report.progress = stderr;
-	rc = cp_diff_run(argv[optind], argv[optind + 1], &a.o, out);
-	return cli_output_close("diff", out, a.outpath, rc);
+	o.report.progress = stderr;
+	rc = cp_diff_run(argv[optind], argv[optind + 1], &o, out);
+	return cli_output_close("diff", out, cmd.outpath, rc);
 }
 
 int cmd_diff(int argc, char **argv)

@@ -116,22 +116,13 @@ static const struct option long_opts[] = {
 
 static double live_interval = -1; /* --live: seconds between refreshes; < 0 = off */
 
-struct report_args {
-	struct cp_report_options o;
-	const char *outpath;
-};
-
-/* Returns 0, 1 for --help, or -1 after printing the error. */
+/* report's own options: 0, -1 for a bad value, 1 when unknown. */
 static int parse_opt(int c, const char *arg, void *ctx)
 {
 	static const char *const formats[] = {"text", "csv", "json"};
-	struct report_args *a = ctx;
-	struct cp_report_options *o = &a->o;
+	struct cp_report_options *o = ctx;
 	char *end = NULL;
-	int v = 0, bad = cli_view_option(c, arg, o, 4);
-	if (bad <= 0)
-		return bad ? cli_bad_option("report", arg, long_opts, c) : 0;
-	bad = 0;
+	int v = 0, bad = 0;
 	switch (c) {
 	case OPT_FORMAT:
 		bad = cli_parse_enum(arg, formats, 3, &v);
@@ -168,13 +159,10 @@ static int parse_opt(int c, const char *arg, void *ctx)
 		o->rank = (int)strtol(arg, &end, 10);
 		bad = *end || end == arg || o->rank < 0;
 		break;
-	case 'o':
-		a->outpath = arg;
-		break;
 	default:
-		return cli_usage(usage_text, c);
+		return 1;
 	}
-	return bad ? cli_bad_option("report", arg, long_opts, c) : 0;
+	return bad ? -1 : 0;
 }
 
 static volatile sig_atomic_t live_stop;
@@ -234,10 +222,10 @@ static int report_live(const char *dir, struct cp_report_options *o, FILE *out)
 
 static int report_main(int argc, char **argv)
 {
-	struct report_args a = {.outpath = NULL};
-	struct cp_report_options *o = &a.o;
+	struct cp_report_options opts, *o = &opts;
 	cp_report_options_init(o);
-	int rc = cli_parse_args("report", argc, argv, "o:h", long_opts, parse_opt, &a);
+	struct cli_view_cmd cmd = {"report", usage_text, long_opts, parse_opt, o, o, 4, NULL};
+	int rc = cli_view_cmd_parse(&cmd, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
 	if (argc - optind > 1) {
@@ -248,7 +236,7 @@ static int report_main(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	const char *dir = optind < argc ? argv[optind] : ".";
-	FILE *out = cli_output("report", a.outpath);
+	FILE *out = cli_output("report", cmd.outpath);
 	if (!out)
 		return CLI_EXIT_FAILURE;
 	o->progress = stderr;
@@ -259,7 +247,7 @@ static int report_main(int argc, char **argv)
 		return lrc;
 	}
 	rc = cp_report_run(dir, o, out);
-	return cli_output_close("report", out, a.outpath, rc);
+	return cli_output_close("report", out, cmd.outpath, rc);
 }
 
 int cmd_report(int argc, char **argv)

@@ -126,3 +126,23 @@ int cli_view_option(int c, const char *arg, struct cp_report_options *o, int nvi
 		return 1;
 	}
 }
+
+static int view_cmd_option(int c, const char *arg, void *ctx)
+{
+	struct cli_view_cmd *cmd = ctx;
+	int bad = cli_view_option(c, arg, cmd->o, cmd->nviews);
+	if (bad > 0 && c == 'o') {
+		cmd->outpath = arg;
+		return 0;
+	}
+	if (bad > 0)
+		bad = cmd->option(c, arg, cmd->ctx);
+	if (bad > 0)
+		return cli_usage(cmd->usage, c);
+	return bad ? cli_bad_option(cmd->name, arg, cmd->longopts, c) : 0;
+}
+
+int cli_view_cmd_parse(struct cli_view_cmd *cmd, int argc, char **argv)
+{
+	return cli_parse_args(cmd->name, argc, argv, "o:h", cmd->longopts, view_cmd_option, cmd);
+}
