@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "db/db.h"
+#include "../unit/db/db-build.h" /* test_db_scope */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -16,15 +17,7 @@
 static uint32_t fuzz_scope(struct cp_db *db, uint32_t parent, int kind, uint32_t proc,
 			   uint32_t file, uint32_t line)
 {
-	struct cp_db_scope s;
-	memset(&s, 0, sizeof s);
-	s.kind = (uint8_t)kind;
-	s.proc = proc;
-	s.file = file;
-	s.line = s.line_lo = line;
-	s.line_hi = line + 3;
-	s.addr = line * 16u;
-	return cp_db_scope_child(db, parent, &s);
+	return test_db_scope(db, parent, kind, proc, 0, file, line, line, line + 3, line * 16u);
 }
 
 /* Writes the database to `to` (an error is printed, the fuzzers then see no seed). */
