@@ -74,7 +74,8 @@ static int diff_main(int argc, char **argv)
 {
 	struct cp_diff_options o;
 	cp_diff_options_init(&o);
-	struct cli_view_cmd cmd = {"diff", usage_text, long_opts, parse_opt, &o, &o.report, 3, NULL};
+	struct cli_view_cmd cmd = {"diff", usage_text, long_opts, parse_opt,
+				   &o,	   &o.report,  3,	  NULL};
 	int rc = cli_view_cmd_parse(&cmd, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
