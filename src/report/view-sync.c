@@ -156,8 +156,8 @@ void cp_report_print_sync_top(const char *dir, FILE *out, size_t n)
 		strbuf_clear(&name);
 		cp_sync_object_name(o, &name);
 		fprintf(out, "%10.6f s %5.1f%% %9llu  %-8s %s%s%s\n", (double)o->wait_ns * 1e-9,
-			100.0 * (double)o->wait_ns / (double)s.wait_ns, (unsigned long long)o->waits,
-			o->kind, name.buf, o->nsites ? "  at " : "",
+			100.0 * (double)o->wait_ns / (double)s.wait_ns,
+			(unsigned long long)o->waits, o->kind, name.buf, o->nsites ? "  at " : "",
 			o->nsites && o->sites[0].site ? o->sites[0].site : "");
 	}
 	strbuf_release(&name);

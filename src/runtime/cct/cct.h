@@ -35,7 +35,7 @@ struct cp_cct_info {
 	uint64_t start_ns;
 	int32_t rank; /* MPI rank (CP_MF_NO_RANK) and ranks, for the header */
 	uint32_t nranks;
-	size_t reserve; /* virtual bytes to reserve for the file */
+	size_t reserve;	     /* virtual bytes to reserve for the file */
 	uint32_t sync_slots; /* slots of the sync-object table (a power of two, or 0) */
 };
 

@@ -37,6 +37,15 @@ struct recipe {
 };
 
 static struct cache_slot *cache;
+/* The dynamic loader's entry code (glibc's _start and _dl_start_user, hand-written, no
+ * CFI): the outermost frame of the constructors it runs through _dl_init. */
+static uintptr_t loader_start_lo, loader_start_hi;
+
+void uw_loader_start_install(uintptr_t lo, uintptr_t hi)
+{
+	loader_start_lo = lo;
+	loader_start_hi = hi;
+}
 
 /* Packed recipe layout. w1, hot fields first so that they decode in one instruction:
  *  0-31 cfa_off (s32) | 32-39 ra_off/8 (s8) | 40-42 kind | 43 valid | 44-45 cfa_how
@@ -258,6 +267,9 @@ static void row_compute(uintptr_t pc, int exact, struct cp_cfi_row *row)
 	}
 	if (cp_cfi_find_row(m, at, row) < 0)
 		row->kind = CP_ROW_UNSUPPORTED;
+	else if (row->kind == CP_ROW_NONE && !m->foreign && at >= loader_start_lo &&
+		 at < loader_start_hi)
+		row->kind = CP_ROW_OUTERMOST; /* a constructor run by the loader at start-up */
 	if (cp_cfi_is_sigreturn(m, pc) || (exact && cp_cfi_is_sigreturn(m, pc - 7)))
 		row->kind = CP_ROW_SIGNAL;
 	else if (row->kind == CP_ROW_SIGNAL)
