@@ -41,4 +41,7 @@ void cp_db_values_encode(const struct cp_db_pvalues *pv, struct strbuf *b);
 int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_db *db,
 			struct cp_db_pvalues *pv);
 
+/* db-sqlite-bu.c: the bottom-up tables (bu_frame, bu_proc, bu_value) of a finished db. */
+int cp_db_write_bu(sqlite3 *sql, const struct cp_db *db, const char *path);
+
 #endif

@@ -18,6 +18,8 @@ struct cp_dbq {
 	const struct cp_db *head;
 	size_t nscopes;
 	sqlite3_stmt *one, *children;
+	sqlite3_stmt *frame; /* the bottom-up tables' frame row, NULL without them */
+	int has_bu;
 	struct cp_db_stat *stats; /* one row's, head->nmetrics * 2 */
 };
 
@@ -28,6 +30,7 @@ struct cp_dbq {
 	"v.metric, v.incl_sum, v.incl_mean, v.incl_min, v.incl_max, v.incl_stddev, "               \
 	"v.incl_argmax, v.incl_count, v.excl_sum, v.excl_mean, v.excl_min, v.excl_max, "           \
 	"v.excl_stddev, v.excl_argmax, v.excl_count"
+#define FRAME_COLS "f.scope, f.key, f.caller, f.outer, s.kind, s.proc, s.module, s.file, s.line"
 /* column of v.metric in the statements below */
 #define VCOL 12
 
@@ -140,6 +143,9 @@ int cp_dbq_open(const char *path, struct cp_db *head, struct cp_dbq **out)
 	    prepare(q, "SELECT " SCOPE_COLS ", EXISTS(SELECT 1 FROM scope c WHERE "
 		       "c.parent = s.id), " VALUE_COLS " FROM scope s LEFT JOIN value v ON"
 		       " v.scope = s.id WHERE s.parent = ?1 ORDER BY s.id, v.metric");
+	q->frame = prepare(q, "SELECT " FRAME_COLS " FROM bu_frame f JOIN scope s ON s.id ="
+			      " f.scope WHERE f.scope = ?1");
+	q->has_bu = q->frame != NULL;
 	sqlite3_stmt *count = prepare(q, "SELECT max(id) FROM scope");
 	if (!q->one || !q->children || !count || sqlite3_step(count) != SQLITE_ROW) {
 		rc = cp_db_corrupt(path, sqlite3_errmsg(q->sql));
@@ -165,6 +171,7 @@ void cp_dbq_close(struct cp_dbq *q)
 		return;
 	sqlite3_finalize(q->one);
 	sqlite3_finalize(q->children);
+	sqlite3_finalize(q->frame);
 	if (q->sql)
 		sqlite3_close(q->sql);
 	free((char *)q->path);
@@ -313,4 +320,145 @@ int cp_dbq_children_sums(struct cp_dbq *q, uint32_t parent, size_t *n, double *s
 	}
 	sqlite3_finalize(st);
 	return s == SQLITE_DONE ? 0 : sql_fail(q);
+}
+
+/* ---- the bottom-up tables ------------------------------------------------------------ */
+
+int cp_dbq_has_bu(const struct cp_dbq *q)
+{
+	return q->has_bu;
+}
+
+static void read_frame(sqlite3_stmt *st, struct cp_dbq_frame *f)
+{
+	uint32_t *v[] = {&f->scope, &f->key,	&f->caller, &f->outer, &f->kind,
+			 &f->proc,  &f->module, &f->file,   &f->line};
+	for (int i = 0; i < 9; i++)
+		*v[i] = col_id(st, i);
+	if (f->line == CP_DB_NONE)
+		f->line = 0;
+}
+
+int cp_dbq_bu_frame(struct cp_dbq *q, uint32_t id, struct cp_dbq_frame *out)
+{
+	if (!q->frame)
+		return cp_error(CP_ENOENT, "no bottom-up tables");
+	sqlite3_bind_int64(q->frame, 1, id);
+	int s = sqlite3_step(q->frame), rc = 0;
+	if (s == SQLITE_ROW)
+		read_frame(q->frame, out);
+	else
+		rc = s == SQLITE_DONE ? cp_error(CP_ENOENT, "no frame %u", id) : sql_fail(q);
+	sqlite3_reset(q->frame);
+	return rc;
+}
+
+/* Steps st (FRAME_COLS, an extra integer, then metric, incl, excl; ordered by scope) into
+ * rows of (frame, values): fn for each unless acc, which adds a frame's exclusive values to
+ * its outer frame's (buffered) row instead. */
+struct bu_rows {
+	struct cp_dbq_bu *v;
+	double *vals;
+	size_t n, alloc, nm;
+};
+
+static struct cp_dbq_bu *bu_row_new(struct bu_rows *r, const struct cp_dbq_frame *f, int extra)
+{
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? r->alloc * 2 : 64;
+		r->v = xrealloc(r->v, r->alloc * sizeof *r->v);
+		r->vals = xrealloc(r->vals, r->alloc * r->nm * 2 * sizeof *r->vals);
+	}
+	struct cp_dbq_bu *b = &r->v[r->n++];
+	b->f = *f;
+	b->has_callers = extra;
+	memset(r->vals + (r->n - 1) * r->nm * 2, 0, r->nm * 2 * sizeof *r->vals);
+	return b;
+}
+
+static struct cp_dbq_bu *bu_row_find(struct bu_rows *r, uint32_t scope)
+{
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (r->v[mid].f.scope < scope)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n && r->v[lo].f.scope == scope ? &r->v[lo] : NULL;
+}
+
+static int bu_collect(struct cp_dbq *q, sqlite3_stmt *st, int nested, struct bu_rows *r)
+{
+	struct cp_dbq_frame f, last = {.scope = CP_DB_NONE};
+	struct cp_dbq_bu *cur = NULL;
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		read_frame(st, &f);
+		if (f.scope != last.scope) {
+			last = f;
+			cur = !nested || f.outer == f.scope
+				  ? bu_row_new(r, &f, sqlite3_column_int(st, 9))
+				  : bu_row_find(r, f.outer);
+		}
+		uint32_t m = col_id(st, 10);
+		if (!cur || m >= r->nm || q->head->metrics[m].kind != CP_DB_METRIC_RAW)
+			continue;
+		double *v = r->vals + (size_t)(cur - r->v) * r->nm * 2;
+		double in = cp_db_col_real(st, 11), ex = cp_db_col_real(st, 12);
+		if (!nested || f.outer == f.scope)
+			v[m] += isnan(in) ? 0 : in;
+		v[r->nm + m] += isnan(ex) ? 0 : ex;
+	}
+	return s == SQLITE_DONE ? 0 : sql_fail(q);
+}
+
+static int bu_run(struct cp_dbq *q, const char *text, uint32_t key, int nested, cp_dbq_bu_fn fn,
+		  void *ctx)
+{
+	if (!q->has_bu)
+		return cp_error(CP_ENOENT, "no bottom-up tables");
+	sqlite3_stmt *st = prepare(q, text);
+	if (!st)
+		return sql_fail(q);
+	if (key != CP_DB_NONE)
+		sqlite3_bind_int64(st, 1, key);
+	struct bu_rows r = {.nm = q->head->nmetrics};
+	int rc = bu_collect(q, st, nested, &r);
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < r.n && !rc; i++) {
+		r.v[i].incl = r.vals + i * r.nm * 2;
+		r.v[i].excl = r.v[i].incl + r.nm;
+		rc = fn(ctx, &r.v[i]);
+	}
+	if (!rc && key != CP_DB_NONE && !r.n)
+		rc = cp_error(CP_ENOENT, "no procedure %u", key);
+	free(r.v);
+	free(r.vals);
+	return rc;
+}
+
+int cp_dbq_bu_procs(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx)
+{
+	return bu_run(q,
+		      key == CP_DB_NONE
+			  ? "SELECT p.key, p.key, NULL, p.key, s.kind, s.proc, s.module, s.file,"
+			    " s.line, p.callers, v.metric, v.incl_sum, v.excl_sum FROM bu_proc p"
+			    " JOIN scope s ON s.id = p.key LEFT JOIN bu_value v ON v.key = p.key"
+			    " ORDER BY p.key, v.metric"
+			  : "SELECT p.key, p.key, NULL, p.key, s.kind, s.proc, s.module, s.file,"
+			    " s.line, p.callers, v.metric, v.incl_sum, v.excl_sum FROM bu_proc p"
+			    " JOIN scope s ON s.id = p.key LEFT JOIN bu_value v ON v.key = p.key"
+			    " WHERE p.key = ?1 ORDER BY v.metric",
+		      key, 0, fn, ctx);
+}
+
+int cp_dbq_bu_outer(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx)
+{
+	return bu_run(q,
+		      "SELECT " FRAME_COLS ", f.caller IS NOT NULL, v.metric, v.incl_sum,"
+		      " v.excl_sum FROM bu_frame f JOIN scope s ON s.id = f.scope LEFT JOIN"
+		      " value v ON v.scope = f.scope WHERE f.key = ?1 ORDER BY f.scope, v.metric",
+		      key, 1, fn, ctx);
 }

@@ -565,6 +565,8 @@ int cp_db_write(struct cp_db *db, const char *path)
 	double w2 = cpu_now(CLOCK_MONOTONIC);
 	write_metrics_profiles(&w, db);
 	write_values(&w, db);
+	if (!w.rc)
+		w.rc = cp_db_write_bu(w.sql, db, path);
 	exec(&w, schema_tail);
 	exec(&w, "COMMIT");
 	if (getenv("CALLPATH_ANALYZE_STATS"))

@@ -55,4 +55,34 @@ int cp_dbq_scopes_of_procs(struct cp_dbq *q, const uint32_t *procs, size_t n, un
 int cp_dbq_scopes_of_file(struct cp_dbq *q, uint32_t file, unsigned kinds, cp_dbq_row_fn fn,
 			  void *ctx);
 
+/* The bottom-up tables (docs/format.md): a procedure frame (or <partial call paths> scope)
+ * with its procedure's key (the id of the procedure's first frame), its caller frame
+ * (CP_DB_NONE below the root) and the outermost frame of its procedure on its path. */
+struct cp_dbq_frame {
+	uint32_t scope, key, caller, outer;
+	uint32_t kind, proc, module, file, line; /* of the scope */
+};
+
+/* A procedure of the bottom-up view (has_callers: a frame of it has a caller), or an
+ * outermost frame (values: its inclusive sums, and the exclusive sums of every frame of its
+ * procedure nested in it); incl/excl: one sum per metric of the head, raw metrics only (0
+ * for derived ones). */
+struct cp_dbq_bu {
+	struct cp_dbq_frame f;
+	int has_callers;
+	double *incl, *excl;
+};
+
+typedef int (*cp_dbq_bu_fn)(void *ctx, const struct cp_dbq_bu *row);
+
+/* 1 when the database has the bottom-up tables (older ones do not). */
+int cp_dbq_has_bu(const struct cp_dbq *q);
+/* The frame row of scope id: 0, or CP_ENOENT if it is not a frame. */
+int cp_dbq_bu_frame(struct cp_dbq *q, uint32_t id, struct cp_dbq_frame *out);
+/* The procedure with this key (CP_DB_NONE: every procedure, in key order): fn once each;
+ * CP_ENOENT for an unknown key. */
+int cp_dbq_bu_procs(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx);
+/* The outermost frames of procedure key in scope order: fn once each. */
+int cp_dbq_bu_outer(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx);
+
 #endif

@@ -299,14 +299,16 @@ static struct cp_web_node node_id(const struct cp_web_full *f, int view, const s
 				  uint32_t i)
 {
 	if (view != CP_WEB_TD || i < f->p.db.nscopes)
-		return (struct cp_web_node){view, i, 0};
-	return (struct cp_web_node){view, v->nodes[i].parent, 1};
+		return (struct cp_web_node){view, i, 0, 0};
+	return (struct cp_web_node){view, v->nodes[i].parent, 1, 0};
 }
 
 static uint32_t node_index(const struct cp_web_full *f, const struct cp_view *v,
 			   const struct cp_web_node *id)
 {
 	uint32_t i = id->index;
+	if (id->level) /* an id of the bottom-up view read from the database */
+		return UINT32_MAX;
 	if (id->view == CP_WEB_TD && id->noline)
 		i = i < f->p.db.nscopes ? f->p.own_leaf[i] : UINT32_MAX;
 	else if (id->view == CP_WEB_TD && i >= f->p.db.nscopes)

@@ -222,9 +222,9 @@ static void row_from_scope(const struct cp_web_ctx *c, const struct cp_dbq_row *
 	const struct cp_db *h = &c->m->head;
 	const struct cp_db_scope *s = &d->s;
 	memset(r, 0, sizeof *r);
-	r->id = (struct cp_web_node){CP_WEB_TD, d->id, 0};
+	r->id = (struct cp_web_node){CP_WEB_TD, d->id, 0, 0};
 	r->has_parent = d->id != 0;
-	r->parent = (struct cp_web_node){CP_WEB_TD, s->parent == CP_DB_NONE ? 0 : s->parent, 0};
+	r->parent = (struct cp_web_node){CP_WEB_TD, s->parent == CP_DB_NONE ? 0 : s->parent, 0, 0};
 	r->kind = kind_names[s->kind <= CP_DBK_PARTIAL ? s->kind : CP_DBK_STMT];
 	r->name = scope_name(h, s);
 	int partial = s->kind == CP_DBK_PARTIAL || s->kind == CP_DBK_ROOT;
@@ -306,7 +306,7 @@ static int own_leaf(const struct cp_web_ctx *c, const struct cp_web_row *parent,
 		if (c->m->formulas[i])
 			leaf->incl[i] = leaf->excl[i] = cp_expr_eval(c->m->formulas[i], leaf->incl);
 	cp_web_eval(c, leaf);
-	leaf->id = (struct cp_web_node){CP_WEB_TD, parent->id.index, 1};
+	leaf->id = (struct cp_web_node){CP_WEB_TD, parent->id.index, 1, 0};
 	leaf->parent = parent->id;
 	leaf->has_parent = 1;
 	leaf->kind = "line";
@@ -356,6 +356,17 @@ static int lazy_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
 {
 	memset(out, 0, sizeof *out);
+	if (cp_web_bu_lazy(c) && id->level)
+		return cp_web_bu_node(c, id, out);
+	if (cp_web_bu_lazy(c)) {
+		struct cp_web_node root = {CP_WEB_TD, 0, 0, 0};
+		if (id->index || id->noline)
+			return cp_error(CP_ENOENT, "no node b%u", id->index);
+		int rc = lazy_node(c, &root, out);
+		out->id.view = CP_WEB_BU;
+		out->has_children = 1;
+		return rc;
+	}
 	if (cp_web_needs_full(c->req))
 		return cp_web_full_node(c, id, out);
 	return lazy_node(c, id, out);
@@ -363,6 +374,8 @@ int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct c
 
 int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn, void *arg)
 {
+	if (cp_web_bu_lazy(c))
+		return cp_web_bu_children(c, id, fn, arg);
 	if (cp_web_needs_full(c->req))
 		return cp_web_full_children(c, id, fn, arg);
 	return lazy_children(c, id, fn, arg);

@@ -102,6 +102,13 @@ int cp_web_children_top(struct cp_web_ctx *c, const struct cp_web_node *id, size
  * over all threads). */
 int cp_web_needs_full(const struct cp_web_req *req);
 
+/* model-bu.c: the bottom-up view summed over all threads, read lazily from the database
+ * (when it has the bottom-up tables: cp_web_bu_lazy); the root's row is the top-down root's. */
+int cp_web_bu_lazy(const struct cp_web_ctx *c);
+int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out);
+int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
+		       void *arg);
+
 /* model-full.c: the same over the in-memory profile. */
 int cp_web_full_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out);
 int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,

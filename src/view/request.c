@@ -101,7 +101,13 @@ int cp_web_node_parse(const char *s, struct cp_web_node *n)
 	if (parse_uint(digits, UINT32_MAX - 1, &v))
 		return -1;
 	n->index = (uint32_t)v;
-	if (s[len]) {
+	if (s[len] && n->view == CP_WEB_BU) {
+		/* "b123.4": at most 7 digits of level */
+		size_t ll = strlen(s + len + 1);
+		if (ll == 0 || ll > 7 || parse_uint(s + len + 1, 9999999, &v))
+			return -1;
+		n->level = (uint32_t)v + 1;
+	} else if (s[len]) {
 		if (strcmp(s + len, ".n") || n->view != CP_WEB_TD)
 			return -1;
 		n->noline = 1;
@@ -111,8 +117,10 @@ int cp_web_node_parse(const char *s, struct cp_web_node *n)
 
 void cp_web_node_format(const struct cp_web_node *n, char *buf, size_t len)
 {
-	if (n->index == 0 && !n->noline)
+	if (n->index == 0 && !n->noline && !n->level)
 		snprintf(buf, len, "0");
+	else if (n->level)
+		snprintf(buf, len, "b%u.%u", n->index, n->level - 1);
 	else
 		snprintf(buf, len, "%s%u%s",
 			 n->view == CP_WEB_BU	  ? "b"
@@ -248,7 +256,8 @@ int cp_web_req_check(const struct cp_web_req *r, char *err, size_t errlen)
 {
 	if (r->stat != 0 && (r->thread >= 0 || r->rank >= 0))
 		return fail(err, errlen, "stat cannot be combined with thread or rank");
-	if (r->has_node && r->node.view != r->view && !(r->node.index == 0 && !r->node.noline))
+	if (r->has_node && r->node.view != r->view &&
+	    !(r->node.index == 0 && !r->node.noline && !r->node.level))
 		return fail(err, errlen, "node %s%u is not a node of this view",
 			    r->node.view == CP_WEB_BU	  ? "b"
 			    : r->node.view == CP_WEB_FLAT ? "f"

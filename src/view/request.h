@@ -18,11 +18,13 @@ enum cp_web_sort { CP_WEB_SORT_INCL = 0, CP_WEB_SORT_EXCL = 1, CP_WEB_SORT_NAME 
 #define CP_WEB_NONE UINT32_MAX
 
 /* A node id: top-down "123" (scope) or "123.n" (its <no line> leaf), bottom-up "b123",
- * flat "f123" (node indices of the view). */
+ * flat "f123" (node indices of the view in memory), bottom-up read from the database
+ * "b123.4" (frame 123, 4 levels of callers below its procedure: model-bu.c). */
 struct cp_web_node {
 	int view;	/* enum cp_web_view */
-	uint32_t index; /* scope id (td) or node index (bu, flat) */
+	uint32_t index; /* scope id (td, lazy bu) or node index (bu, flat) */
 	int noline;	/* td: the <no line> leaf of scope `index` */
+	uint32_t level; /* lazy bu: levels of callers + 1; 0 for other ids */
 };
 
 struct cp_web_req {
@@ -62,7 +64,7 @@ int cp_web_req_parse_query(struct cp_web_req *r, const char *query, char *err, s
 
 /* Parses a node id; 0 or -1. */
 int cp_web_node_parse(const char *s, struct cp_web_node *n);
-/* Writes the id of n into buf (at least 16 bytes). */
+/* Writes the id of n into buf (at least 24 bytes). */
 void cp_web_node_format(const struct cp_web_node *n, char *buf, size_t len);
 
 /* The value of cookie `name` in a Cookie header, copied into out (at most outlen-1 bytes);

@@ -7,91 +7,34 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/report-helpers/record.sh"
 . "$(dirname "$0")/view-helpers/serve.sh"
+. "$(dirname "$0")/view-helpers/compare.sh"
 
 report_record "$WORK/m" "$CP_WORKLOADS/threads.O2" 3
 export CALLPATH_VIEW_TEST_GATE=$WORK/gate # the server's loads wait for this file
 view_start "$WORK/m"
 
 # the server never blocks on a load: while the whole profile loads (held by the gate), a
-# bottom-up request is answered 202 "loading", the top-down view and the front end at once
-[ "$(vget "/api/children?view=bu")" = 202 ] || fail "bottom-up during the load: not 202"
+# request that needs it (a statistic other than the sum) is answered 202 "loading", the
+# top-down and bottom-up views (read from the database) and the front end at once
+[ "$(vget "/api/children?view=bu&stat=max")" = 202 ] || fail "bottom-up max during the load: not 202"
 grep -qi '^retry-after: 1' "$WORK/headers" || fail "the 202 has no Retry-After"
 json_assert "$WORK/body" "d['loading'] is True" "the 202 body does not say loading"
 expect_status 200 "/api/children?node=0"
+[ "$(vget "/api/children?view=bu")" = 200 ] || fail "bottom-up (sum) during the load: not 200"
 expect_status 200 "/"
 [ "$(vget "/api/children?view=flat")" = 202 ] || fail "flat during the load: not 202"
 touch "$WORK/gate"
 "$CALLPATH" report "$WORK/m" --format json --threshold 0 -o /dev/null 2>/dev/null ||
 	fail "report cannot read the measurement"
 
-# fetch_view FILE VIEW EXTRA: every node of the view, walking /api/children from the root.
-fetch_view() {
-	python3 - "$VIEW_BASE" "$VIEW_TOKEN" "$2" "$3" >"$1" <<'PY' || fail "walking view $2 failed"
-import json, sys, time, urllib.request
-base, token, view, extra = sys.argv[1:5]
-def get(path):
-    for _ in range(600):  # 202: the whole profile is loading
-        req = urllib.request.Request(base + path, headers={"X-Callpath-Token": token})
-        r = urllib.request.urlopen(req)
-        if r.status != 202:
-            return json.load(r)
-        time.sleep(0.1)
-    raise SystemExit("still loading after 60 s: " + path)
-nodes, todo = [], ["0"]
-while todo:
-    nid = todo.pop()
-    d = get("/api/children?view=%s&node=%s&limit=5000%s" % (view, nid, extra))
-    if nid == "0":
-        nodes.append(dict(d["node"], parent=None))
-    assert d["total_children"] == len(d["children"]), (nid, d["total_children"])
-    for c in d["children"]:
-        nodes.append(dict(c, parent=nid))
-        if c["has_children"]:
-            todo.append(c["id"])
-json.dump(nodes, sys.stdout)
-PY
-}
-
-# compare API REPORT: the same nodes (by their chain of (kind, name, line) from the root)
-# with the same inclusive and exclusive values of every metric.
-compare() {
-	python3 - "$1" "$2" <<'PY' || fail "$3: the API and report --format json differ"
-import json, sys
-api = json.load(open(sys.argv[1]))
-rep = json.load(open(sys.argv[2]))
-def keyed(nodes, pid, vals):
-    by = {n["id"]: n for n in nodes}
-    out = {}
-    for n in nodes:
-        chain, m = [], n
-        while m is not None:
-            chain.append((m["kind"], m["name"], m["line"] or 0))
-            m = by.get(m[pid]) if m[pid] is not None else None
-        out.setdefault(tuple(reversed(chain)), []).append(vals(n))
-    return {k: sorted(v) for k, v in out.items()}
-a = keyed(api, "parent", lambda n: (n["incl"], n["excl"]))
-r = keyed(rep["nodes"], "parent", lambda n: (n["inclusive"], n["exclusive"]))
-if "<total>" not in [k[0][1] for k in r]:
-    r = {(("root", "<total>", 0),) + k[1:]: v for k, v in r.items()}
-missing = set(r) ^ set(a)
-assert not missing, sorted(missing)[:5]
-def close(x, y):
-    return (x is None and y is None) or abs(x - y) <= 1e-9 * max(1, abs(y))
-for k in r:
-    for (ai, ae), (ri, re) in zip(a[k], r[k]):
-        assert all(map(close, ai, ri)) and all(map(close, ae, re)), (k, ai, ri, ae, re)
-print(len(r), "nodes agree")
-PY
-}
-
 for v in td:top-down bu:bottom-up flat:flat; do
-	fetch_view "$WORK/api-${v%%:*}.json" "${v%%:*}" ""
+	view_fetch "$WORK/api-${v%%:*}.json" "${v%%:*}" ""
 	report_json "$WORK/rep-${v%%:*}.json" "$WORK/m" --view "${v##*:}" --threshold 0
-	compare "$WORK/api-${v%%:*}.json" "$WORK/rep-${v%%:*}.json" "view ${v##*:}"
+	view_compare "$WORK/api-${v%%:*}.json" "$WORK/rep-${v%%:*}.json" "view ${v##*:}"
 done
-fetch_view "$WORK/api-max.json" bu "&stat=max"
+view_fetch "$WORK/api-max.json" bu "&stat=max"
 report_json "$WORK/rep-max.json" "$WORK/m" --view bottom-up --threshold 0 --stat max
-compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
+view_compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
 
 # one thread: the worker with the most CPU time
 vjson "$WORK/threads.json" "/api/threads"
@@ -99,13 +42,13 @@ read -r prof pid tidx < <(python3 -c '
 import json,sys; p=json.load(open(sys.argv[1]))["profiles"]
 assert len(p) >= 3, p
 print(p[1]["id"], p[1]["pid"], p[1]["tidx"])' "$WORK/threads.json")
-fetch_view "$WORK/api-t.json" td "&thread=$prof"
+view_fetch "$WORK/api-t.json" td "&thread=$prof"
 report_json "$WORK/rep-t.json" "$WORK/m" --threshold 0 --thread "$pid:$tidx"
-compare "$WORK/api-t.json" "$WORK/rep-t.json" "--thread $pid:$tidx"
+view_compare "$WORK/api-t.json" "$WORK/rep-t.json" "--thread $pid:$tidx"
 
-fetch_view "$WORK/api-d.json" flat "&derived=half%3Dcputime/2"
+view_fetch "$WORK/api-d.json" flat "&derived=half%3Dcputime/2"
 report_json "$WORK/rep-d.json" "$WORK/m" --view flat --threshold 0 --metric "cputime,half=cputime/2"
-compare "$WORK/api-d.json" "$WORK/rep-d.json" "derived half=cputime/2"
+view_compare "$WORK/api-d.json" "$WORK/rep-d.json" "derived half=cputime/2"
 
 vjson "$WORK/metrics.json" "/api/metrics"
 json_assert "$WORK/metrics.json" "d['metrics'][0]['total'] == json.load(open('$WORK/rep-td.json'))['metrics'][0]['total']" \

@@ -1,0 +1,342 @@
+/* The bottom-up view summed over all threads, read lazily from the database's bottom-up
+ * tables (db/query.h, docs/format.md), never built in memory: the procedures at the top
+ * from `bu_proc`, and below a node the callers of the frames it stands for, found by
+ * walking up from those frames when the node is expanded. The values are report's
+ * (report/view-callers.c): a procedure's are those of its outermost frames (recursion
+ * counted once, the exclusive values of nested frames credited to the outermost), and a
+ * caller row adds the values of the outermost frames whose chain of callers it ends.
+ *
+ * Ids: "b<X>.<K>" is the node K levels below the top whose frames include the outermost
+ * frame X, X being the smallest such frame (so the id is unique): "b<P>.0" is the
+ * procedure whose first frame is P (its key). */
+#include "view/model.h"
+
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "db/expr.h"
+#include "db/query.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cp_web_bu_lazy(const struct cp_web_ctx *c)
+{
+	const struct cp_web_req *r = c->req;
+	return r->view == CP_WEB_BU && r->stat == CP_DB_STAT_SUM && r->thread < 0 && r->rank < 0 &&
+	       cp_dbq_has_bu(c->m->q);
+}
+
+/* An outermost frame of the procedure, with the frame its chain of callers has reached. */
+struct occ {
+	uint32_t x;
+	struct cp_dbq_frame cur;
+	int depth; /* chain levels matched (set) */
+};
+
+struct occs {
+	struct occ *v;
+	double *vals; /* per occurrence: nm inclusive then nm exclusive values */
+	size_t n, alloc, nm;
+};
+
+static int occ_add(void *arg, const struct cp_dbq_bu *b)
+{
+	struct occs *o = arg;
+	if (o->n == o->alloc) {
+		o->alloc = o->alloc ? o->alloc * 2 : 64;
+		o->v = xrealloc(o->v, o->alloc * sizeof *o->v);
+		o->vals = xrealloc(o->vals, o->alloc * o->nm * 2 * sizeof *o->vals);
+	}
+	o->v[o->n] = (struct occ){b->f.scope, b->f, 0};
+	memcpy(o->vals + o->n * o->nm * 2, b->incl, o->nm * sizeof(double));
+	memcpy(o->vals + o->n * o->nm * 2 + o->nm, b->excl, o->nm * sizeof(double));
+	o->n++;
+	return 0;
+}
+
+static void occs_release(struct occs *o)
+{
+	free(o->v);
+	free(o->vals);
+}
+
+/* One level of a chain of callers: the caller's procedure and the call site in it (none
+ * for <partial call paths>, which ends a chain). */
+struct link {
+	uint32_t key, file, line;
+};
+
+static struct link link_of(const struct cp_dbq_frame *callee, const struct cp_dbq_frame *caller)
+{
+	if (caller->kind == CP_DBK_PARTIAL)
+		return (struct link){caller->key, CP_DB_NONE, 0};
+	return (struct link){caller->key, callee->file, callee->line};
+}
+
+static int link_eq(const struct link *a, const struct link *b)
+{
+	return a->key == b->key && a->file == b->file && a->line == b->line;
+}
+
+/* The frames of node (x, k): chain[0..k) from frame x up; every outermost frame of its
+ * procedure in o with depth = the levels of chain it matches, cur = the frame reached. */
+static int bu_resolve(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct occs *o,
+		      struct link *chain)
+{
+	struct cp_dbq *q = c->m->q;
+	struct cp_dbq_frame f, up;
+	int rc = cp_dbq_bu_frame(q, x, &f);
+	if (!rc && f.outer != x)
+		rc = cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	uint32_t key = f.key;
+	for (uint32_t j = 0; j < k && !rc; j++, f = up) {
+		if (f.caller == CP_DB_NONE)
+			return cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+		if (!(rc = cp_dbq_bu_frame(q, f.caller, &up)))
+			chain[j] = link_of(&f, &up);
+	}
+	o->nm = c->m->head.nmetrics;
+	if (!rc)
+		rc = cp_dbq_bu_outer(q, key, occ_add, o);
+	for (size_t i = 0; i < o->n && !rc; i++) {
+		struct occ *y = &o->v[i];
+		while ((uint32_t)y->depth < k && y->cur.caller != CP_DB_NONE && !rc) {
+			if ((rc = cp_dbq_bu_frame(q, y->cur.caller, &up)))
+				break;
+			struct link l = link_of(&y->cur, &up);
+			if (!link_eq(&l, &chain[y->depth]))
+				break;
+			y->cur = up;
+			y->depth++;
+		}
+	}
+	return rc;
+}
+
+/* The smallest frame matching at least k levels. */
+static uint32_t bu_first(const struct occs *o, uint32_t k)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if ((uint32_t)o->v[i].depth >= k)
+			return o->v[i].x;
+	return CP_DB_NONE;
+}
+
+/* Values (sums of raw metrics) into r, then the database's and the request's formulas. */
+static void bu_values(const struct cp_web_ctx *c, struct cp_web_row *r)
+{
+	for (size_t i = 0; i < c->ms.ndb; i++)
+		if (c->m->formulas[i]) {
+			r->incl[i] = cp_expr_eval(c->m->formulas[i], r->incl);
+			r->excl[i] = cp_expr_eval(c->m->formulas[i], r->excl);
+		}
+	cp_web_eval(c, r);
+}
+
+/* The row of a procedure (k = 0) or a caller (link l), frame f its frame. */
+static void bu_row(const struct cp_web_ctx *c, const struct cp_dbq_frame *f, const struct link *l,
+		   struct cp_web_row *r)
+{
+	const struct cp_db *h = &c->m->head;
+	int partial = f->kind == CP_DBK_PARTIAL;
+	r->kind = partial ? "partial" : l ? "caller" : "procedure";
+	r->name = xstrdup(partial		? "<partial call paths>"
+			  : f->proc < h->nprocs ? h->procs[f->proc].name
+						: "<unknown procedure>");
+	r->module =
+	    !partial && f->module < h->nmodules ? xstrdup(h->modules[f->module].path) : NULL;
+	r->file_id = l && l->file < h->nfiles ? l->file : CP_WEB_NONE;
+	r->file = r->file_id != CP_WEB_NONE ? xstrdup(h->files[l->file].path) : NULL;
+	r->line = l ? (int)l->line : 0;
+	r->proc_id = !partial && f->proc < h->nprocs ? f->proc : CP_WEB_NONE;
+	r->procedure = r->proc_id != CP_WEB_NONE ? xstrdup(r->name) : NULL;
+}
+
+struct top {
+	struct cp_web_ctx *c;
+	struct cp_web_row *out; /* one procedure, or fn for each */
+	cp_web_row_fn fn;
+	void *arg;
+};
+
+static int top_row(void *arg, const struct cp_dbq_bu *b)
+{
+	struct top *t = arg;
+	struct cp_web_row r, *out = t->out ? t->out : &r;
+	memset(out, 0, sizeof *out);
+	out->id = (struct cp_web_node){CP_WEB_BU, b->f.key, 0, 1};
+	out->has_parent = 1;
+	out->parent = (struct cp_web_node){CP_WEB_BU, 0, 0, 0};
+	bu_row(t->c, &b->f, NULL, out);
+	out->has_children = b->has_callers;
+	memcpy(out->incl, b->incl, t->c->ms.ndb * sizeof(double));
+	memcpy(out->excl, b->excl, t->c->ms.ndb * sizeof(double));
+	bu_values(t->c, out);
+	if (t->out)
+		return 0;
+	int rc = t->fn(t->arg, &r);
+	cp_web_row_release(&r);
+	return rc;
+}
+
+/* Sums the values of the frames of o matching k levels into r. */
+static void bu_sum(const struct occs *o, uint32_t k, const int *pick, struct cp_web_row *r)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		if (pick ? !pick[i] : (uint32_t)o->v[i].depth < k)
+			continue;
+		const double *v = o->vals + i * o->nm * 2;
+		for (size_t m = 0; m < o->nm; m++) {
+			r->incl[m] += v[m];
+			r->excl[m] += v[o->nm + m];
+		}
+	}
+}
+
+/* The frame k levels of callers up from frame x (k > 0 levels exist). */
+static int bu_up(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct cp_dbq_frame *f)
+{
+	int rc = cp_dbq_bu_frame(c->m->q, x, f);
+	for (uint32_t j = 0; j < k && !rc; j++)
+		rc = cp_dbq_bu_frame(c->m->q, f->caller, f);
+	return rc;
+}
+
+/* A <partial call paths> row's procedure is its parent's (as report's JSON has it). */
+static void bu_partial_proc(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct cp_web_row *r)
+{
+	struct cp_dbq_frame p;
+	const struct cp_db *h = &c->m->head;
+	if (bu_up(c, x, k - 1, &p) || p.kind == CP_DBK_PARTIAL || p.proc >= h->nprocs)
+		return;
+	r->proc_id = p.proc;
+	r->procedure = xstrdup(h->procs[p.proc].name);
+}
+
+int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
+{
+	uint32_t x = id->index, k = id->level - 1;
+	struct top t = {c, out, NULL, NULL};
+	if (k == 0)
+		return cp_dbq_bu_procs(c->m->q, x, top_row, &t);
+	if (k > 100000)
+		return cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	struct link *chain = xcalloc(k, sizeof *chain);
+	struct occs o = {0};
+	int rc = bu_resolve(c, x, k, &o, chain);
+	if (!rc && bu_first(&o, k) != x)
+		rc = cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	if (!rc) {
+		memset(out, 0, sizeof *out);
+		out->id = *id;
+		out->has_parent = 1;
+		out->parent = (struct cp_web_node){CP_WEB_BU, bu_first(&o, k - 1), 0, k};
+		for (size_t i = 0; i < o.n; i++) {
+			const struct occ *y = &o.v[i];
+			if (y->x == x)
+				bu_row(c, &y->cur, &chain[k - 1], out);
+			out->has_children |= (uint32_t)y->depth >= k && y->cur.caller != CP_DB_NONE;
+		}
+		if (!strcmp(out->kind, "partial"))
+			bu_partial_proc(c, x, k, out);
+		bu_sum(&o, k, NULL, out);
+		bu_values(c, out);
+	}
+	occs_release(&o);
+	free(chain);
+	return rc;
+}
+
+/* A caller of the frames of a node: its link, the occurrence and the caller's frame. */
+struct edge {
+	struct link l;
+	uint32_t i; /* in occs */
+	struct cp_dbq_frame up;
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->l.key != y->l.key)
+		return x->l.key < y->l.key ? -1 : 1;
+	if (x->l.file != y->l.file)
+		return x->l.file < y->l.file ? -1 : 1;
+	if (x->l.line != y->l.line)
+		return x->l.line < y->l.line ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The caller rows of the group e[0..n) (same link), below node id. */
+static int bu_emit(struct cp_web_ctx *c, const struct cp_web_node *id, const struct occs *o,
+		   const struct edge *e, size_t n, int *pick, cp_web_row_fn fn, void *arg)
+{
+	struct cp_web_row r;
+	memset(&r, 0, sizeof r);
+	r.id = (struct cp_web_node){CP_WEB_BU, o->v[e[0].i].x, 0, id->level + 1};
+	r.has_parent = 1;
+	r.parent = *id;
+	bu_row(c, &e[0].up, &e[0].l, &r);
+	const struct cp_dbq_frame *callee = &o->v[e[0].i].cur;
+	if (e[0].up.kind == CP_DBK_PARTIAL && callee->kind != CP_DBK_PARTIAL &&
+	    callee->proc < c->m->head.nprocs) {
+		r.proc_id = callee->proc;
+		r.procedure = xstrdup(c->m->head.procs[callee->proc].name);
+	}
+	memset(pick, 0, o->n * sizeof *pick);
+	for (size_t j = 0; j < n; j++) {
+		pick[e[j].i] = 1;
+		r.has_children |= e[j].up.caller != CP_DB_NONE;
+	}
+	bu_sum(o, 0, pick, &r);
+	bu_values(c, &r);
+	int rc = fn(arg, &r);
+	cp_web_row_release(&r);
+	return rc;
+}
+
+static int bu_callers(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
+		      void *arg)
+{
+	uint32_t x = id->index, k = id->level - 1;
+	if (k > 100000)
+		return cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	struct link *chain = xcalloc(k + 1, sizeof *chain);
+	struct occs o = {0};
+	int rc = bu_resolve(c, x, k, &o, chain);
+	if (!rc && bu_first(&o, k) != x)
+		rc = cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	struct edge *e = xcalloc(o.n + 1, sizeof *e);
+	size_t n = 0;
+	for (size_t i = 0; i < o.n && !rc; i++) {
+		const struct occ *y = &o.v[i];
+		if ((uint32_t)y->depth < k || y->cur.caller == CP_DB_NONE)
+			continue;
+		if (!(rc = cp_dbq_bu_frame(c->m->q, y->cur.caller, &e[n].up))) {
+			e[n].l = link_of(&y->cur, &e[n].up);
+			e[n++].i = (uint32_t)i;
+		}
+	}
+	qsort(e, n, sizeof *e, edge_cmp);
+	int *pick = xcalloc(o.n + 1, sizeof *pick);
+	for (size_t a = 0, b; a < n && !rc; a = b) {
+		for (b = a + 1; b < n && link_eq(&e[a].l, &e[b].l); b++)
+			;
+		rc = bu_emit(c, id, &o, e + a, b - a, pick, fn, arg);
+	}
+	free(pick);
+	free(e);
+	occs_release(&o);
+	free(chain);
+	return rc;
+}
+
+int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
+		       void *arg)
+{
+	if (id->level)
+		return bu_callers(c, id, fn, arg);
+	if (id->index != 0 || id->noline)
+		return cp_error(CP_ENOENT, "no node b%u", id->index);
+	struct top t = {c, NULL, fn, arg};
+	return cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
+}

@@ -1,0 +1,57 @@
+#!/bin/bash
+# The bottom-up view read lazily from the database (src/view/model-bu.c), never the whole
+# profile in memory: on a recursive program (recurse.O2: descend() calls itself 30 deep, so
+# a procedure's frames nest) and a program with several callers per procedure (callers.O2),
+# every node of the bottom-up view equals `callpath report --view bottom-up --format json`,
+# with the whole profile's load held back (a request that needed it would be answered 202
+# for ever), ids are unique and /api/node leads back to each node.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report-helpers/record.sh"
+. "$(dirname "$0")/view-helpers/serve.sh"
+. "$(dirname "$0")/view-helpers/compare.sh"
+
+export CALLPATH_VIEW_TEST_GATE=$WORK/gate # never created: the whole profile never loads
+for w in "recurse.O2 300 30" "callers.O2"; do
+	set -- $w
+	report_record "$WORK/m" "$CP_WORKLOADS/$@"
+	view_start "$WORK/m"
+	[ "$(vget "/api/children?view=bu")" = 200 ] || fail "$1: bottom-up not served at once"
+	view_fetch "$WORK/api.json" bu "" 1
+	report_json "$WORK/rep.json" "$WORK/m" --view bottom-up --threshold 0
+	view_compare "$WORK/api.json" "$WORK/rep.json" "$1: bottom-up"
+	python3 - "$WORK/api.json" "$1" <<'PY' || fail "$1: bottom-up ids"
+import json, sys
+n = json.load(open(sys.argv[1]))
+ids = [x["id"] for x in n]
+assert len(ids) == len(set(ids)), "duplicate ids"
+assert all(i == "0" or (i.startswith("b") and "." in i) for i in ids), ids[:5]
+if sys.argv[2] == "recurse.O2":
+    d = [x for x in n if x["name"] == "descend" and x["parent"] == "0"][0]
+    root = n[0]
+    # recursion counted once: descend's inclusive value is at most the total
+    assert 0 < d["incl"][0] <= root["incl"][0], (d, root)
+    assert any(x["kind"] == "caller" and x["name"] == "descend" for x in n)
+PY
+	# /api/node of the deepest node: its path of ancestors, root first
+	deep=$(python3 -c '
+import json,sys; n=json.load(open(sys.argv[1])); by={x["id"]:x for x in n}
+def depth(x): return 0 if x["parent"] is None else 1 + depth(by[x["parent"]])
+print(max(n, key=depth)["id"])' "$WORK/api.json")
+	vjson "$WORK/node.json" "/api/node?view=bu&node=$deep"
+	python3 - "$WORK/node.json" "$WORK/api.json" "$deep" <<'PY' || fail "$1: /api/node of $deep"
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {x["id"]: x for x in json.load(open(sys.argv[2]))}
+chain, x = [], by[sys.argv[3]]
+while x is not None:
+    chain.append(x["id"])
+    x = by.get(x["parent"]) if x["parent"] else None
+assert [p["id"] for p in d["path"]] == list(reversed(chain)), (d["path"], chain)
+assert d["node"]["incl"] == by[sys.argv[3]]["incl"]
+PY
+	expect_status 404 "/api/children?view=bu&node=${deep%%.*}.999"
+	expect_status 404 "/api/children?view=bu&node=${deep%%.*}"
+	kill "$VIEW_PID"
+	wait "$VIEW_PID" 2>/dev/null
+done
+note "bottom-up served from the database equals report's"
