@@ -7,9 +7,12 @@
 #     root), one after another, on a fresh server;
 #   - expansions: /api/children down the hot path (the largest child each time, 30 levels),
 #     and of the widest node (20,000 children; the largest 500 returned, all sorted);
-#   - the server's peak RSS (VmHWM) after those, and after the first bottom-up request
-#     (which loads the whole profile in memory, unlike the top-down view, on a thread of its
-#     own: answered 202 at once; a top-down request is timed during the load).
+#   - the server's peak RSS (VmHWM) after those;
+#   - the bottom-up view (read from the database's bottom-up tables): the procedures at the
+#     top, then expansions down its hot path (30 levels), and the peak RSS after;
+#   - the first flat request (which loads the whole profile in memory, unlike the top-down
+#     and bottom-up views, on a thread of its own: answered 202 at once; a top-down request
+#     is timed during the load), and the peak RSS after.
 #   bench/view/run.sh [-B BUILD_DIR] [-w WORKDIR] [-n SCOPES]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,16 +68,30 @@ PY
 w=$(get "/api/children?node=$wide")
 echo "expansion of the widest node ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_children"])' "$work/body") children): $w s"
 echo "server peak RSS after the top-down requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+# the bottom-up view summed over threads, read from the database's bottom-up tables: the
+# procedures (all 5000, sorted), then from the smallest procedure with callers up its chain
+# of callers (the largest row with callers each time; at most 40 levels: the large
+# procedures are called by main at once, the small ones deep in the tree)
+c=$(get '/api/children?view=bu')
+echo "bottom-up, first view (children of the root: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_children"])' "$work/body") procedures): $c s"
+node=0 times=()
+for _ in $(seq 40); do
+	node=$(python3 -c 'import json,sys; c=[x for x in json.load(open(sys.argv[1]))["children"] if x["has_children"]]; print(c[-1 if sys.argv[2] == "0" else 0]["id"] if c else "")' "$work/body" "$node")
+	[ -n "$node" ] || break
+	times+=("$(get "/api/children?view=bu&node=$node")")
+done
+printf '%s\n' "${times[@]}" | sort -n | awk '{t[NR]=$1} END {printf "bottom-up expansions up a chain of callers: %d, median %.4f s, max %.4f s\n", NR, t[int((NR+1)/2)], t[NR]}'
+echo "server peak RSS after the bottom-up requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 # the whole profile loads on a thread of its own: the first request is answered 202 at once,
 # the top-down view meanwhile as usual; then polled until loaded
-bu=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=bu")
+fl=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat")
 t0=$(date +%s.%N)
 td=$(get '/api/children?node=0')
-until [ "$(curl -s -o "$work/body" -w '%{http_code}' -H "X-Callpath-Token: $token" "$base/api/children?view=bu")" = 200 ]; do
+until [ "$(curl -s -o "$work/body" -w '%{http_code}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat")" = 200 ]; do
 	sleep 0.2
 done
 t1=$(date +%s.%N)
-bu2=$(get '/api/children?view=bu')
-echo "bottom-up, first request: HTTP ${bu% *} in ${bu#* } s; top-down children of the root during the load: $td s"
-echo "bottom-up loaded (the whole profile) after $(echo "$t1 - $t0" | bc) s; the next request: $bu2 s"
-echo "server peak RSS after bottom-up: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+fl2=$(get '/api/children?view=flat')
+echo "flat, first request: HTTP ${fl% *} in ${fl#* } s; top-down children of the root during the load: $td s"
+echo "flat loaded (the whole profile) after $(echo "$t1 - $t0" | bc) s; the next request: $fl2 s"
+echo "server peak RSS after flat: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
