@@ -33,6 +33,7 @@ static void tree_open(struct strbuf *b, const struct cp_web_row *r, uint32_t met
 	}
 	json_kv_str(b, "kind", r->kind);
 	json_kv_str(b, "module", r->module);
+	json_kv_id(b, "proc_id", r->proc_id);
 	json_kv_num(b, "v", r->incl[metric]);
 	json_kv_num(b, "self", r->excl[metric]);
 	strbuf_addstr(b, ",\"children\":[");
