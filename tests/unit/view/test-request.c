@@ -13,7 +13,8 @@
 
 static void test_node_ids(void **state)
 {
-	static const char *const good[] = {"0", "17", "17.n", "b3", "f4294967294"};
+	static const char *const good[] = {
+	    "0", "17", "17.n", "b3", "f4294967294", "b3.0", "b4294967294.9999999"};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
 		struct cp_web_node n;
 		char buf[32];
@@ -22,8 +23,9 @@ static void test_node_ids(void **state)
 		assert_string_equal(buf, good[i]);
 	}
 	static const char *const bad[] = {
-	    "",	  "x",	"-1",	"1.x", "b1.n", "1.n.n", "4294967295", "99999999999999999999",
-	    "1 ", " 1", "0x10", "b",   ".n"};
+	    "",	   "x",	    "-1",   "1.x", "b1.n", "1.n.n", "4294967295",  "99999999999999999999",
+	    "1 ",  " 1",    "0x10", "b",   ".n",   "b3.",   "b3.10000000", "f3.1",
+	    "3.1", "b3.1.1"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct cp_web_node n;
 		assert_int_equal(cp_web_node_parse(bad[i], &n), -1);
