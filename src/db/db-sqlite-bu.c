@@ -6,7 +6,7 @@
  * procedure's totals are in `bu_proc` and `bu_value`. A procedure is a name in a load
  * module, as the report's views key it (report/view-callers.c): its key is the id of its
  * first frame. */
-#include "db/db-sqlite-impl.h"
+#include "db/db-sqlite-bu.h"
 
 #include "base/error.h"
 #include "base/hash.h"
@@ -25,17 +25,6 @@ static const char bu_schema[] =
     " excl_sum REAL, PRIMARY KEY(key, metric)) WITHOUT ROWID;\n";
 
 static const char bu_index[] = "CREATE INDEX bu_frame_key ON bu_frame(key);\n";
-
-struct bu {
-	const struct cp_db *db;
-	uint32_t *key;	  /* per scope: its procedure's key (frames only) */
-	uint32_t *frame;  /* per scope: the nearest frame at or above it, CP_DB_NONE */
-	uint32_t *outer;  /* per frame */
-	uint32_t *nframe; /* per key: frames; then whether one has a caller (bit 31) */
-	struct cp_hashtab tab;
-	uint32_t *keys; /* the keys in the table, in order */
-	size_t nkeys, akeys;
-};
 
 static int is_frame(const struct cp_db_scope *s)
 {
@@ -201,6 +190,8 @@ int cp_db_write_bu(sqlite3 *sql, const struct cp_db *db, const char *path)
 		rc = write_procs(sql, &b, path);
 	if (!rc && sqlite3_exec(sql, bu_index, NULL, NULL, NULL) != SQLITE_OK)
 		rc = cp_db_sql_error(sql, path, "writing");
+	if (!rc)
+		rc = cp_db_write_flat(sql, &b, path);
 	cp_hashtab_release(&b.tab);
 	free(b.keys);
 	free(b.key);

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ struct cp_dbq {
 	size_t nscopes;
 	sqlite3_stmt *one, *children;
 	sqlite3_stmt *frame; /* the bottom-up tables' frame row, NULL without them */
-	int has_bu;
+	int has_bu, has_flat;
 	struct cp_db_stat *stats; /* one row's, head->nmetrics * 2 */
 };
 
@@ -44,22 +45,23 @@ static void clear_stats(struct cp_dbq *q)
 		q->stats[i].argmax = CP_DB_NONE;
 }
 
-static void read_scope(const struct cp_dbq *q, sqlite3_stmt *st, struct cp_dbq_row *row)
+/* SCOPE_COLS from column c0 on. */
+static void read_scope_at(const struct cp_dbq *q, sqlite3_stmt *st, int c0, struct cp_dbq_row *row)
 {
 	struct cp_db_scope *s = &row->s;
 	const struct cp_db *h = q->head;
 	memset(s, 0, sizeof *s);
-	row->id = col_id(st, 0);
-	s->parent = col_id(st, 1);
-	s->kind = (uint8_t)sqlite3_column_int(st, 2);
-	s->depth = (uint32_t)sqlite3_column_int64(st, 3);
-	s->proc = col_id(st, 4);
-	s->module = col_id(st, 5);
-	s->file = col_id(st, 6);
-	s->line = (uint32_t)sqlite3_column_int64(st, 7);
-	s->line_lo = (uint32_t)sqlite3_column_int64(st, 8);
-	s->line_hi = (uint32_t)sqlite3_column_int64(st, 9);
-	s->addr = (uint64_t)sqlite3_column_int64(st, 10);
+	row->id = col_id(st, c0 + 0);
+	s->parent = col_id(st, c0 + 1);
+	s->kind = (uint8_t)sqlite3_column_int(st, c0 + 2);
+	s->depth = (uint32_t)sqlite3_column_int64(st, c0 + 3);
+	s->proc = col_id(st, c0 + 4);
+	s->module = col_id(st, c0 + 5);
+	s->file = col_id(st, c0 + 6);
+	s->line = (uint32_t)sqlite3_column_int64(st, c0 + 7);
+	s->line_lo = (uint32_t)sqlite3_column_int64(st, c0 + 8);
+	s->line_hi = (uint32_t)sqlite3_column_int64(st, c0 + 9);
+	s->addr = (uint64_t)sqlite3_column_int64(st, c0 + 10);
 	s->first_child = s->next_sibling = CP_DB_NONE;
 	/* ids the head does not know are dropped, never followed */
 	if (s->proc != CP_DB_NONE && s->proc >= h->nprocs)
@@ -70,6 +72,11 @@ static void read_scope(const struct cp_dbq *q, sqlite3_stmt *st, struct cp_dbq_r
 		s->file = CP_DB_NONE;
 	if (s->kind > CP_DBK_PARTIAL)
 		s->kind = CP_DBK_STMT;
+}
+
+static void read_scope(const struct cp_dbq *q, sqlite3_stmt *st, struct cp_dbq_row *row)
+{
+	read_scope_at(q, st, 0, row);
 }
 
 static int sql_fail(struct cp_dbq *q)
@@ -146,6 +153,9 @@ int cp_dbq_open(const char *path, struct cp_db *head, struct cp_dbq **out)
 	q->frame = prepare(q, "SELECT " FRAME_COLS " FROM bu_frame f JOIN scope s ON s.id ="
 			      " f.scope WHERE f.scope = ?1");
 	q->has_bu = q->frame != NULL;
+	sqlite3_stmt *flat = prepare(q, "SELECT 1 FROM flat_group LIMIT 1");
+	q->has_flat = q->has_bu && flat != NULL;
+	sqlite3_finalize(flat);
 	sqlite3_stmt *count = prepare(q, "SELECT max(id) FROM scope");
 	if (!q->one || !q->children || !count || sqlite3_step(count) != SQLITE_ROW) {
 		rc = cp_db_corrupt(path, sqlite3_errmsg(q->sql));
@@ -461,4 +471,123 @@ int cp_dbq_bu_outer(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx)
 		      " v.excl_sum FROM bu_frame f JOIN scope s ON s.id = f.scope LEFT JOIN"
 		      " value v ON v.scope = f.scope WHERE f.key = ?1 ORDER BY f.scope, v.metric",
 		      key, 1, fn, ctx);
+}
+
+/* ---- the flat tables ------------------------------------------------------------------ */
+
+int cp_dbq_has_flat(const struct cp_dbq *q)
+{
+	return q->has_flat;
+}
+
+static int group_step(struct cp_dbq *q, sqlite3_stmt *st, cp_dbq_group_fn fn, void *ctx, int *seen)
+{
+	size_t nm = q->head->nmetrics;
+	double *vals = xcalloc(nm * 2 + 1, sizeof *vals);
+	char kind[16] = "";
+	struct cp_dbq_group g = {.id = CP_DB_NONE, .kind = kind, .incl = vals, .excl = vals + nm};
+	int s, rc = 0, have = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t id = col_id(st, 0);
+		if (!have || id != g.id) {
+			if (have && (rc = fn(ctx, &g)))
+				break;
+			memset(vals, 0, nm * 2 * sizeof *vals);
+			g.id = id;
+			g.parent = col_id(st, 1);
+			const unsigned char *k = sqlite3_column_text(st, 2);
+			snprintf(kind, sizeof kind, "%s", k ? (const char *)k : "");
+			g.key = col_id(st, 3);
+			g.module = col_id(st, 4);
+			g.file = col_id(st, 5);
+			if (g.module != CP_DB_NONE && g.module >= q->head->nmodules)
+				g.module = CP_DB_NONE;
+			if (g.file != CP_DB_NONE && g.file >= q->head->nfiles)
+				g.file = CP_DB_NONE;
+			g.has_children = sqlite3_column_int(st, 6);
+			have = *seen = 1;
+		}
+		uint32_t m = col_id(st, 7);
+		if (m < nm && q->head->metrics[m].kind == CP_DB_METRIC_RAW) {
+			double in = cp_db_col_real(st, 8), ex = cp_db_col_real(st, 9);
+			vals[m] = isnan(in) ? 0 : in;
+			vals[nm + m] = isnan(ex) ? 0 : ex;
+		}
+	}
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		rc = sql_fail(q);
+	else if (have && !rc)
+		rc = fn(ctx, &g);
+	free(vals);
+	return rc;
+}
+
+int cp_dbq_flat_groups(struct cp_dbq *q, uint32_t id, uint32_t parent, uint32_t key,
+		       cp_dbq_group_fn fn, void *ctx)
+{
+	if (!q->has_flat)
+		return cp_error(CP_ENOENT, "no flat tables");
+	const char *where = id != CP_DB_NONE	   ? "g.id = ?1"
+			    : parent != CP_DB_NONE ? "g.parent = ?1"
+						   : "g.key = ?1 AND g.kind = 'procedure'";
+	char sql[512];
+	snprintf(sql, sizeof sql,
+		 "SELECT g.id, g.parent, g.kind, g.key, g.module, g.file, g.children, v.metric,"
+		 " v.incl_sum, v.excl_sum FROM flat_group g LEFT JOIN flat_value v ON v.grp ="
+		 " g.id WHERE %s ORDER BY g.id, v.metric",
+		 where);
+	sqlite3_stmt *st = prepare(q, sql);
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, id != CP_DB_NONE ? id : parent != CP_DB_NONE ? parent : key);
+	int seen = 0, rc = group_step(q, st, fn, ctx, &seen);
+	sqlite3_finalize(st);
+	if (!rc && !seen && parent == CP_DB_NONE)
+		rc = cp_error(CP_ENOENT, "no flat row");
+	return rc;
+}
+
+int cp_dbq_flat_bodies(struct cp_dbq *q, uint32_t key, cp_dbq_body_fn fn, void *ctx)
+{
+	if (!q->has_flat)
+		return cp_error(CP_ENOENT, "no flat tables");
+	sqlite3_stmt *st = prepare(
+	    q, "WITH RECURSIVE body(id, frame, k) AS (SELECT f.scope, f.scope, 0 FROM bu_frame f"
+	       " WHERE f.key = ?1 UNION ALL SELECT s.id, b.frame, s.kind FROM body b JOIN scope s"
+	       " ON s.parent = b.id WHERE b.id = b.frame OR b.k NOT IN (1, 5)) SELECT "
+	       "b.frame, " SCOPE_COLS
+	       ", v.metric, v.incl_sum FROM body b JOIN scope s ON s.id = b.id LEFT JOIN"
+	       " value v ON v.scope = s.id ORDER BY s.id, b.frame, v.metric");
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, key);
+	size_t nm = q->head->nmetrics;
+	double *incl = xcalloc(nm + 1, sizeof *incl);
+	struct cp_dbq_row row = {.stats = q->stats};
+	struct cp_dbq_body b = {.id = CP_DB_NONE, .incl = incl};
+	int s, rc = 0, have = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t id = col_id(st, 1), frame = col_id(st, 0);
+		if (!have || id != b.id || frame != b.frame) {
+			if (have && (rc = fn(ctx, &b)))
+				break;
+			memset(incl, 0, nm * sizeof *incl);
+			b.frame = frame;
+			read_scope_at(q, st, 1, &row);
+			b.id = row.id;
+			b.s = row.s;
+			have = 1;
+		}
+		uint32_t m = col_id(st, 12);
+		double v = cp_db_col_real(st, 13);
+		if (m < nm && q->head->metrics[m].kind == CP_DB_METRIC_RAW)
+			incl[m] = isnan(v) ? 0 : v;
+	}
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		rc = sql_fail(q);
+	else if (have && !rc)
+		rc = fn(ctx, &b);
+	sqlite3_finalize(st);
+	free(incl);
+	return rc;
 }

@@ -85,4 +85,38 @@ int cp_dbq_bu_procs(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx);
 /* The outermost frames of procedure key in scope order: fn once each. */
 int cp_dbq_bu_outer(struct cp_dbq *q, uint32_t key, cp_dbq_bu_fn fn, void *ctx);
 
+/* The flat tables (docs/format.md): a module, file, procedure or <partial call paths> row
+ * of the flat view with its values (sums of raw metrics, 0 for derived ones); key: a
+ * procedure's key (as above), else CP_DB_NONE; module, file: ids or CP_DB_NONE. */
+struct cp_dbq_group {
+	uint32_t id, parent, key, module, file;
+	const char *kind; /* "module", "file", "procedure", "partial" */
+	int has_children;
+	double *incl, *excl;
+};
+
+typedef int (*cp_dbq_group_fn)(void *ctx, const struct cp_dbq_group *row);
+
+/* 1 when the database has the flat tables. */
+int cp_dbq_has_flat(const struct cp_dbq *q);
+/* The group `id`, or (id CP_DB_NONE) the children of group `parent` (0: the top), or
+ * (both CP_DB_NONE) the procedure group of key: fn once each. CP_ENOENT when id or key is
+ * unknown. */
+int cp_dbq_flat_groups(struct cp_dbq *q, uint32_t id, uint32_t parent, uint32_t key,
+		       cp_dbq_group_fn fn, void *ctx);
+
+/* A scope of the body of a frame of a procedure: the frame itself, and the scopes below it
+ * down to (and with) the frames it calls; incl: its inclusive sums (nmetrics of the head). */
+struct cp_dbq_body {
+	uint32_t frame;
+	uint32_t id;
+	struct cp_db_scope s;
+	const double *incl;
+};
+
+typedef int (*cp_dbq_body_fn)(void *ctx, const struct cp_dbq_body *row);
+
+/* The bodies of every frame of procedure key, in scope id order. */
+int cp_dbq_flat_bodies(struct cp_dbq *q, uint32_t key, cp_dbq_body_fn fn, void *ctx);
+
 #endif

@@ -66,7 +66,7 @@ static int add_match(void *arg, const struct cp_dbq_row *d)
 {
 	struct matches *m = arg;
 	XGROW(m->v, m->n + 1, m->alloc);
-	m->v[m->n++] = (struct match){{CP_WEB_TD, d->id, 0, 0}, d->stats[1].sum};
+	m->v[m->n++] = (struct match){{CP_WEB_TD, d->id, 0, 0, 0}, d->stats[1].sum};
 	return 0;
 }
 
@@ -150,7 +150,7 @@ void cp_web_api_search(struct cp_web_ctx *c, struct cp_web_resp *out)
 		rc = search_lazy(c, &re, limit, &m);
 	} else {
 		struct scan s = {&re, &m, c, 0};
-		struct cp_web_node root = {c->req->view, 0, 0, 0};
+		struct cp_web_node root = {c->req->view, 0, 0, 0, 0};
 		rc = scan_node(c, &root, &s, 0);
 	}
 	regfree(&re);

@@ -87,9 +87,9 @@ void cp_web_api_flame(struct cp_web_ctx *c, struct cp_web_resp *out)
 	const struct cp_web_req *orig = c->req;
 	c->req = &sorted;
 	struct cp_web_node id =
-	    orig->has_node ? orig->node : (struct cp_web_node){orig->view, 0, 0, 0};
+	    orig->has_node ? orig->node : (struct cp_web_node){orig->view, 0, 0, 0, 0};
 	struct cp_web_row r, root;
-	struct cp_web_node r0 = {orig->view, 0, 0, 0};
+	struct cp_web_node r0 = {orig->view, 0, 0, 0, 0};
 	int rc = cp_web_node_get(c, &id, &r);
 	if (!rc && (rc = cp_web_node_get(c, &r0, &root)))
 		cp_web_row_release(&r);
@@ -195,7 +195,7 @@ static int add_instance(void *arg, const struct cp_dbq_row *d)
 {
 	struct ids *l = arg;
 	XGROW(l->v, l->n + 1, l->alloc);
-	l->v[l->n++] = (struct cp_web_node){CP_WEB_TD, d->id, 0, 0};
+	l->v[l->n++] = (struct cp_web_node){CP_WEB_TD, d->id, 0, 0, 0};
 	return 0;
 }
 
@@ -238,7 +238,7 @@ static int callers_tree(struct cp_web_ctx *c, const char *name, struct mnode *to
 	const struct cp_web_req *orig = c->req;
 	c->req = &bu;
 	struct cp_web_rows kids = {0};
-	struct cp_web_node r0 = {CP_WEB_BU, 0, 0, 0};
+	struct cp_web_node r0 = {CP_WEB_BU, 0, 0, 0, 0};
 	int rc = cp_web_children(c, &r0, cp_web_rows_add, &kids);
 	size_t budget = MAX_TREE_NODES;
 	for (size_t i = 0; i < kids.n && !rc; i++)

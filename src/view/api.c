@@ -151,7 +151,7 @@ static void api_metrics(struct cp_web_ctx *c, struct cp_web_resp *out)
 {
 	const struct cp_db *h = &c->m->head;
 	struct cp_web_row root;
-	struct cp_web_node r0 = {c->req->view, 0, 0, 0};
+	struct cp_web_node r0 = {c->req->view, 0, 0, 0, 0};
 	int rc = cp_web_node_get(c, &r0, &root);
 	if (rc) {
 		cp_web_api_fail(out, rc);
@@ -248,14 +248,14 @@ static void api_children(struct cp_web_ctx *c, struct cp_web_resp *out)
 {
 	const struct cp_web_req *req = c->req;
 	struct cp_web_node id =
-	    req->has_node ? req->node : (struct cp_web_node){req->view, 0, 0, 0};
+	    req->has_node ? req->node : (struct cp_web_node){req->view, 0, 0, 0, 0};
 	if (req->sort != CP_WEB_SORT_NAME && req->sort_metric >= c->ms.n) {
 		cp_web_resp_error(out, 400, "sort: no metric %u", req->sort_metric);
 		return;
 	}
 	struct cp_web_row node, root;
 	struct cp_web_rows l = {0};
-	struct cp_web_node r0 = {req->view, 0, 0, 0};
+	struct cp_web_node r0 = {req->view, 0, 0, 0, 0};
 	int rc = cp_web_node_get(c, &id, &node);
 	if (!rc && (rc = cp_web_node_get(c, &r0, &root)))
 		cp_web_row_release(&node);
@@ -304,7 +304,7 @@ done:
 static void api_node(struct cp_web_ctx *c, struct cp_web_resp *out)
 {
 	struct cp_web_node id =
-	    c->req->has_node ? c->req->node : (struct cp_web_node){c->req->view, 0, 0, 0};
+	    c->req->has_node ? c->req->node : (struct cp_web_node){c->req->view, 0, 0, 0, 0};
 	struct cp_web_rows path = {0};
 	struct cp_web_row r;
 	int rc;

@@ -106,7 +106,7 @@ static int view_nodes(struct cp_web_ctx *c, size_t budget, struct strbuf *out)
 	struct walk w = {.c = c};
 	strbuf_init(&w.scratch);
 	struct cp_web_row root;
-	struct cp_web_node r0 = {c->req->view, 0, 0, 0};
+	struct cp_web_node r0 = {c->req->view, 0, 0, 0, 0};
 	int rc = cp_web_node_get(c, &r0, &root), first = 1;
 	if (!rc)
 		rc = push_child(&w, &root);

@@ -122,8 +122,7 @@ static uint32_t bu_first(const struct occs *o, uint32_t k)
 	return CP_DB_NONE;
 }
 
-/* Values (sums of raw metrics) into r, then the database's and the request's formulas. */
-static void bu_values(const struct cp_web_ctx *c, struct cp_web_row *r)
+void cp_web_eval_db(const struct cp_web_ctx *c, struct cp_web_row *r)
 {
 	for (size_t i = 0; i < c->ms.ndb; i++)
 		if (c->m->formulas[i]) {
@@ -164,14 +163,14 @@ static int top_row(void *arg, const struct cp_dbq_bu *b)
 	struct top *t = arg;
 	struct cp_web_row r, *out = t->out ? t->out : &r;
 	memset(out, 0, sizeof *out);
-	out->id = (struct cp_web_node){CP_WEB_BU, b->f.key, 0, 1};
+	out->id = (struct cp_web_node){CP_WEB_BU, b->f.key, 0, 1, 0};
 	out->has_parent = 1;
-	out->parent = (struct cp_web_node){CP_WEB_BU, 0, 0, 0};
+	out->parent = (struct cp_web_node){CP_WEB_BU, 0, 0, 0, 0};
 	bu_row(t->c, &b->f, NULL, out);
 	out->has_children = b->has_callers;
 	memcpy(out->incl, b->incl, t->c->ms.ndb * sizeof(double));
 	memcpy(out->excl, b->excl, t->c->ms.ndb * sizeof(double));
-	bu_values(t->c, out);
+	cp_web_eval_db(t->c, out);
 	if (t->out)
 		return 0;
 	int rc = t->fn(t->arg, &r);
@@ -230,7 +229,7 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 		memset(out, 0, sizeof *out);
 		out->id = *id;
 		out->has_parent = 1;
-		out->parent = (struct cp_web_node){CP_WEB_BU, bu_first(&o, k - 1), 0, k};
+		out->parent = (struct cp_web_node){CP_WEB_BU, bu_first(&o, k - 1), 0, k, 0};
 		for (size_t i = 0; i < o.n; i++) {
 			const struct occ *y = &o.v[i];
 			if (y->x == x)
@@ -240,7 +239,7 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 		if (!strcmp(out->kind, "partial"))
 			bu_partial_proc(c, x, k, out);
 		bu_sum(&o, k, NULL, out);
-		bu_values(c, out);
+		cp_web_eval_db(c, out);
 	}
 	occs_release(&o);
 	free(chain);
@@ -272,7 +271,7 @@ static int bu_emit(struct cp_web_ctx *c, const struct cp_web_node *id, const str
 {
 	struct cp_web_row r;
 	memset(&r, 0, sizeof r);
-	r.id = (struct cp_web_node){CP_WEB_BU, o->v[e[0].i].x, 0, id->level + 1};
+	r.id = (struct cp_web_node){CP_WEB_BU, o->v[e[0].i].x, 0, id->level + 1, 0};
 	r.has_parent = 1;
 	r.parent = *id;
 	bu_row(c, &e[0].up, &e[0].l, &r);
@@ -288,7 +287,7 @@ static int bu_emit(struct cp_web_ctx *c, const struct cp_web_node *id, const str
 		r.has_children |= e[j].up.caller != CP_DB_NONE;
 	}
 	bu_sum(o, 0, pick, &r);
-	bu_values(c, &r);
+	cp_web_eval_db(c, &r);
 	int rc = fn(arg, &r);
 	cp_web_row_release(&r);
 	return rc;

@@ -299,8 +299,8 @@ static struct cp_web_node node_id(const struct cp_web_full *f, int view, const s
 				  uint32_t i)
 {
 	if (view != CP_WEB_TD || i < f->p.db.nscopes)
-		return (struct cp_web_node){view, i, 0, 0};
-	return (struct cp_web_node){view, v->nodes[i].parent, 1, 0};
+		return (struct cp_web_node){view, i, 0, 0, 0};
+	return (struct cp_web_node){view, v->nodes[i].parent, 1, 0, 0};
 }
 
 static uint32_t node_index(const struct cp_web_full *f, const struct cp_view *v,

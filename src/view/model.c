@@ -172,7 +172,7 @@ static char *base_name(const char *path)
 	return xstrdup(b ? b + 1 : path ? path : "<unknown file>");
 }
 
-static char *scope_name(const struct cp_db *h, const struct cp_db_scope *s)
+char *cp_web_scope_name(const struct cp_db *h, const struct cp_db_scope *s)
 {
 	char buf[700];
 	const char *file = s->file < h->nfiles ? h->files[s->file].path : NULL;
@@ -222,11 +222,12 @@ static void row_from_scope(const struct cp_web_ctx *c, const struct cp_dbq_row *
 	const struct cp_db *h = &c->m->head;
 	const struct cp_db_scope *s = &d->s;
 	memset(r, 0, sizeof *r);
-	r->id = (struct cp_web_node){CP_WEB_TD, d->id, 0, 0};
+	r->id = (struct cp_web_node){CP_WEB_TD, d->id, 0, 0, 0};
 	r->has_parent = d->id != 0;
-	r->parent = (struct cp_web_node){CP_WEB_TD, s->parent == CP_DB_NONE ? 0 : s->parent, 0, 0};
+	r->parent =
+	    (struct cp_web_node){CP_WEB_TD, s->parent == CP_DB_NONE ? 0 : s->parent, 0, 0, 0};
 	r->kind = kind_names[s->kind <= CP_DBK_PARTIAL ? s->kind : CP_DBK_STMT];
-	r->name = scope_name(h, s);
+	r->name = cp_web_scope_name(h, s);
 	int partial = s->kind == CP_DBK_PARTIAL || s->kind == CP_DBK_ROOT;
 	r->module =
 	    !partial && s->module < h->nmodules ? xstrdup(h->modules[s->module].path) : NULL;
@@ -306,7 +307,7 @@ static int own_leaf(const struct cp_web_ctx *c, const struct cp_web_row *parent,
 		if (c->m->formulas[i])
 			leaf->incl[i] = leaf->excl[i] = cp_expr_eval(c->m->formulas[i], leaf->incl);
 	cp_web_eval(c, leaf);
-	leaf->id = (struct cp_web_node){CP_WEB_TD, parent->id.index, 1, 0};
+	leaf->id = (struct cp_web_node){CP_WEB_TD, parent->id.index, 1, 0, 0};
 	leaf->parent = parent->id;
 	leaf->has_parent = 1;
 	leaf->kind = "line";
@@ -358,12 +359,15 @@ int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct c
 	memset(out, 0, sizeof *out);
 	if (cp_web_bu_lazy(c) && id->level)
 		return cp_web_bu_node(c, id, out);
-	if (cp_web_bu_lazy(c)) {
-		struct cp_web_node root = {CP_WEB_TD, 0, 0, 0};
+	if (cp_web_flat_lazy(c) && id->level)
+		return cp_web_flat_node(c, id, out);
+	if (cp_web_bu_lazy(c) || cp_web_flat_lazy(c)) { /* the root: the top-down root's values */
+		struct cp_web_node root = {CP_WEB_TD, 0, 0, 0, 0};
 		if (id->index || id->noline)
-			return cp_error(CP_ENOENT, "no node b%u", id->index);
+			return cp_error(CP_ENOENT, "no node %s%u",
+					c->req->view == CP_WEB_BU ? "b" : "f", id->index);
 		int rc = lazy_node(c, &root, out);
-		out->id.view = CP_WEB_BU;
+		out->id.view = out->parent.view = c->req->view;
 		out->has_children = 1;
 		return rc;
 	}
@@ -376,6 +380,8 @@ int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_r
 {
 	if (cp_web_bu_lazy(c))
 		return cp_web_bu_children(c, id, fn, arg);
+	if (cp_web_flat_lazy(c))
+		return cp_web_flat_children(c, id, fn, arg);
 	if (cp_web_needs_full(c->req))
 		return cp_web_full_children(c, id, fn, arg);
 	return lazy_children(c, id, fn, arg);

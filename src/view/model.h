@@ -109,6 +109,18 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 		       void *arg);
 
+/* model-flat.c: the flat view summed over all threads, read lazily from the database
+ * (when it has the flat tables: cp_web_flat_lazy). */
+int cp_web_flat_lazy(const struct cp_web_ctx *c);
+int cp_web_flat_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out);
+int cp_web_flat_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
+			 void *arg);
+/* A scope's display name, as the top-down view's (owned). */
+char *cp_web_scope_name(const struct cp_db *h, const struct cp_db_scope *s);
+/* Values of a row read from the database's derived tables: raw sums in, then the
+ * database's formulas and the request's derived metrics. */
+void cp_web_eval_db(const struct cp_web_ctx *c, struct cp_web_row *r);
+
 /* model-full.c: the same over the in-memory profile. */
 int cp_web_full_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out);
 int cp_web_full_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,

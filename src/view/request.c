@@ -107,6 +107,16 @@ int cp_web_node_parse(const char *s, struct cp_web_node *n)
 		if (ll == 0 || ll > 7 || parse_uint(s + len + 1, 9999999, &v))
 			return -1;
 		n->level = (uint32_t)v + 1;
+	} else if (s[len] && n->view == CP_WEB_FLAT) {
+		const char *t = s + len + 1;
+		if (!strcmp(t, "g")) {
+			n->level = 1;
+			return 0;
+		}
+		if (strlen(t) != 16 || strspn(t, "0123456789abcdef") != 16)
+			return -1;
+		n->level = 2;
+		n->hash = strtoull(t, NULL, 16);
 	} else if (s[len]) {
 		if (strcmp(s + len, ".n") || n->view != CP_WEB_TD)
 			return -1;
@@ -119,6 +129,10 @@ void cp_web_node_format(const struct cp_web_node *n, char *buf, size_t len)
 {
 	if (n->index == 0 && !n->noline && !n->level)
 		snprintf(buf, len, "0");
+	else if (n->level && n->view == CP_WEB_FLAT && n->level == 1)
+		snprintf(buf, len, "f%u.g", n->index);
+	else if (n->level && n->view == CP_WEB_FLAT)
+		snprintf(buf, len, "f%u.%016llx", n->index, (unsigned long long)n->hash);
 	else if (n->level)
 		snprintf(buf, len, "b%u.%u", n->index, n->level - 1);
 	else

@@ -19,12 +19,15 @@ enum cp_web_sort { CP_WEB_SORT_INCL = 0, CP_WEB_SORT_EXCL = 1, CP_WEB_SORT_NAME 
 
 /* A node id: top-down "123" (scope) or "123.n" (its <no line> leaf), bottom-up "b123",
  * flat "f123" (node indices of the view in memory), bottom-up read from the database
- * "b123.4" (frame 123, 4 levels of callers below its procedure: model-bu.c). */
+ * "b123.4" (frame 123, 4 levels of callers below its procedure: model-bu.c), flat read
+ * from the database "f12.g" (group 12: module, file or procedure) and "f123.HASH" (a loop or
+ * statement row below the procedure whose first frame is 123, HASH 16 hex digits). */
 struct cp_web_node {
 	int view;	/* enum cp_web_view */
 	uint32_t index; /* scope id (td, lazy bu) or node index (bu, flat) */
 	int noline;	/* td: the <no line> leaf of scope `index` */
-	uint32_t level; /* lazy bu: levels of callers + 1; 0 for other ids */
+	uint32_t level; /* lazy bu: levels of callers + 1; lazy flat: 1 group, 2 row; else 0 */
+	uint64_t hash;	/* lazy flat row: its path below its procedure (model-flat.c) */
 };
 
 struct cp_web_req {
@@ -64,7 +67,7 @@ int cp_web_req_parse_query(struct cp_web_req *r, const char *query, char *err, s
 
 /* Parses a node id; 0 or -1. */
 int cp_web_node_parse(const char *s, struct cp_web_node *n);
-/* Writes the id of n into buf (at least 24 bytes). */
+/* Writes the id of n into buf (at least 32 bytes). */
 void cp_web_node_format(const struct cp_web_node *n, char *buf, size_t len);
 
 /* The value of cookie `name` in a Cookie header, copied into out (at most outlen-1 bytes);

@@ -1,17 +1,18 @@
 #!/bin/bash
-# The bottom-up view read lazily from the database (src/view/model-bu.c), never the whole
-# profile in memory: on a recursive program (recurse.O2: descend() calls itself 30 deep, so
-# a procedure's frames nest) and a program with several callers per procedure (callers.O2),
-# every node of the bottom-up view equals `callpath report --view bottom-up --format json`,
-# with the whole profile's load held back (a request that needed it would be answered 202
-# for ever), ids are unique and /api/node leads back to each node.
+# The bottom-up and flat views read lazily from the database (src/view/model-bu.c,
+# model-flat.c), never the whole profile in memory: on a recursive program (recurse.O2:
+# descend() calls itself 30 deep, so a procedure's frames nest), a program with several
+# callers per procedure (callers.O2) and one with loops in inlined code (loopinline.O2),
+# every node of both views equals `callpath report --format json`'s, with the whole
+# profile's load held back (a request that needed it would be answered 202 for ever), ids
+# are unique and /api/node leads back to each node.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/report-helpers/record.sh"
 . "$(dirname "$0")/view-helpers/serve.sh"
 . "$(dirname "$0")/view-helpers/compare.sh"
 
 export CALLPATH_VIEW_TEST_GATE=$WORK/gate # never created: the whole profile never loads
-for w in "recurse.O2 300 30" "callers.O2"; do
+for w in "recurse.O2 300 30" "callers.O2" "loopinline.O2"; do
 	set -- $w
 	report_record "$WORK/m" "$CP_WORKLOADS/$@"
 	view_start "$WORK/m"
@@ -19,6 +20,27 @@ for w in "recurse.O2 300 30" "callers.O2"; do
 	view_fetch "$WORK/api.json" bu "" 1
 	report_json "$WORK/rep.json" "$WORK/m" --view bottom-up --threshold 0
 	view_compare "$WORK/api.json" "$WORK/rep.json" "$1: bottom-up"
+	[ "$(vget "/api/children?view=flat")" = 200 ] || fail "$1: flat not served at once"
+	view_fetch "$WORK/api-flat.json" flat "" 1
+	report_json "$WORK/rep-flat.json" "$WORK/m" --view flat --threshold 0
+	view_compare "$WORK/api-flat.json" "$WORK/rep-flat.json" "$1: flat"
+	python3 - "$WORK/api-flat.json" <<'PY' || fail "$1: flat ids"
+import json, sys
+n = json.load(open(sys.argv[1]))
+ids = [x["id"] for x in n]
+assert len(ids) == len(set(ids)), "duplicate ids"
+assert all(i == "0" or (i.startswith("f") and "." in i) for i in ids), ids[:5]
+kinds = {x["kind"] for x in n}
+assert {"module", "file", "procedure", "line"} <= kinds, kinds
+PY
+	# /api/node of the deepest flat row
+	deepf=$(python3 -c '
+import json,sys; n=json.load(open(sys.argv[1])); by={x["id"]:x for x in n}
+def depth(x): return 0 if x["parent"] is None else 1 + depth(by[x["parent"]])
+print(max(n, key=depth)["id"])' "$WORK/api-flat.json")
+	vjson "$WORK/nodef.json" "/api/node?view=flat&node=$deepf"
+	json_assert "$WORK/nodef.json" "d['path'][0]['id'] == '0' and d['path'][-1]['id'] == '$deepf' and len(d['path']) >= 4" \
+		"$1: /api/node of flat row $deepf"
 	python3 - "$WORK/api.json" "$1" <<'PY' || fail "$1: bottom-up ids"
 import json, sys
 n = json.load(open(sys.argv[1]))
@@ -54,4 +76,4 @@ PY
 	kill "$VIEW_PID"
 	wait "$VIEW_PID" 2>/dev/null
 done
-note "bottom-up served from the database equals report's"
+note "bottom-up and flat served from the database equal report's"
