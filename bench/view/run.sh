@@ -10,9 +10,11 @@
 #   - the server's peak RSS (VmHWM) after those;
 #   - the bottom-up view (read from the database's bottom-up tables): the procedures at the
 #     top, then expansions down its hot path (30 levels), and the peak RSS after;
-#   - the first flat request (which loads the whole profile in memory, unlike the top-down
-#     and bottom-up views, on a thread of its own: answered 202 at once; a top-down request
-#     is timed during the load), and the peak RSS after.
+#   - the flat view (read from the database's flat tables): the modules, then expansions
+#     down its hot path (module, file, procedure, loops), and the peak RSS after;
+#   - the first flat request with stat=max (which loads the whole profile in memory, unlike
+#     the sums, on a thread of its own: answered 202 at once; a top-down request is timed
+#     during the load), and the peak RSS after.
 #   bench/view/run.sh [-B BUILD_DIR] [-w WORKDIR] [-n SCOPES]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -82,16 +84,30 @@ for _ in $(seq 40); do
 done
 printf '%s\n' "${times[@]}" | sort -n | awk '{t[NR]=$1} END {printf "bottom-up expansions up a chain of callers: %d, median %.4f s, max %.4f s\n", NR, t[int((NR+1)/2)], t[NR]}'
 echo "server peak RSS after the bottom-up requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+# the flat view summed over threads, read from the database's flat tables and the bodies of
+# a procedure's frames: the modules, then down the largest row with children each time
+c=$(get '/api/children?view=flat')
+echo "flat, first view (children of the root): $c s"
+node=0 times=() names=()
+for _ in $(seq 10); do
+	node=$(python3 -c 'import json,sys; c=[x for x in json.load(open(sys.argv[1]))["children"] if x["has_children"]]; print(c[0]["id"] + " " + c[0]["kind"] if c else "")' "$work/body")
+	[ -n "$node" ] || break
+	names+=("${node#* }")
+	node=${node% *}
+	times+=("$(get "/api/children?view=flat&node=$node")")
+done
+echo "flat expansions down the hot path (${names[*]}): ${times[*]} s"
+echo "server peak RSS after the flat requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 # the whole profile loads on a thread of its own: the first request is answered 202 at once,
 # the top-down view meanwhile as usual; then polled until loaded
-fl=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat")
+fl=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat&stat=max")
 t0=$(date +%s.%N)
 td=$(get '/api/children?node=0')
-until [ "$(curl -s -o "$work/body" -w '%{http_code}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat")" = 200 ]; do
+until [ "$(curl -s -o "$work/body" -w '%{http_code}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat&stat=max")" = 200 ]; do
 	sleep 0.2
 done
 t1=$(date +%s.%N)
-fl2=$(get '/api/children?view=flat')
-echo "flat, first request: HTTP ${fl% *} in ${fl#* } s; top-down children of the root during the load: $td s"
-echo "flat loaded (the whole profile) after $(echo "$t1 - $t0" | bc) s; the next request: $fl2 s"
-echo "server peak RSS after flat: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+fl2=$(get '/api/children?view=flat&stat=max')
+echo "flat with stat=max, first request: HTTP ${fl% *} in ${fl#* } s; top-down children of the root during the load: $td s"
+echo "flat with stat=max loaded (the whole profile) after $(echo "$t1 - $t0" | bc) s; the next request: $fl2 s"
+echo "server peak RSS after flat with stat=max: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"

@@ -189,6 +189,14 @@ void cp_dbq_close(struct cp_dbq *q)
 	free(q);
 }
 
+void cp_dbq_hold(struct cp_dbq *q, int on)
+{
+	if (!q || !q->sql)
+		return;
+	if (sqlite3_exec(q->sql, on ? "BEGIN" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !on)
+		sqlite3_exec(q->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
 size_t cp_dbq_nscopes(const struct cp_dbq *q)
 {
 	return q->nscopes;

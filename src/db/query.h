@@ -30,6 +30,9 @@ typedef int (*cp_dbq_row_fn)(void *ctx, const struct cp_dbq_row *row);
  * (cp_db_release) and used by the handle until cp_dbq_close. 0 or a negative CP_E*. */
 int cp_dbq_open(const char *path, struct cp_db *head, struct cp_dbq **out);
 void cp_dbq_close(struct cp_dbq *q);
+/* on: begins a read transaction, so that the queries until cp_dbq_hold(q, 0) take the file's
+ * lock and check its pages once (not once a query); off: ends it. */
+void cp_dbq_hold(struct cp_dbq *q, int on);
 /* Number of scopes (ids are 0 .. n-1). */
 size_t cp_dbq_nscopes(const struct cp_dbq *q);
 /* Scope `id` with its statistics: fn called once; CP_ENOENT if there is no such scope. */

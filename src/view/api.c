@@ -373,8 +373,12 @@ void cp_web_api(struct cp_web_model *m, const struct cp_web_api_state *st, const
 			cp_web_resp_error(out, 400, "%s", err);
 		else if (req->metric >= c.ms.n)
 			cp_web_resp_error(out, 400, "metric: no metric %u", req->metric);
-		else
+		else {
+			cp_dbq_hold(m->q,
+				    1); /* one read transaction: one file lock, not one a query */
 			endpoints[i].fn(&c, out);
+			cp_dbq_hold(m->q, 0);
+		}
 		cp_web_ctx_release(&c);
 		return;
 	}

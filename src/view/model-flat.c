@@ -229,32 +229,74 @@ static int has_prefix(const struct fview *v, const struct item *x, const struct 
 	return 1;
 }
 
-/* The call in frame *up (of the same procedure) that leads to frame f, if any. */
-static int enclosing(struct fview *v, uint32_t f, struct cp_dbq_frame *up, uint32_t *callee)
+/* Walks from frame to frame up the callers, remembering where each leads (frames of one
+ * procedure share most of their chains of callers). */
+struct walk {
+	struct cp_hashtab tab;
+	struct wentry {
+		uint32_t frame, fup, callee; /* fup: the nearest frame of the procedure above */
+	} * v;
+	size_t n, alloc;
+};
+
+static int went_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	int rc = cp_dbq_bu_frame(v->c->m->q, f, up);
-	if (rc || up->outer == f)
+	return ((const struct walk *)ctx)->v[idx].frame == *(const uint32_t *)key;
+}
+
+static void walk_put(struct walk *w, uint32_t frame, uint32_t fup, uint32_t callee)
+{
+	XGROW(w->v, w->n + 1, w->alloc);
+	w->v[w->n] = (struct wentry){frame, fup, callee};
+	cp_hashtab_insert(&w->tab, cp_hash_u64(frame), (uint32_t)w->n++);
+}
+
+/* The call in frame *fup (of the same procedure) that leads to frame f: 1 when f is an
+ * outermost frame (none), 0, or a negative CP_E*. */
+static int enclosing(struct fview *v, struct walk *w, uint32_t f, uint32_t *fup, uint32_t *callee)
+{
+	struct cp_dbq_frame up;
+	int rc = cp_dbq_bu_frame(v->c->m->q, f, &up);
+	if (rc || up.outer == f)
 		return rc ? rc : 1;
+	uint32_t path[64], np = 0, at = f;
 	*callee = f;
-	while (!(rc = cp_dbq_bu_frame(v->c->m->q, up->caller, up)) && up->key != v->key)
-		*callee = up->scope;
-	return rc;
+	for (;;) {
+		uint32_t hit = cp_hashtab_find(&w->tab, cp_hash_u64(at), went_eq, w, &at);
+		if (hit != CP_HASH_NONE) {
+			*fup = w->v[hit].fup;
+			*callee = at == f || w->v[hit].callee != at ? w->v[hit].callee : at;
+			break;
+		}
+		if (np < 64)
+			path[np++] = at;
+		if ((rc = cp_dbq_bu_frame(v->c->m->q, up.caller, &up)))
+			return rc;
+		if (up.key == v->key) {
+			*fup = up.scope;
+			break;
+		}
+		*callee = at = up.scope;
+	}
+	for (uint32_t i = 0; i < np; i++)
+		walk_put(w, path[i], *fup, i + 1 < np ? *callee : path[i]);
+	return 0;
 }
 
 /* Per frame: the items of the calls of enclosing frames of the same procedure. */
 static int covers_make(struct fview *v)
 {
+	struct walk w = {0};
+	cp_hashtab_init(&w.tab);
 	v->cover = xcalloc(v->nb + 1, sizeof *v->cover);
-	for (size_t i = 0; i < v->nb; i++) {
-		struct cp_dbq_frame up;
-		uint32_t callee;
+	int rc = 0;
+	for (size_t i = 0; i < v->nb && rc >= 0; i++) {
+		uint32_t fup = CP_DB_NONE, callee = CP_DB_NONE;
 		if (!is_frame(&v->b[i]))
 			continue;
-		int rc = enclosing(v, v->b[i].id, &up, &callee);
-		if (rc < 0)
-			return rc;
-		const struct bscope *fu = rc ? NULL : bfind(v, up.scope, up.scope);
-		const struct bscope *call = rc ? NULL : bfind(v, callee, up.scope);
+		rc = enclosing(v, &w, v->b[i].id, &fup, &callee);
+		const struct bscope *fu = rc ? NULL : bfind(v, fup, fup);
+		const struct bscope *call = rc ? NULL : bfind(v, callee, fup);
 		const uint32_t *outer = fu ? v->cover[fu - v->b] : NULL;
 		size_t n = 0;
 		while (outer && outer[n] != UINT32_MAX)
@@ -267,7 +309,9 @@ static int covers_make(struct fview *v)
 			c[k + j] = outer[j];
 		c[k + n] = UINT32_MAX;
 	}
-	return 0;
+	cp_hashtab_release(&w.tab);
+	free(w.v);
+	return rc < 0 ? rc : 0;
 }
 
 static void fview_free(struct fview *v)
@@ -295,6 +339,36 @@ static int fview_load(struct cp_web_ctx *c, uint32_t key, struct fview *v)
 	if (!rc)
 		rc = covers_make(v);
 	return rc;
+}
+
+void cp_web_flat_release(struct cp_web_model *m)
+{
+	if (m->flat)
+		fview_free(m->flat);
+	free(m->flat);
+	m->flat = NULL;
+}
+
+/* The rows of procedure key: the model keeps the last one (an expansion asks for the node
+ * and then its children; the next expansion is often in the same procedure). */
+static int fview_get(struct cp_web_ctx *c, uint32_t key, struct fview **out)
+{
+	struct cp_web_model *m = c->m;
+	if (m->flat && m->flat->key == key) {
+		m->flat->c = c;
+		*out = m->flat;
+		return 0;
+	}
+	cp_web_flat_release(m);
+	struct fview *v = xcalloc(1, sizeof *v);
+	int rc = fview_load(c, key, v);
+	if (rc) {
+		fview_free(v);
+		free(v);
+		return rc;
+	}
+	*out = m->flat = v;
+	return 0;
 }
 
 /* Whether an enclosing call of item x's frame has the path a[0..n) too. */
@@ -348,70 +422,93 @@ static void path_row(struct fview *v, const struct tok *a, size_t n, struct cp_w
 	r->procedure = r->proc_id != CP_WEB_NONE ? xstrdup(h->procs[proc].name) : NULL;
 }
 
-/* The values and has_children of the row of path a[0..n]. */
-static void path_sum(struct fview *v, const struct tok *a, size_t n, struct cp_web_row *r)
+/* A row below a path being listed: its step, values and what is below it. */
+struct kid {
+	struct tok t;
+	size_t vals; /* nm inclusive, nm exclusive (in the fview's vals) */
+	const struct tok *next;
+	int more;
+};
+
+static struct kid *kid_of(struct fview *v, struct kid **k, size_t *nk, size_t *ak,
+			  const struct tok *t)
 {
-	const struct tok *next = NULL;
-	int more = 0;
-	for (size_t i = 0; i < v->nit; i++) {
-		const struct item *x = &v->it[i];
-		if (!has_prefix(v, x, a, n))
-			continue;
-		const double *val = v->vals + x->vals;
-		int cov = covered(v, x, a, n);
-		for (size_t m = 0; m < v->nm; m++) {
-			r->incl[m] += cov ? 0 : val[m];
-			r->excl[m] += x->call ? 0 : val[m];
-		}
-		if (x->n > n) {
-			const struct tok *t = &v->toks[x->first + n];
-			more |= next && !tok_eq(next, t);
-			next = next ? next : t;
-		}
+	for (size_t j = *nk; j-- > 0;)
+		if (tok_eq(&(*k)[j].t, t))
+			return &(*k)[j];
+	XGROW(*k, *nk + 1, *ak);
+	struct kid *x = &(*k)[(*nk)++];
+	*x = (struct kid){*t, vals_new(v, v->nm * 2), NULL, 0};
+	return x;
+}
+
+/* Adds item x to the row below path a[0..n) on its way (path[n] its step). */
+static void kid_add(struct fview *v, struct kid *k, const struct item *x, struct tok *path,
+		    size_t n)
+{
+	path[n] = k->t;
+	const double *val = v->vals + x->vals;
+	int cov = covered(v, x, path, n + 1);
+	double *kv = v->vals + k->vals;
+	for (size_t m = 0; m < v->nm; m++) {
+		kv[m] += cov ? 0 : val[m];
+		kv[v->nm + m] += x->call ? 0 : val[m];
 	}
+	if (x->n > n + 1) {
+		const struct tok *t = &v->toks[x->first + n + 1];
+		k->more |= k->next && !tok_eq(k->next, t);
+		k->next = k->next ? k->next : t;
+	}
+}
+
+static int kid_emit(struct fview *v, const struct kid *k, struct tok *path, size_t n,
+		    const struct cp_web_node *parent, cp_web_row_fn fn, void *arg)
+{
+	struct cp_web_row r;
+	memset(&r, 0, sizeof r);
+	path[n] = k->t;
+	path_row(v, path, n + 1, &r);
+	r.parent = *parent;
+	memcpy(r.incl, v->vals + k->vals, v->nm * sizeof(double));
+	memcpy(r.excl, v->vals + k->vals + v->nm, v->nm * sizeof(double));
 	/* a <no line> statement alone below a procedure or loop is left out (as report) */
-	r->has_children = more || (next && !is_no_line(next));
-	cp_web_eval_db(v->c, r);
+	r.has_children = k->more || (k->next && !is_no_line(k->next));
+	cp_web_eval_db(v->c, &r);
+	int rc = fn(arg, &r);
+	cp_web_row_release(&r);
+	return rc;
 }
 
 /* The rows below path a[0..n) (n = 0: the procedure, row id parent): fn for each, or only for
- * the one with hash `only` (when want_one). */
+ * the one with hash `only` (when want_one: 1 when found). */
 static int path_kids(struct fview *v, const struct tok *a, size_t n,
 		     const struct cp_web_node *parent, cp_web_row_fn fn, void *arg, int want_one,
 		     uint64_t only)
 {
-	struct tok *path = xcalloc(n + 1, sizeof *path);
+	struct tok *path = xcalloc(n + 2, sizeof *path);
 	memcpy(path, a, n * sizeof *path);
-	struct tok *seen = NULL;
-	size_t nseen = 0, aseen = 0;
+	size_t mark = v->nvals, nk = 0, ak = 0;
+	struct kid *k = NULL;
 	for (size_t i = 0; i < v->nit; i++) {
 		const struct item *x = &v->it[i];
 		if (x->n <= n || !has_prefix(v, x, a, n))
 			continue;
 		const struct tok *t = &v->toks[x->first + n];
-		size_t j = 0;
-		while (j < nseen && !tok_eq(&seen[j], t))
-			j++;
-		if (j == nseen) {
-			XGROW(seen, nseen + 1, aseen);
-			seen[nseen++] = *t;
+		if (want_one) {
+			path[n] = *t;
+			if (path_hash(path, n + 1) != only)
+				continue;
 		}
+		kid_add(v, kid_of(v, &k, &nk, &ak, t), x, path, n);
 	}
 	int rc = 0;
-	for (size_t j = 0; j < nseen && !rc && !(nseen == 1 && is_no_line(&seen[0])); j++) {
-		path[n] = seen[j];
-		if (want_one && path_hash(path, n + 1) != only)
-			continue;
-		struct cp_web_row r;
-		memset(&r, 0, sizeof r);
-		path_row(v, path, n + 1, &r);
-		r.parent = *parent;
-		path_sum(v, path, n + 1, &r);
-		rc = fn(arg, &r);
-		cp_web_row_release(&r);
-		rc = want_one && !rc ? 1 : rc;
-	}
-	free(seen);
+	if (!(nk == 1 && is_no_line(&k[0].t) && !want_one))
+		for (size_t j = 0; j < nk && !rc; j++)
+			rc = kid_emit(v, &k[j], path, n, parent, fn, arg);
+	if (want_one && !rc && nk == 1)
+		rc = 1;
+	v->nvals = mark; /* the kids' values are scratch */
+	free(k);
 	free(path);
 	return rc;
 }
@@ -533,12 +630,12 @@ int cp_web_flat_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct 
 	if (id->level == 1)
 		return cp_dbq_flat_groups(c->m->q, id->index, CP_DB_NONE, CP_DB_NONE, group_take,
 					  &w);
-	struct fview v;
+	struct fview *v = NULL;
 	const struct tok *a = NULL;
 	size_t n = 0;
-	int rc = fview_load(c, id->index, &v);
+	int rc = fview_get(c, id->index, &v);
 	if (!rc)
-		rc = path_find(&v, id->hash, &a, &n);
+		rc = path_find(v, id->hash, &a, &n);
 	struct cp_web_node parent = {CP_WEB_FLAT, id->index, 0, 2, 0};
 	if (!rc && n == 1) { /* below the procedure's group */
 		struct cp_web_row g;
@@ -553,10 +650,9 @@ int cp_web_flat_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct 
 		parent.hash = path_hash(a, n - 1);
 	}
 	if (!rc) {
-		rc = below(c, id->index, a, n - 1, &parent, row_take, out, 1, id->hash, &v);
+		rc = below(c, id->index, a, n - 1, &parent, row_take, out, 1, id->hash, v);
 		rc = rc == 1 ? 0 : rc ? rc : cp_error(CP_ENOENT, "no flat row");
 	}
-	fview_free(&v);
 	return rc;
 }
 
@@ -579,14 +675,13 @@ int cp_web_flat_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 						       group_take, &w);
 		key = g.key;
 	}
-	struct fview v;
+	struct fview *v = NULL;
 	const struct tok *a = NULL;
 	size_t n = 0;
-	int rc = fview_load(c, key, &v);
+	int rc = fview_get(c, key, &v);
 	if (!rc && id->level == 2)
-		rc = path_find(&v, id->hash, &a, &n);
+		rc = path_find(v, id->hash, &a, &n);
 	if (!rc)
-		rc = below(c, key, a, n, id, fn, arg, 0, 0, &v);
-	fview_free(&v);
+		rc = below(c, key, a, n, id, fn, arg, 0, 0, v);
 	return rc;
 }

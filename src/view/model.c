@@ -70,6 +70,7 @@ void cp_web_model_release(struct cp_web_model *m)
 	cp_dbq_close(m->q);
 	cp_db_release(&m->head);
 	cp_web_full_free(m->full);
+	cp_web_flat_release(m);
 	free(m->path);
 	free(m->name);
 	memset(m, 0, sizeof *m);

@@ -24,6 +24,7 @@ struct cp_web_model {
 	struct cp_expr **formulas; /* per head metric: a derived one's formula, else NULL */
 	uint64_t generation;
 	struct cp_web_full *full;   /* cached in-memory profile (model-full.c), or NULL */
+	struct fview *flat;	    /* the last procedure's rows of the lazy flat view, or NULL */
 	struct cp_web_async *async; /* the server's: whole profiles load off the request thread */
 };
 
@@ -115,6 +116,7 @@ int cp_web_flat_lazy(const struct cp_web_ctx *c);
 int cp_web_flat_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out);
 int cp_web_flat_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 			 void *arg);
+void cp_web_flat_release(struct cp_web_model *m);
 /* A scope's display name, as the top-down view's (owned). */
 char *cp_web_scope_name(const struct cp_db *h, const struct cp_db_scope *s);
 /* Values of a row read from the database's derived tables: raw sums in, then the

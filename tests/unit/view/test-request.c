@@ -13,8 +13,16 @@
 
 static void test_node_ids(void **state)
 {
-	static const char *const good[] = {
-	    "0", "17", "17.n", "b3", "f4294967294", "b3.0", "b4294967294.9999999"};
+	static const char *const good[] = {"0",
+					   "17",
+					   "17.n",
+					   "b3",
+					   "f4294967294",
+					   "b3.0",
+					   "b4294967294.9999999",
+					   "f12.g",
+					   "f4294967294.ffffffffffffffff",
+					   "f3.0123456789abcdef"};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
 		struct cp_web_node n;
 		char buf[32];
