@@ -12,7 +12,7 @@
 . "$(dirname "$0")/view-helpers/compare.sh"
 
 export CALLPATH_VIEW_TEST_GATE=$WORK/gate # never created: the whole profile never loads
-for w in "recurse.O2 300 30" "callers.O2" "loopinline.O2"; do
+for w in "recurse.O2 200 30" "callers.O2 40000" "loopinline.O2 800"; do
 	set -- $w
 	report_record "$WORK/m" "$CP_WORKLOADS/$@"
 	view_start "$WORK/m"
