@@ -172,6 +172,29 @@ static void add_to(struct flat *f, uint32_t g, const double *v, int excl)
 		d[m] += isnan(v[m]) ? 0 : v[m];
 }
 
+/* Whether a procedure's row has rows below it: a loop, a statement with a line or a call
+ * with a call site, with a cost, in the body of one of its frames (a <no line> statement
+ * alone is left out, as report does). */
+static void groups_children(struct flat *f, const uint32_t *proc_group)
+{
+	const struct cp_db *db = f->b->db;
+	for (uint32_t i = 0; i < f->ng; i++)
+		if (f->g[i].kind == G_PROC)
+			f->g[i].children = 0;
+	for (uint32_t i = 1; i < db->nscopes; i++) {
+		const struct cp_db_scope *s = &db->scopes[i];
+		int frame = f->b->frame[i] == i;
+		uint32_t fr = frame ? f->b->frame[s->parent] : f->b->frame[i];
+		int loc = s->file != CP_DB_NONE || s->line > 0;
+		if (fr == CP_DB_NONE || db->scopes[fr].kind != CP_DBK_PROC ||
+		    !any_cost(f, f->incl + (size_t)i * f->nm))
+			continue;
+		if ((frame && s->kind == CP_DBK_PROC && loc) ||
+		    (!frame && s->kind == CP_DBK_LOOP) || (s->kind == CP_DBK_STMT && loc))
+			f->g[proc_group[f->b->key[fr]] - 1].children = 1;
+	}
+}
+
 /* Inclusive (outermost frames of a group) and exclusive (frame-exclusive) values. */
 static void groups_sum(struct flat *f)
 {
@@ -279,6 +302,7 @@ int cp_db_write_flat(sqlite3 *sql, const struct bu *b, const char *path)
 	values_read(&f);
 	pfile_compute(&f);
 	groups_assign(&f, proc_group);
+	groups_children(&f, proc_group);
 	groups_sum(&f);
 	int rc = 0;
 	if (sqlite3_exec(sql, flat_schema, NULL, NULL, NULL) != SQLITE_OK)

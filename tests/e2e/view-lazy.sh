@@ -32,6 +32,9 @@ assert len(ids) == len(set(ids)), "duplicate ids"
 assert all(i == "0" or (i.startswith("f") and "." in i) for i in ids), ids[:5]
 kinds = {x["kind"] for x in n}
 assert {"module", "file", "procedure", "line"} <= kinds, kinds
+parents = {x["parent"] for x in n}
+empty = [x["id"] for x in n if x["has_children"] and x["id"] not in parents]
+assert not empty, ("has_children but no children", empty[:5])
 PY
 	# /api/node of the deepest flat row
 	deepf=$(python3 -c '
