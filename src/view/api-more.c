@@ -103,8 +103,11 @@ static int scan_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct 
 			XGROW(s->out->v, s->out->n + 1, s->out->alloc);
 			s->out->v[s->out->n++] = (struct match){r->id, r->incl[0]};
 		}
-		/* bottom-up: only the procedures at the top (their callers repeat them) */
-		if (r->has_children && c->req->view != CP_WEB_BU && depth < 10000)
+		/* bottom-up: only the procedures at the top (their callers repeat them); flat read
+		 * from the database: modules, files and procedures (not the bodies of every
+		 * procedure's frames) */
+		int below = !(cp_web_flat_lazy(c) && !strcmp(r->kind, "procedure"));
+		if (r->has_children && c->req->view != CP_WEB_BU && below && depth < 10000)
 			rc = scan_node(c, &r->id, s, depth + 1);
 	}
 	cp_web_rows_release(&kids);
