@@ -93,6 +93,13 @@ static void bu_compute(struct bu *b)
 	}
 }
 
+int cp_db_bu_exec(sqlite3 *sql, const char *text, const char *path)
+{
+	return sqlite3_exec(sql, text, NULL, NULL, NULL) == SQLITE_OK
+		   ? 0
+		   : cp_db_sql_error(sql, path, "writing");
+}
+
 static int bu_step(sqlite3 *sql, sqlite3_stmt *st, const char *path)
 {
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : cp_db_sql_error(sql, path, "writing");
@@ -181,15 +188,13 @@ int cp_db_write_bu(sqlite3 *sql, const struct cp_db *db, const char *path)
 	b.frame[0] = CP_DB_NONE;
 	cp_hashtab_init(&b.tab);
 	bu_compute(&b);
-	int rc = 0;
-	if (sqlite3_exec(sql, bu_schema, NULL, NULL, NULL) != SQLITE_OK)
-		rc = cp_db_sql_error(sql, path, "writing");
+	int rc = cp_db_bu_exec(sql, bu_schema, path);
 	if (!rc)
 		rc = write_frames(sql, &b, path);
 	if (!rc)
 		rc = write_procs(sql, &b, path);
-	if (!rc && sqlite3_exec(sql, bu_index, NULL, NULL, NULL) != SQLITE_OK)
-		rc = cp_db_sql_error(sql, path, "writing");
+	if (!rc)
+		rc = cp_db_bu_exec(sql, bu_index, path);
 	if (!rc)
 		rc = cp_db_write_flat(sql, &b, path);
 	cp_hashtab_release(&b.tab);

@@ -17,6 +17,8 @@ struct bu {
 	size_t nkeys, akeys;
 };
 
+/* Runs SQL text: 0, or the error of SQLite as cp_db_sql_error. */
+int cp_db_bu_exec(sqlite3 *sql, const char *text, const char *path);
 /* db-sqlite-flat.c: the flat view's top levels (flat_group, flat_value) from b. */
 int cp_db_write_flat(sqlite3 *sql, const struct bu *b, const char *path);
 

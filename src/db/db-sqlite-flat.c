@@ -304,13 +304,11 @@ int cp_db_write_flat(sqlite3 *sql, const struct bu *b, const char *path)
 	groups_assign(&f, proc_group);
 	groups_children(&f, proc_group);
 	groups_sum(&f);
-	int rc = 0;
-	if (sqlite3_exec(sql, flat_schema, NULL, NULL, NULL) != SQLITE_OK)
-		rc = cp_db_sql_error(sql, path, "writing");
+	int rc = cp_db_bu_exec(sql, flat_schema, path);
 	if (!rc)
 		rc = flat_insert(sql, &f, path);
-	if (!rc && sqlite3_exec(sql, flat_index, NULL, NULL, NULL) != SQLITE_OK)
-		rc = cp_db_sql_error(sql, path, "writing");
+	if (!rc)
+		rc = cp_db_bu_exec(sql, flat_index, path);
 	cp_hashtab_release(&f.tab);
 	for (int lv = 0; lv < 3; lv++)
 		free(f.of[lv]);
