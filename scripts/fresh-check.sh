@@ -113,8 +113,17 @@ mount_into /dev --rbind /dev
 mount --make-rslave "$root/dev"
 [ -z "$cache" ] || mount_into /var/cache/apt/archives --bind "$cache"
 
+# A host behind a TLS-inspecting proxy trusts the proxy's CA through NODE_EXTRA_CA_CERTS;
+# without it npm (install-node-tools.sh) fails in the chroot with SELF_SIGNED_CERT_IN_CHAIN
+# and the browser test skips. The same file is made known inside; nothing else is copied.
+extra_ca=()
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+	cp "$NODE_EXTRA_CA_CERTS" "$root/etc/host-extra-ca.crt"
+	extra_ca=(NODE_EXTRA_CA_CERTS=/etc/host-extra-ca.crt)
+fi
+
 inside() { # runs a shell command in the chroot as root, in a clean environment
-	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 "${extra_ca[@]}" \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		/bin/bash -c "$1"
 }

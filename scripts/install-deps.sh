@@ -56,6 +56,7 @@ TEST_PKGS=(
   openmpi-bin                   # mpirun: record-mpi, mpi-* (ranks, MPI metrics)
   tmux                          # top-*: drives callpath top, captures its screen
   chromium                      # view-browser: callpath view in a headless browser
+  curl                          # view-*: the viewer's HTTP API (minbase Debian lacks it)
 )
 # Benchmarks only: the peers in bench/.
 BENCH_PKGS=(
