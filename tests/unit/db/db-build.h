@@ -13,8 +13,11 @@
 #define CP_TEST_DB_BUILD_H
 
 #include "db/db.h"
+#include "db/query.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct test_db_ids {
 	uint32_t mod, fm, fw, pmain, pwork;
@@ -105,6 +108,29 @@ static inline void test_db_build(struct cp_db *db, struct test_db_ids *t)
 	cp_db_add(db, t->prof[2], t->sstmt, t->cputime, 10);
 	cp_db_add(db, t->prof[1], t->sstmt, t->cputime, 10); /* merged later: 30 in all */
 	cp_db_add(db, t->prof[2], t->sstmt, t->cycles, 20);
+}
+
+/* The query tests' fixture: writes db (released) to /tmp/cp-test-TAG-PID.db (into path),
+ * reads it whole into *whole and opens it lazily (*head, *q). 0 or -1. */
+static inline int test_db_write_open(struct cp_db *db, const char *tag, char *path, size_t cap,
+				     struct cp_db *whole, struct cp_db *head, struct cp_dbq **q)
+{
+	snprintf(path, cap, "/tmp/cp-test-%s-%d.db", tag, (int)getpid());
+	if (cp_db_finish(db) < 0 || cp_db_write(db, path))
+		return -1;
+	cp_db_release(db);
+	if (cp_db_read(whole, path))
+		return -1;
+	return cp_dbq_open(path, head, q);
+}
+
+static inline void test_db_close(const char *path, struct cp_db *whole, struct cp_db *head,
+				 struct cp_dbq *q)
+{
+	cp_dbq_close(q);
+	cp_db_release(head);
+	cp_db_release(whole);
+	unlink(path);
 }
 
 #endif

@@ -33,21 +33,12 @@ static int setup(void **state)
 	sw2stmt =
 	    test_db_scope(&db, sw2, CP_DBK_STMT, ids.pwork, ids.mod, ids.fw, 31, 0, 0, 0x2030);
 	cp_db_add(&db, ids.prof[0], sw2stmt, ids.cputime, 7);
-	snprintf(path, sizeof path, "/tmp/cp-test-query-bu-%d.db", (int)getpid());
-	if (cp_db_finish(&db) < 0 || cp_db_write(&db, path))
-		return -1;
-	cp_db_release(&db);
-	if (cp_db_read(&whole, path))
-		return -1;
-	return cp_dbq_open(path, &head, &q);
+	return test_db_write_open(&db, "query-bu", path, sizeof path, &whole, &head, &q);
 }
 
 static int teardown(void **state)
 {
-	cp_dbq_close(q);
-	cp_db_release(&head);
-	cp_db_release(&whole);
-	unlink(path);
+	test_db_close(path, &whole, &head, q);
 	return 0;
 }
 

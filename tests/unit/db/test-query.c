@@ -28,21 +28,12 @@ static int setup(void **state)
 	struct cp_db db;
 	test_db_build(&db, &ids);
 	cp_db_derived_add(&db, "ipc", "cycles / cputime", "", NULL);
-	snprintf(path, sizeof path, "/tmp/cp-test-query-%d.db", (int)getpid());
-	if (cp_db_finish(&db) < 0 || cp_db_write(&db, path))
-		return -1;
-	cp_db_release(&db);
-	if (cp_db_read(&whole, path))
-		return -1;
-	return cp_dbq_open(path, &head, &q);
+	return test_db_write_open(&db, "query", path, sizeof path, &whole, &head, &q);
 }
 
 static int teardown(void **state)
 {
-	cp_dbq_close(q);
-	cp_db_release(&head);
-	cp_db_release(&whole);
-	unlink(path);
+	test_db_close(path, &whole, &head, q);
 	return 0;
 }
 
