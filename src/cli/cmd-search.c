@@ -37,6 +37,8 @@ static const char usage_text[] =
     "  --for S                search at most S seconds (default: until nothing is left)\n"
     "  --interval S           seconds per experiment (default 0.5)\n"
     "  --no-deep-start        no sampling phase proposing the hottest functions first\n"
+    "  --libraries user|all|none  shared libraries in the code model: those outside the\n"
+    "                         system's library directories (default), all, or none\n"
     "  --kill                 end the program (SIGTERM) when the search is done\n"
     "  -o, --output DIR       measurement directory (default callpath-search-PROG); the\n"
     "                         search is stored there (search.json, search.dot)\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
     "  -q, --quiet            no progress lines on stderr\n"
     "  -h, --help             this help\n";
 
-enum { O_THR = 256, O_COST, O_HYP, O_AFTER, O_FOR, O_INT, O_NODEEP, O_KILL, O_FMT };
+enum { O_THR = 256, O_COST, O_HYP, O_AFTER, O_FOR, O_INT, O_NODEEP, O_KILL, O_FMT, O_LIBS };
 
 static const struct option long_opts[] = {
     {"threshold", required_argument, 0, O_THR},
@@ -54,6 +56,7 @@ static const struct option long_opts[] = {
     {"for", required_argument, 0, O_FOR},
     {"interval", required_argument, 0, O_INT},
     {"no-deep-start", no_argument, 0, O_NODEEP},
+    {"libraries", required_argument, 0, O_LIBS},
     {"kill", no_argument, 0, O_KILL},
     {"format", required_argument, 0, O_FMT},
     {"output", required_argument, 0, 'o'},
@@ -119,6 +122,7 @@ static int parse_hyps(const char *arg, unsigned *out)
 static int parse_opt(int c, const char *arg, struct search_cli *s)
 {
 	static const char *const formats[] = {"text", "json", "dot"};
+	static const char *const libs[] = {"none", "user", "all"};
 	double pct = 0;
 	switch (c) {
 	case O_THR:
@@ -146,6 +150,10 @@ static int parse_opt(int c, const char *arg, struct search_cli *s)
 	case O_KILL:
 		s->kill = 1;
 		return 0;
+	case O_LIBS:
+		return cli_parse_enum(arg, libs, 3, &s->so.libraries)
+			   ? cli_bad_value("search", arg, "libraries")
+			   : 0;
 	case O_FMT:
 		return cli_parse_enum(arg, formats, 3, &s->format)
 			   ? cli_bad_value("search", arg, "format")

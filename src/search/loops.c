@@ -216,6 +216,7 @@ out:
 static void model_proc(struct cp_code_model *model, const struct cp_proc_table *procs, uint32_t fid,
 		       const struct cp_cfg *cfg, const struct cp_loop_nest *n)
 {
+	uint32_t fbase = model->modules[model->funcs[fid].module].first_func;
 	uint32_t base = (uint32_t)model->nloops;
 	for (size_t l = 0; l < n->nloops; l++) {
 		const struct cp_loop *lp = &n->loops[l];
@@ -235,7 +236,7 @@ static void model_proc(struct cp_code_model *model, const struct cp_proc_table *
 		if (!r || r->is_part)
 			continue;
 		int32_t loop = n->block_loop[ed->src];
-		cp_code_model_call(model, fid, r->proc, loop < 0 ? -1 : (int32_t)base + loop);
+		cp_code_model_call(model, fid, fbase + (uint32_t)r->proc, loop < 0 ? -1 : (int32_t)base + loop);
 	}
 }
 
@@ -252,10 +253,12 @@ int cp_code_model_from_module(struct cp_code_model *model, const char *path)
 	struct cp_cfg_oracle oracle = cp_cfg_module_oracle(&cm);
 	cp_cfg_init(&cfg);
 	cp_loop_nest_init(&n);
+	cp_code_model_module(model, path);
 	for (size_t i = 0; i < m.procs.nprocs; i++) {
 		uint32_t fid = cp_code_model_func(model, m.procs.procs[i].name);
 		model->funcs[fid].lo = m.procs.procs[i].lo;
 		model->funcs[fid].hi = m.procs.procs[i].hi;
+		model->funcs[fid].plt = (m.procs.procs[i].flags & CP_PROC_PLT) != 0;
 		if (m.procs.procs[i].flags & CP_PROC_PLT ||
 		    cp_cfg_module_build(&cm, &cfg, i, &oracle))
 			continue;

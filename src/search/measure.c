@@ -18,17 +18,21 @@ static const char *const pmetric_name[PM_N] = {"probe-time", "calls", "loop-time
 /* Address lookups over the model, built per read. */
 struct index {
 	const struct cp_code_model *m;
-	uint32_t *funcs; /* by lo */
+	uint32_t *funcs; /* by module, then lo */
 	size_t nfuncs;
 	uint32_t *fstamp, *lstamp, gen;
+	int32_t *modmap; /* the measurement's module id -> model module, -1 */
+	size_t nmodmap;
 };
 
 static const struct cp_code_model *sort_model;
 static int by_lo(const void *a, const void *b)
 {
-	uint64_t x = sort_model->funcs[*(const uint32_t *)a].lo;
-	uint64_t y = sort_model->funcs[*(const uint32_t *)b].lo;
-	return x < y ? -1 : x > y;
+	const struct cp_code_func *x = &sort_model->funcs[*(const uint32_t *)a];
+	const struct cp_code_func *y = &sort_model->funcs[*(const uint32_t *)b];
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 static void index_init(struct index *x, const struct cp_code_model *m)
@@ -47,25 +51,44 @@ static void index_init(struct index *x, const struct cp_code_model *m)
 
 static void index_release(struct index *x)
 {
+	free(x->modmap);
 	free(x->funcs);
 	free(x->fstamp);
 	free(x->lstamp);
 }
 
-static long func_at(const struct index *x, uint64_t a)
+/* The model's function at address a of the measurement's module id, or -1. */
+static long func_at(const struct index *x, uint32_t id, uint64_t a)
 {
+	if (id >= x->nmodmap || x->modmap[id] < 0)
+		return -1;
+	uint32_t mod = (uint32_t)x->modmap[id];
 	size_t lo = 0, hi = x->nfuncs;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct cp_code_func *f = &x->m->funcs[x->funcs[mid]];
-		if (a < f->lo)
+		if (mod < f->module || (mod == f->module && a < f->lo))
 			hi = mid;
-		else if (a >= f->hi)
+		else if (mod > f->module || a >= f->hi)
 			lo = mid + 1;
 		else
 			return x->funcs[mid];
 	}
 	return -1;
+}
+
+/* The innermost loop of function f holding address a, or -1. */
+static int32_t loop_of(const struct cp_code_model *m, uint32_t f, uint64_t a)
+{
+	int32_t best = -1;
+	uint64_t span = UINT64_MAX;
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func == f && a >= m->loops[l].lo && a < m->loops[l].hi &&
+		    m->loops[l].hi - m->loops[l].lo < span) {
+			span = m->loops[l].hi - m->loops[l].lo;
+			best = (int32_t)l;
+		}
+	return best;
 }
 
 void cp_search_snap_init(struct cp_search_snap *s)
@@ -81,6 +104,10 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->thread_cpu);
 	free(s->thread_vals);
 	free(s->thread_delay);
+	free(s->seen);
+	for (size_t i = 0; i < s->nmodules; i++)
+		free(s->modules[i]);
+	free(s->modules);
 	cp_search_snap_init(s);
 }
 
@@ -91,9 +118,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Charges the sampled values v of node i once to each function and loop on its path. */
+static void add_values(double *to, const double *v)
+{
+	for (int k = 0; k < CP_SM_N; k++)
+		to[k] += v[k];
+}
+
+/* Charges the sampled values v of node i once to each function and loop on its path;
+ * `entry` relative to the executable (model module 0), `leaf` to every module modeled. */
 static void charge_path(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			uint32_t mod, size_t i, const double *v)
+			size_t i, const double *v)
 {
 	const struct cp_code_model *m = x->m;
 	double *tv = &s->thread_vals[s->nthreads * s->nfoci * CP_SM_N];
@@ -105,32 +139,27 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		int frame = r->kind == CP_MF_NODE_CALL || r->kind == CP_MF_NODE_PC ||
 			    r->kind == CP_MF_NODE_SIGNAL;
 		uint64_t a = r->offset - (r->kind == CP_MF_NODE_CALL && r->offset);
-		long f = frame && r->module == mod ? func_at(x, a) : -1;
-		if (f < 0 && prev >= 0) /* prev was called from outside the executable */
-			for (int k = 0; k < CP_SM_N; k++)
-				s->funcs[prev].entry[k] += v[k];
-		if (frame || f >= 0 || r->parent == UINT32_MAX)
-			prev = f;
+		long f = frame ? func_at(x, r->module, a) : -1;
+		long fexe = f >= 0 && !m->funcs[f].module ? f : -1;
+		if (fexe < 0 && prev >= 0) /* prev was called from outside the executable */
+			add_values(s->funcs[prev].entry, v);
+		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
+			prev = fexe;
 		if (f >= 0) {
-			if (f >= 0 && leaf)
-				for (int k = 0; k < CP_SM_N; k++)
-					s->funcs[f].leaf[k] += v[k];
-			leaf &= f < 0;
-			if (f >= 0 && x->fstamp[f] != x->gen) {
+			if (leaf)
+				add_values(s->funcs[f].leaf, v);
+			leaf = 0;
+			if (x->fstamp[f] != x->gen) {
 				x->fstamp[f] = x->gen;
-				for (int k = 0; k < CP_SM_N; k++) {
-					s->funcs[f].sampled[k] += v[k];
-					tv[(size_t)f * CP_SM_N + k] += v[k];
-				}
+				add_values(s->funcs[f].sampled, v);
+				add_values(&tv[(size_t)f * CP_SM_N], v);
 			}
-			for (size_t l = 0; f >= 0 && l < m->nloops; l++)
+			for (size_t l = 0; l < m->nloops; l++)
 				if (m->loops[l].func == (uint32_t)f && a >= m->loops[l].lo &&
 				    a < m->loops[l].hi && x->lstamp[l] != x->gen) {
 					x->lstamp[l] = x->gen;
-					for (int k = 0; k < CP_SM_N; k++) {
-						s->loops[l].sampled[k] += v[k];
-						tv[(m->nfuncs + l) * CP_SM_N + k] += v[k];
-					}
+					add_values(s->loops[l].sampled, v);
+					add_values(&tv[(m->nfuncs + l) * CP_SM_N], v);
 				}
 		}
 		if (r->parent == UINT32_MAX || r->parent >= n)
@@ -138,8 +167,44 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		n = r->parent;
 	}
 	if (prev >= 0)
-		for (int k = 0; k < CP_SM_N; k++)
-			s->funcs[prev].entry[k] += v[k];
+		add_values(s->funcs[prev].entry, v);
+}
+
+/* The calls on the thread's paths that the model has no static call for (an indirect
+ * call, a call into a library through its PLT): each frame of a modeled function and the
+ * nearest frame above it, when that is a modeled function too. */
+static void seen_calls(struct cp_search_snap *s, const struct index *x, const struct cp_mf_thr *t)
+{
+	for (size_t i = 1; i < t->nnodes; i++) {
+		const struct cp_mf_rnode *r = &t->nodes[i];
+		if (r->kind != CP_MF_NODE_CALL && r->kind != CP_MF_NODE_PC)
+			continue;
+		long g = func_at(x, r->module, r->offset - (r->kind == CP_MF_NODE_CALL));
+		uint32_t p = r->parent; /* skip OpenMP region and task nodes */
+		while (
+		    g >= 0 && p < i && p &&
+		    (t->nodes[p].kind == CP_MF_NODE_REGION || t->nodes[p].kind == CP_MF_NODE_TASK))
+			p = t->nodes[p].parent;
+		if (g < 0 || p >= i || !p || t->nodes[p].kind != CP_MF_NODE_CALL)
+			continue;
+		uint64_t site = t->nodes[p].offset - 1;
+		long f = func_at(x, t->nodes[p].module, site);
+		if (f < 0 || f == g)
+			continue;
+		int32_t loop = loop_of(x->m, (uint32_t)f, site);
+		if (cp_code_model_calls_at(x->m, (uint32_t)f, loop, (uint32_t)g))
+			continue;
+		size_t k = 0;
+		while (k < s->nseen &&
+		       (s->seen[k].caller != (uint32_t)f || s->seen[k].callee != (uint32_t)g ||
+			s->seen[k].loop != loop))
+			k++;
+		if (k == s->nseen) {
+			s->seen = xrealloc(s->seen, (s->nseen + 1) * sizeof *s->seen);
+			s->seen[s->nseen++] =
+			    (struct cp_code_seen_call){(uint32_t)f, (uint32_t)g, loop};
+		}
+	}
 }
 
 /* Has node i an ancestor probe node at the same offset? */
@@ -157,17 +222,17 @@ static int nested_probe(const struct cp_mf_thr *t, size_t i)
 	return 0;
 }
 
-static long loop_at(const struct cp_code_model *m, uint64_t header)
+static long loop_at(const struct cp_code_model *m, uint32_t mod, uint64_t header)
 {
 	for (size_t l = 0; l < m->nloops; l++)
-		if (m->loops[l].header == header)
+		if (m->loops[l].header == header && m->funcs[m->loops[l].func].module == mod)
 			return (long)l;
 	return -1;
 }
 
 /* Probe values of a thread: functions by their entry, loops by their header. */
 static void probe_values(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			 uint32_t mod, const int *pm)
+			 const int *pm)
 {
 	size_t nm = t->hdr.nmetrics;
 	double *incl = xcalloc(t->nnodes + 1, sizeof *incl);
@@ -180,19 +245,21 @@ static void probe_values(struct cp_search_snap *s, struct index *x, const struct
 	for (size_t i = 1; i < t->nnodes; i++) {
 		const struct cp_mf_rnode *r = &t->nodes[i];
 		const uint64_t *v = &t->values[i * nm];
-		if (r->kind != CP_MF_NODE_PC || r->module != mod)
+		if (r->kind != CP_MF_NODE_PC || r->module >= x->nmodmap || x->modmap[r->module] < 0)
 			continue;
 		double calls = pm[PM_CALLS] >= 0 ? (double)v[pm[PM_CALLS]] : 0;
 		double ent = pm[PM_LENTRIES] >= 0 ? (double)v[pm[PM_LENTRIES]] : 0;
 		double it = pm[PM_LITER] >= 0 ? (double)v[pm[PM_LITER]] : 0;
 		if (calls > 0 || incl[i] > 0) {
-			long f = func_at(x, r->offset);
+			long f = func_at(x, r->module, r->offset);
 			if (f >= 0 && x->m->funcs[f].lo == r->offset && !nested_probe(t, i)) {
 				s->funcs[f].probe_ns += incl[i];
 				s->funcs[f].calls += calls;
 			}
 		}
-		long l = ent > 0 || it > 0 ? loop_at(x->m, r->offset) : -1;
+		long l = ent > 0 || it > 0
+			     ? loop_at(x->m, (uint32_t)x->modmap[r->module], r->offset)
+			     : -1;
 		if (l >= 0) {
 			s->loops[l].calls += ent;
 			s->loops[l].iterations += it;
@@ -204,7 +271,7 @@ static void probe_values(struct cp_search_snap *s, struct index *x, const struct
 }
 
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			uint32_t mod, const int *sm, const int *pm)
+			const int *sm, const int *pm)
 {
 	size_t nm = t->hdr.nmetrics, per = s->nfoci * CP_SM_N;
 	double cpu = 0;
@@ -221,9 +288,10 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 			}
 		cpu += v[CP_SM_CPU];
 		if (any)
-			charge_path(s, x, t, mod, i, v);
+			charge_path(s, x, t, i, v);
 	}
-	probe_values(s, x, t, mod, pm);
+	probe_values(s, x, t, pm);
+	seen_calls(s, x, t);
 	s->tids = xrealloc(s->tids, (s->nthreads + 1) * sizeof *s->tids);
 	s->thread_cpu = xrealloc(s->thread_cpu, (s->nthreads + 1) * sizeof *s->thread_cpu);
 	s->thread_delay = xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
@@ -256,27 +324,48 @@ static int metric_index(const struct cp_mf_proc *p, const char *name)
 	return -1;
 }
 
-static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im,
-		       const char *exe)
+/* The measurement's modules mapped to the model's (by path), and their paths listed in
+ * s->modules (the mapped ones, for the search to add to its model). 0 when the
+ * executable is not among them yet. */
+static int map_modules(struct cp_search_snap *s, struct index *x, const struct cp_mf_proc *p)
+{
+	int exe = 0;
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (p->modules[i].id + (size_t)1 > x->nmodmap)
+			x->nmodmap = p->modules[i].id + (size_t)1;
+	x->modmap = xcalloc(x->nmodmap + 1, sizeof *x->modmap);
+	for (size_t i = 0; i < x->nmodmap; i++)
+		x->modmap[i] = -1;
+	s->modules = xcalloc(p->nmodules + 1, sizeof *s->modules);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct cp_mf_module_info *mi = &p->modules[i];
+		if (!mi->path || mi->unloaded)
+			continue;
+		long mod = cp_code_model_module_find(x->m, mi->path);
+		x->modmap[mi->id] = (int32_t)mod;
+		exe |= mod == 0;
+		s->modules[s->nmodules++] = xstrdup(mi->path);
+	}
+	return exe;
+}
+
+static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im)
 {
 	int sm[CP_SM_N], pm[PM_N];
-	long mod = -1;
 	for (int k = 0; k < CP_SM_N; k++) {
 		sm[k] = metric_index(&im->proc, smetric_name[k]);
 		s->have[k] = sm[k] >= 0;
 	}
 	for (int k = 0; k < PM_N; k++)
 		pm[k] = metric_index(&im->proc, pmetric_name[k]);
-	for (size_t i = 0; i < im->proc.nmodules && mod < 0; i++)
-		if (im->proc.modules[i].path && !strcmp(im->proc.modules[i].path, exe))
-			mod = (long)im->proc.modules[i].id;
-	for (size_t j = 0; j < im->nthreads && mod >= 0; j++)
-		read_thread(s, x, &im->threads[j], (uint32_t)mod, sm, pm);
+	int exe = map_modules(s, x, &im->proc);
+	for (size_t j = 0; j < im->nthreads && exe; j++)
+		read_thread(s, x, &im->threads[j], sm, pm);
 	s->done = im->proc.hdr.end_ns != 0;
 }
 
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
-			int pid, const char *exe)
+			int pid)
 {
 	struct cp_mf_dir d;
 	struct index x;
@@ -285,6 +374,7 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	s->funcs = xcalloc(m->nfuncs + 1, sizeof *s->funcs);
 	s->loops = xcalloc(m->nloops + 1, sizeof *s->loops);
 	s->nfuncs = m->nfuncs;
+	s->nloops = m->nloops;
 	s->nfoci = m->nfuncs + m->nloops;
 	int rc = cp_mf_dir_open(&d, dir);
 	if (rc)
@@ -297,21 +387,28 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 		rc = cp_error(CP_ENOENT, "no measurement of process %d in %s yet", pid, dir);
 	else {
 		index_init(&x, m);
-		read_image(s, &x, im, exe);
+		read_image(s, &x, im);
 		index_release(&x);
 	}
 	cp_mf_dir_release(&d);
 	return rc;
 }
 
+/* A focus's values in snapshot s; zero for a focus added to the model after s was read. */
+static const struct cp_focus_values *focus(const struct cp_search_snap *s, int kind,
+					   uint32_t target)
+{
+	static const struct cp_focus_values zero;
+	if (kind == CP_FOCUS_LOOP)
+		return target < s->nloops ? &s->loops[target] : &zero;
+	return target < s->nfuncs ? &s->funcs[target] : &zero;
+}
+
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 					    const struct cp_search_snap *b, int kind,
 					    uint32_t target)
 {
-	const struct cp_focus_values *x =
-	    kind == CP_FOCUS_LOOP ? &a->loops[target] : &a->funcs[target];
-	const struct cp_focus_values *y =
-	    kind == CP_FOCUS_LOOP ? &b->loops[target] : &b->funcs[target];
+	const struct cp_focus_values *x = focus(a, kind, target), *y = focus(b, kind, target);
 	struct cp_focus_values d;
 	for (int k = 0; k < CP_SM_N; k++) {
 		d.sampled[k] = y->sampled[k] - x->sampled[k];
@@ -344,19 +441,22 @@ double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_searc
 	return t > 0 ? t : 1;
 }
 
-static double thread_value(const struct cp_search_snap *s, int tid, size_t focus, int k)
+static double thread_value(const struct cp_search_snap *s, int tid, int kind, uint32_t target,
+			   int k)
 {
+	if (target >= (kind == CP_FOCUS_LOOP ? s->nloops : s->nfuncs))
+		return 0;
+	size_t at = kind == CP_FOCUS_LOOP ? s->nfuncs + target : target;
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->tids[i] == tid)
-			return s->thread_vals[(i * s->nfoci + focus) * CP_SM_N + (size_t)k];
+			return s->thread_vals[(i * s->nfoci + at) * CP_SM_N + (size_t)k];
 	return 0;
 }
 
 double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				   int tid, int kind, uint32_t target, int k)
 {
-	size_t focus = kind == CP_FOCUS_LOOP ? b->nfuncs + target : target;
-	return thread_value(b, tid, focus, k) - thread_value(a, tid, focus, k);
+	return thread_value(b, tid, kind, target, k) - thread_value(a, tid, kind, target, k);
 }
 
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)

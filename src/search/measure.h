@@ -28,8 +28,8 @@ struct cp_focus_values {
 	double entry[CP_SM_N];	 /* functions: samples on whose path it is the outermost
 				  * function of the executable after a frame outside it
 				  * (main, a thread's start routine, a callback) */
-	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in the
-				  * executable is this function (Deep Start) */
+	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in a module
+				  * of the model is this function (Deep Start) */
 };
 
 struct cp_search_snap {
@@ -42,7 +42,11 @@ struct cp_search_snap {
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
 	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
 	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
-	size_t nfuncs, nfoci;	       /* the model's functions; functions + loops */
+	size_t nfuncs, nloops, nfoci;  /* the model's functions, loops, both, when read */
+	struct cp_code_seen_call *seen; /* calls on sampled paths the model lacks */
+	size_t nseen;
+	char **modules; /* paths of the process's modules (mapped now) */
+	size_t nmodules;
 	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
 	size_t nlive;		       /* threads still running */
 	int done;		       /* the program has finished */
@@ -51,11 +55,14 @@ struct cp_search_snap {
 
 void cp_search_snap_init(struct cp_search_snap *s);
 void cp_search_snap_release(struct cp_search_snap *s);
-/* Reads the measurement directory dir: the image of process pid, the module at exe (the
- * model's). 0, or the reader's error (a directory still being created: CP_ENOENT). */
+/* Reads the measurement directory dir: the image of process pid, values charged to the
+ * model's modules (matched by path), the modules the process maps and the calls seen on
+ * its paths that the model lacks. 0, or the reader's error (a directory still being
+ * created: CP_ENOENT). */
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
-			int pid, const char *exe);
-/* Focus values of interval (a, b]: b - a. kind/target as in the graph. */
+			int pid);
+/* Focus values of interval (a, b]: b - a. kind/target as in the graph (a focus the model
+ * gained after a was read counts from zero). */
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 					    const struct cp_search_snap *b, int kind,
 					    uint32_t target);

@@ -13,9 +13,11 @@ static const char *const state_name[] = {"queued", "pending", "true", "false"};
 void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap)
 {
 	const struct cp_search_node *n = &s->graph.nodes[i];
-	const char *base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
 	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
-	const char *fn = s->model.funcs[l ? l->func : n->target].name;
+	const struct cp_code_func *func = &s->model.funcs[l ? l->func : n->target];
+	const char *path = s->model.modules[func->module].path;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *fn = func->name;
 	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
 	size_t len;
 	if (!l)
@@ -41,12 +43,7 @@ static int refines(const struct cp_code_model *m, const struct cp_search_node *i
 	int32_t level = i->kind == CP_FOCUS_LOOP ? (int32_t)i->target : -1;
 	if (j->kind == CP_FOCUS_LOOP)
 		return m->loops[j->target].func == f && m->loops[j->target].parent == level;
-	for (uint32_t c = 0; c < m->funcs[f].ncalls; c++) {
-		const struct cp_code_call *call = &m->calls[m->funcs[f].first_call + c];
-		if (call->callee == j->target && call->loop == level)
-			return 1;
-	}
-	return 0;
+	return cp_code_model_calls_at(m, f, level, j->target);
 }
 
 /* Has true node i a true refinement (of the same hypothesis)? */
@@ -174,8 +171,11 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 	json_str(out, cp_hyp_names[n->hyp]);
 	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", l ? "loop" : "function");
 	json_str(out, name);
+	const struct cp_code_func *func = &s->model.funcs[l ? l->func : n->target];
+	fprintf(out, ", \"module\": ");
+	json_str(out, s->model.modules[func->module].path);
 	fprintf(out, ", \"function\": ");
-	json_str(out, s->model.funcs[l ? l->func : n->target].name);
+	json_str(out, func->name);
 	if (n->thread >= 0)
 		fprintf(out, ", \"thread\": %d", s->tids[n->thread]);
 	else

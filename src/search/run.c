@@ -38,7 +38,9 @@ struct run {
 	size_t epoch_alloc;
 	int *need;	/* per function: pending experiments that need its probes */
 	uint8_t *state; /* per function: PS_* */
-	const char *exe_base;
+	size_t nfuncs;	/* need[] and state[] cover the model's first nfuncs functions */
+	char **tried;	/* libraries whose code model failed (not tried again) */
+	size_t ntried;
 	size_t batch;
 	int connected;
 };
@@ -62,7 +64,73 @@ static int program_gone(const struct run *r)
 	return kill(r->s->pid, 0) && errno == ESRCH;
 }
 
-/* A new snapshot (epoch); retries while the directory is being written. */
+/* need[] and state[] grown to the model's functions. */
+static void funcs_grew(struct run *r)
+{
+	size_t n = r->s->model.nfuncs;
+	if (n <= r->nfuncs)
+		return;
+	r->need = xrealloc(r->need, (n + 1) * sizeof *r->need);
+	r->state = xrealloc(r->state, (n + 1) * sizeof *r->state);
+	memset(r->need + r->nfuncs, 0, (n + 1 - r->nfuncs) * sizeof *r->need);
+	memset(r->state + r->nfuncs, 0, (n + 1 - r->nfuncs) * sizeof *r->state);
+	r->nfuncs = n;
+}
+
+/* The libraries snapshot sn shows mapped that the model lacks (dlopen'ed ones too) enter
+ * it, under the --libraries policy. 1 when one was added. */
+static int add_modules(struct run *r, const struct cp_search_snap *sn)
+{
+	struct cp_search *s = r->s;
+	int added = 0;
+	for (size_t i = 0; i < sn->nmodules; i++) {
+		const char *path = sn->modules[i];
+		int tried = cp_code_model_module_find(&s->model, path) >= 0;
+		for (size_t k = 0; k < r->ntried && !tried; k++)
+			tried = !strcmp(r->tried[k], path);
+		if (tried || !cp_search_module_wanted(path, s->o.libraries))
+			continue;
+		size_t nf = s->model.nfuncs, nl = s->model.nloops;
+		if (cp_code_model_from_module(&s->model, path)) {
+			cp_search_note(s, "library %s not in the code model: %s", path,
+				       cp_error_message());
+			cp_error_clear();
+			r->tried = xrealloc(r->tried, (r->ntried + 1) * sizeof *r->tried);
+			r->tried[r->ntried++] = xstrdup(path);
+			continue;
+		}
+		cp_search_note(s, "library %s: %zu functions, %zu loops in the code model", path,
+			       s->model.nfuncs - nf, s->model.nloops - nl);
+		added = 1;
+	}
+	funcs_grew(r);
+	return added;
+}
+
+/* Calls seen on the sampled paths enter the model; a true focus that makes one gets the
+ * callee as a refinement (it was refined before the call was seen). */
+static void learn_calls(struct run *r, const struct cp_search_snap *sn)
+{
+	struct cp_search *s = r->s;
+	for (size_t c = 0; c < sn->nseen; c++) {
+		const struct cp_code_seen_call *k = &sn->seen[c];
+		if (!cp_code_model_seen(&s->model, k->caller, k->callee, k->loop))
+			continue;
+		for (size_t i = 0; i < s->graph.n; i++) {
+			const struct cp_search_node *n = &s->graph.nodes[i];
+			int at = n->kind == CP_FOCUS_LOOP ? k->loop == (int32_t)n->target
+							  : k->loop < 0 && n->target == k->caller;
+			if (n->state == CP_NODE_TRUE && n->thread < 0 && at)
+				cp_search_node_get(&s->graph, n->hyp, CP_FOCUS_FUNC, k->callee,
+						   (int32_t)i);
+		}
+	}
+}
+
+static void grow(struct run *r);
+
+/* A new snapshot (epoch); retries while the directory is being written. New libraries
+ * and calls it shows enter the model (and it is read again over the larger model). */
 static int snap(struct run *r, size_t *epoch)
 {
 	struct cp_search *s = r->s;
@@ -71,12 +139,16 @@ static int snap(struct run *r, size_t *epoch)
 	cp_search_snap_init(sn);
 	int rc = -1;
 	for (int tries = 0; tries < 50 && rc; tries++) {
-		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->exe);
+		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
+		if (!rc && add_modules(r, sn))
+			rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
 		if (rc)
 			sleep_s(0.05);
 	}
 	if (rc)
 		return rc;
+	learn_calls(r, sn);
+	grow(r);
 	*epoch = r->nsnaps++;
 	return 0;
 }
@@ -114,11 +186,19 @@ static void set_note(struct cp_search *s, uint32_t i, const char *why)
 	cp_search_note(s, "%s cannot be patched: %s (decided from samples only)", name, why);
 }
 
+/* The probe pattern of function f: MODULE:FUNCTION (the module's file name). */
+static void func_pattern(const struct cp_search *s, uint32_t f, char *pat, size_t cap)
+{
+	const char *path = s->model.modules[s->model.funcs[f].module].path;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	snprintf(pat, cap, "%s:%s", base, s->model.funcs[f].name);
+}
+
 /* "add" of function f's entry probe: 0, or the refusal in why. */
 static int add_entry(struct run *r, uint32_t f, char *why, size_t cap)
 {
 	char pat[1024], reply[CP_CONTROL_REPLY_MAX];
-	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
+	func_pattern(r->s, f, pat, sizeof pat);
 	int rc = cp_control_request(&r->ctl, "add", pat, reply, sizeof reply, 30), n = 0, ref = 0,
 	    used = 0;
 	if (rc) {
@@ -138,7 +218,8 @@ static int add_loops(struct run *r, uint32_t f, char *why, size_t cap)
 	char reply[CP_CONTROL_REPLY_MAX];
 	struct cp_loop_plan plan;
 	cp_loop_plan_init(&plan);
-	int rc = cp_loop_plan_make(&plan, r->s->exe, r->s->model.funcs[f].name);
+	const struct cp_code_model *m = &r->s->model;
+	int rc = cp_loop_plan_make(&plan, m->modules[m->funcs[f].module].path, m->funcs[f].name);
 	if (!rc)
 		rc =
 		    cp_control_request(&r->ctl, "loops", plan.request.buf, reply, sizeof reply, 30);
@@ -189,7 +270,7 @@ static void uninstall(struct run *r, uint32_t f)
 	if (--r->need[f] > 0 || r->state[f] == PS_NONE || r->state[f] == PS_REFUSED ||
 	    r->state[f] == PS_COSTLY)
 		return;
-	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
+	func_pattern(r->s, f, pat, sizeof pat);
 	if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
 		cp_error_clear(); /* the program went away: nothing to remove */
 	r->state[f] = PS_NONE;
@@ -222,17 +303,23 @@ static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_
 	return v > 1 ? 1 : v;
 }
 
+/* Loop l's probe executions (entries and iterations) over (a, b]. */
+static double loop_executions(const struct cp_search_snap *a, const struct cp_search_snap *b,
+			      uint32_t l)
+{
+	struct cp_focus_values d = cp_search_snap_delta(a, b, CP_FOCUS_LOOP, l);
+	return d.calls + d.iterations;
+}
+
 /* The probes' cost over (a, b]: executions times the calibrated costs, as a fraction. */
 static double probe_cost(const struct cp_search *s, const struct cp_search_snap *a,
 			 const struct cp_search_snap *b)
 {
 	double ns = 0, time = (b->wall - a->wall) * 1e9;
 	for (size_t f = 0; f < s->model.nfuncs; f++)
-		ns += (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+		ns += cp_search_snap_delta(a, b, CP_FOCUS_FUNC, (uint32_t)f).calls * s->per_call_ns;
 	for (size_t l = 0; l < s->model.nloops; l++)
-		ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
-		       a->loops[l].iterations) *
-		      s->per_edge_ns;
+		ns += loop_executions(a, b, (uint32_t)l) * s->per_edge_ns;
 	return time > 0 ? ns / time : 0;
 }
 
@@ -240,12 +327,10 @@ static double probe_cost(const struct cp_search *s, const struct cp_search_snap 
 static double func_cost(const struct cp_search *s, uint32_t f, const struct cp_search_snap *a,
 			const struct cp_search_snap *b)
 {
-	double ns = (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+	double ns = cp_search_snap_delta(a, b, CP_FOCUS_FUNC, f).calls * s->per_call_ns;
 	for (size_t l = 0; l < s->model.nloops; l++)
 		if (s->model.loops[l].func == f)
-			ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
-			       a->loops[l].iterations) *
-			      s->per_edge_ns;
+			ns += loop_executions(a, b, (uint32_t)l) * s->per_edge_ns;
 	return ns / ((b->wall - a->wall) * 1e9 + 1);
 }
 
@@ -261,7 +346,7 @@ static void check_cost(struct run *r, size_t e0, size_t e)
 		double c = func_cost(s, f, &r->snaps[e0], &r->snaps[e]);
 		if (c <= s->o.cost_limit)
 			continue;
-		snprintf(pat, sizeof pat, "%s:%s", r->exe_base, s->model.funcs[f].name);
+		func_pattern(s, f, pat, sizeof pat);
 		if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
 			cp_error_clear();
 		r->state[f] = PS_COSTLY;
@@ -398,8 +483,9 @@ static void roots(struct run *r, const struct cp_search_snap *a)
 		for (size_t f = 0; (s->o.hyps & (1u << h)) && f < s->model.nfuncs; f++) {
 			const struct cp_code_func *fn = &s->model.funcs[f];
 			int is_main = !strcmp(fn->name, "main");
-			if (fn->lo && (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 &&
-						   strcmp(fn->name, "_start"))))
+			if (fn->lo && !fn->module && f < a->nfuncs &&
+			    (is_main ||
+			     (a->funcs[f].entry[hyp_metric[h]] > 0 && strcmp(fn->name, "_start"))))
 				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
 						   (uint32_t)f, -1);
 		}
@@ -493,6 +579,9 @@ static void run_release(struct run *r)
 {
 	for (size_t e = 0; e < r->nsnaps; e++)
 		cp_search_snap_release(&r->snaps[e]);
+	for (size_t i = 0; i < r->ntried; i++)
+		free(r->tried[i]);
+	free(r->tried);
 	free(r->snaps);
 	free(r->epoch);
 	free(r->need);
@@ -544,9 +633,7 @@ int cp_search_run(struct cp_search *s)
 	memset(&r, 0, sizeof r);
 	r.s = s;
 	r.batch = 4;
-	r.exe_base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
-	r.need = xcalloc(s->model.nfuncs + 1, sizeof *r.need);
-	r.state = xcalloc(s->model.nfuncs + 1, sizeof *r.state);
+	funcs_grew(&r);
 	s->per_call_ns = CALL_NS;
 	s->per_edge_ns = EDGE_NS;
 	int rc = connect_(&r);

@@ -38,6 +38,23 @@ void cp_search_opts_init(struct cp_search_opts *o)
 	o->after = 0.5;
 	o->interval = 0.5;
 	o->deep_start = 1;
+	o->libraries = CP_LIBS_USER;
+}
+
+int cp_search_module_wanted(const char *path, int libs)
+{
+	static const char *const system_dirs[] = {"/lib/",	  "/lib32/",	 "/lib64/",
+						  "/usr/lib/",	  "/usr/lib32/", "/usr/lib64/",
+						  "/usr/libexec/"};
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (libs == CP_LIBS_NONE || path[0] != '/' || strstr(base, "libcallpath") ||
+	    !strncmp(base, "ld-linux", 8) || !strncmp(base, "linux-vdso", 10))
+		return 0;
+	for (size_t i = 0; libs == CP_LIBS_USER && i < sizeof system_dirs / sizeof *system_dirs;
+	     i++)
+		if (!strncmp(path, system_dirs[i], strlen(system_dirs[i])))
+			return 0;
+	return 1;
 }
 
 void cp_search_note(struct cp_search *s, const char *fmt, ...)
@@ -53,13 +70,13 @@ void cp_search_note(struct cp_search *s, const char *fmt, ...)
 		fprintf(s->o.progress, "callpath search: %s\n", buf);
 }
 
-/* Source position of an address of the executable. */
-static void locate(struct cp_search *s, uint64_t addr, char **file, int *line)
+/* Source position of an address of the module at path. */
+static void locate(struct cp_search *s, const char *path, uint64_t addr, char **file, int *line)
 {
 	struct cp_sym_info si;
 	*file = NULL;
 	*line = 0;
-	if (!addr || cp_symbolizer_lookup(s->sym, s->exe, NULL, 0, addr, 0, &si)) {
+	if (!addr || cp_symbolizer_lookup(s->sym, path, NULL, 0, addr, 0, &si)) {
 		cp_error_clear();
 		return;
 	}
@@ -85,7 +102,9 @@ void cp_search_sync_info(struct cp_search *s)
 		const struct cp_search_node *n = &s->graph.nodes[i];
 		uint64_t a = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].header
 						      : s->model.funcs[n->target].lo;
-		locate(s, a, &s->info[i].file, &s->info[i].line);
+		uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
+		locate(s, s->model.modules[s->model.funcs[f].module].path, a, &s->info[i].file,
+		       &s->info[i].line);
 	}
 	s->ninfo = s->graph.n;
 }

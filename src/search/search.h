@@ -25,6 +25,15 @@ const char *cp_hyp_event(int h);
 
 struct cp_symbolizer;
 
+/* Which shared libraries of the program enter the code model (docs/cmd-search.md). */
+enum cp_search_libs {
+	CP_LIBS_NONE = 0, /* the executable only */
+	CP_LIBS_USER,	  /* and libraries outside the system's library directories */
+	CP_LIBS_ALL	  /* and every library (callpath's runtime and the loader aside) */
+};
+/* Does a module at path enter the model under policy libs? */
+int cp_search_module_wanted(const char *path, int libs);
+
 struct cp_search_opts {
 	double threshold;	     /* fraction of the program's time (0.2) */
 	double cost_limit;	     /* fraction (0.05) */
@@ -33,6 +42,7 @@ struct cp_search_opts {
 	double for_s;		     /* longest search (0: until nothing is pending) */
 	double interval;	     /* seconds per experiment */
 	int deep_start;		     /* run the sampling phase first */
+	int libraries;		     /* enum cp_search_libs (CP_LIBS_USER) */
 	FILE *progress;		     /* a line per decision, or NULL */
 	volatile sig_atomic_t *stop; /* set (by a signal handler) to end the search, or NULL */
 };
