@@ -22,6 +22,7 @@ void cp_code_model_release(struct cp_code_model *m)
 	free(m->funcs);
 	free(m->calls);
 	free(m->loops);
+	free(m->ranges);
 	cp_code_model_init(m);
 }
 
@@ -69,8 +70,32 @@ void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t calle
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent, uint64_t header)
 {
 	XGROW(m->loops, m->nloops + 1, m->loops_alloc);
-	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header, 0, 0};
+	m->loops[m->nloops] =
+	    (struct cp_code_loop){func, parent, header, 0, 0, (uint32_t)m->nranges, 0};
 	return (uint32_t)m->nloops++;
+}
+
+void cp_code_model_loop_range(struct cp_code_model *m, uint32_t l, uint64_t lo, uint64_t hi)
+{
+	struct cp_code_loop *L = &m->loops[l];
+	XGROW(m->ranges, m->nranges + 1, m->ranges_alloc);
+	m->ranges[m->nranges++] = (struct cp_code_range){lo, hi};
+	L->nranges++;
+	if (L->nranges == 1 || lo < L->lo)
+		L->lo = lo;
+	if (L->nranges == 1 || hi > L->hi)
+		L->hi = hi;
+}
+
+int cp_code_model_loop_has(const struct cp_code_model *m, uint32_t l, uint64_t a)
+{
+	const struct cp_code_loop *L = &m->loops[l];
+	if (a < L->lo || a >= L->hi)
+		return 0;
+	for (uint32_t r = 0; r < L->nranges; r++)
+		if (a >= m->ranges[L->first_range + r].lo && a < m->ranges[L->first_range + r].hi)
+			return 1;
+	return !L->nranges;
 }
 
 int cp_code_model_seen(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop)

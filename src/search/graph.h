@@ -49,7 +49,14 @@ struct cp_code_loop {
 	uint32_t func;
 	int32_t parent; /* enclosing loop, -1 outermost */
 	uint64_t header;
-	uint64_t lo, hi; /* lowest and highest address of its blocks (0, 0 when unknown) */
+	uint64_t lo, hi;	       /* lowest address of its blocks and end of the highest
+					* (0, 0 when unknown) */
+	uint32_t first_range, nranges; /* model.ranges: its blocks' address ranges (none:
+					* lo..hi is the loop) */
+};
+
+struct cp_code_range {
+	uint64_t lo, hi;
 };
 
 /* A call seen on sampled call paths (an indirect call, a call into another module through
@@ -70,6 +77,8 @@ struct cp_code_model {
 	size_t ncalls, calls_alloc;
 	struct cp_code_loop *loops;
 	size_t nloops, loops_alloc;
+	struct cp_code_range *ranges;
+	size_t nranges, ranges_alloc;
 };
 
 void cp_code_model_init(struct cp_code_model *m);
@@ -84,6 +93,10 @@ uint32_t cp_code_model_func(struct cp_code_model *m, const char *name);
 void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop);
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent,
 			    uint64_t header);
+/* Adds an address range to loop l (the last loop added); lo/hi grow to cover it. */
+void cp_code_model_loop_range(struct cp_code_model *m, uint32_t l, uint64_t lo, uint64_t hi);
+/* Does loop l hold address a? */
+int cp_code_model_loop_has(const struct cp_code_model *m, uint32_t l, uint64_t a);
 /* Records a call seen on a sampled path (once per caller, callee, loop): 1 when new. */
 int cp_code_model_seen(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop);
 /* Is callee called from func at `level` (-1: outside every loop of func; else directly in

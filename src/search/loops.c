@@ -222,10 +222,10 @@ static void model_proc(struct cp_code_model *model, const struct cp_proc_table *
 		const struct cp_loop *lp = &n->loops[l];
 		uint32_t id = cp_code_model_loop(
 		    model, fid, lp->parent < 0 ? -1 : (int32_t)base + lp->parent, lp->header);
-		if (!lp->nranges)
-			continue;
-		model->loops[id].lo = n->ranges[lp->first_range].lo;
-		model->loops[id].hi = n->ranges[lp->first_range + lp->nranges - 1].hi;
+		for (uint32_t r = 0; r < lp->nranges; r++) /* in any order: a rotated loop's body
+							    * often lies before its header */
+			cp_code_model_loop_range(model, id, n->ranges[lp->first_range + r].lo,
+						 n->ranges[lp->first_range + r].hi);
 	}
 	for (size_t e = 0; e < cfg->nedges; e++) {
 		const struct cp_cfg_edge *ed = &cfg->edges[e];

@@ -83,8 +83,8 @@ static int32_t loop_of(const struct cp_code_model *m, uint32_t f, uint64_t a)
 	int32_t best = -1;
 	uint64_t span = UINT64_MAX;
 	for (size_t l = 0; l < m->nloops; l++)
-		if (m->loops[l].func == f && a >= m->loops[l].lo && a < m->loops[l].hi &&
-		    m->loops[l].hi - m->loops[l].lo < span) {
+		if (m->loops[l].func == f && m->loops[l].hi - m->loops[l].lo < span &&
+		    cp_code_model_loop_has(m, (uint32_t)l, a)) {
 			span = m->loops[l].hi - m->loops[l].lo;
 			best = (int32_t)l;
 		}
@@ -146,6 +146,9 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
 			prev = fexe;
 		if (f >= 0) {
+			int32_t own = loop_of(m, (uint32_t)f, a);
+			if (own >= 0)
+				s->loops[own].own_cpu += v[CP_SM_CPU];
 			if (leaf)
 				add_values(s->funcs[f].leaf, v);
 			leaf = 0;
@@ -155,8 +158,8 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 				add_values(&tv[(size_t)f * CP_SM_N], v);
 			}
 			for (size_t l = 0; l < m->nloops; l++)
-				if (m->loops[l].func == (uint32_t)f && a >= m->loops[l].lo &&
-				    a < m->loops[l].hi && x->lstamp[l] != x->gen) {
+				if (m->loops[l].func == (uint32_t)f && x->lstamp[l] != x->gen &&
+				    cp_code_model_loop_has(m, (uint32_t)l, a)) {
 					x->lstamp[l] = x->gen;
 					add_values(s->loops[l].sampled, v);
 					add_values(&tv[(m->nfuncs + l) * CP_SM_N], v);
@@ -418,6 +421,7 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 	d.probe_ns = y->probe_ns - x->probe_ns;
 	d.calls = y->calls - x->calls;
 	d.iterations = y->iterations - x->iterations;
+	d.own_cpu = y->own_cpu - x->own_cpu;
 	return d;
 }
 

@@ -25,6 +25,8 @@ struct cp_focus_values {
 				  * loops: loop-time */
 	double calls;		 /* functions: calls; loops: entries */
 	double iterations;	 /* loops */
+	double own_cpu;		 /* loops: CPU ns sampled in the loop's own code (its
+				  * function's frame in it, in none of its nested loops) */
 	double entry[CP_SM_N];	 /* functions: samples on whose path it is the outermost
 				  * function of the executable after a frame outside it
 				  * (main, a thread's start routine, a callback) */

@@ -184,11 +184,13 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 		(unsigned long long)(l ? l->header : s->model.funcs[n->target].lo));
 	json_str(out, in->file);
 	fprintf(out,
-		", \"line\": %d, \"state\": \"%s\", \"value\": %.6f, \"started_s\": %.3f, "
+		", \"line\": %d, \"line_end\": %d, \"state\": \"%s\", \"value\": %.6f, "
+		"\"started_s\": %.3f, "
 		"\"decided_s\": %.3f, \"deep_start\": %s, \"calls\": %.0f, \"iterations\": %.0f, "
 		"\"probe_time_ns\": %.0f, \"note\": ",
-		in->line, state_name[n->state], n->value, in->started, n->decided,
-		n->deep ? "true" : "false", in->calls, in->iterations, in->probe_ns);
+		in->line, in->line_end ? in->line_end : in->line, state_name[n->state], n->value,
+		in->started, n->decided, n->deep ? "true" : "false", in->calls, in->iterations,
+		in->probe_ns);
 	json_str(out, in->note);
 	fputc('}', out);
 }

@@ -20,6 +20,11 @@
 /* MemoryBound: the time charged per page fault (a first touch of an anonymous page,
  * measured likewise: CPU time over 100,000 touches). */
 #define FAULT_NS 2000.0
+/* Cost prediction of loop probes: an iteration of a loop's own code is assumed to take at
+ * least this many ns per byte of that code (0.4 ns per 4-byte instruction: one
+ * instruction per cycle at 2.5 GHz). Loops that call functions or miss the cache take
+ * longer, so the prediction errs on the costly side. */
+#define LOOP_NS_PER_BYTE 0.1
 #define DEEP_MAX 3 /* Deep Start foci per hypothesis */
 #define BATCH_MAX 16
 #define THREADS_MAX 16	/* Machine refinements per code node */
@@ -229,6 +234,35 @@ static int add_loops(struct run *r, uint32_t f, char *why, size_t cap)
 	return rc;
 }
 
+/* The bytes of loop l's own code: its ranges less those of its directly nested loops. */
+static double loop_own_bytes(const struct cp_code_model *m, uint32_t l)
+{
+	double b = 0;
+	for (size_t k = 0; k < m->nloops; k++) {
+		const struct cp_code_loop *L = &m->loops[k];
+		double sign = k == l ? 1 : L->parent == (int32_t)l ? -1 : 0;
+		for (uint32_t j = 0; sign && j < L->nranges; j++)
+			b += sign * (double)(m->ranges[L->first_range + j].hi -
+					     m->ranges[L->first_range + j].lo);
+	}
+	return b > 16 ? b : 16;
+}
+
+/* The predicted cost of function f's loop probes, as a fraction of the time, before they
+ * go in: per loop, its own code's share of the CPU time sampled so far (snapshot b, from
+ * the program's start) divided by the shortest iteration that code allows
+ * (LOOP_NS_PER_BYTE) gives the executions per ns; times the calibrated cost of one. */
+static double predict_loop_cost(const struct run *r, uint32_t f, const struct cp_search_snap *b)
+{
+	const struct cp_search *s = r->s;
+	double c = 0, total = b->total[CP_SM_CPU];
+	for (size_t l = 0; l < s->model.nloops && total > 0; l++)
+		if (s->model.loops[l].func == f && l < b->nloops)
+			c += b->loops[l].own_cpu / total * s->per_edge_ns /
+			     (loop_own_bytes(&s->model, (uint32_t)l) * LOOP_NS_PER_BYTE);
+	return c;
+}
+
 /* The probes node i's experiment needs (its function's entry; its loops for a loop). */
 static void install(struct run *r, uint32_t i)
 {
@@ -256,6 +290,20 @@ static void install(struct run *r, uint32_t i)
 	 * wait/io triggers do not yet unwind out of a relocated function's copy. */
 	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp != CP_HYP_CPU)
 		return;
+	double predicted = r->nsnaps ? predict_loop_cost(r, f, &r->snaps[r->nsnaps - 1]) : 0;
+	if (predicted > s->o.cost_limit) {
+		char pat[1024];
+		r->state[f] = PS_NOLOOPS;
+		snprintf(why, sizeof why,
+			 "loop probes not inserted: predicted to cost %.0f%% of the time",
+			 100 * predicted);
+		free(s->info[i].note);
+		s->info[i].note = xstrdup(why);
+		func_pattern(s, f, pat, sizeof pat);
+		cp_search_note(s, "%s: %s (over the %.0f%% limit); its loops decided from samples",
+			       pat, why, 100 * s->o.cost_limit);
+		return;
+	}
 	if (add_loops(r, f, why, sizeof why)) {
 		r->state[f] = PS_NOLOOPS;
 		set_note(s, i, why);
@@ -529,13 +577,17 @@ static int round_(struct run *r, uint32_t *started)
 		r->epoch[started[j]] = (uint32_t)e0;
 	if (!pending_or_queued(&s->graph, 1) && !pending_or_queued(&s->graph, 0))
 		return 0;
-	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05;
-	sleep_s(check);
-	size_t ec;
-	if (snap(r, &ec))
-		return -1;
-	check_cost(r, e0, ec);
-	sleep_s(s->o.interval - check > 0 ? s->o.interval - check : 0);
+	/* the cost is checked every fifth of the interval, over the last check's window (a
+	 * thread enters a probed function's copy only at its next call) */
+	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05, t_end = now_s();
+	t_end += s->o.interval;
+	for (size_t ep = e0, ec; now_s() + check < t_end; ep = ec) {
+		sleep_s(check);
+		if (snap(r, &ec))
+			return -1;
+		check_cost(r, ep, ec);
+	}
+	sleep_s(t_end - now_s() > 0 ? t_end - now_s() : 0);
 	int gone = program_gone(r);
 	if (snap(r, &e1))
 		return -1;

@@ -24,6 +24,7 @@ int cp_hyp_find(const char *name);
 const char *cp_hyp_event(int h);
 
 struct cp_symbolizer;
+struct cp_structure;
 
 /* Which shared libraries of the program enter the code model (docs/cmd-search.md). */
 enum cp_search_libs {
@@ -54,8 +55,8 @@ struct cp_search_info {
 	double calls, iterations, probe_ns; /* the probes' values over its experiment */
 	double started;			    /* seconds since the search began */
 	char *note;			    /* why its focus could not be patched, or NULL */
-	char *file;			    /* source of the function's entry or loop's header */
-	int line;
+	char *file;			    /* source of the function's entry or the loop */
+	int line, line_end;		    /* loop: its line and the extent's last line */
 };
 
 struct cp_search {
@@ -79,6 +80,9 @@ struct cp_search {
 	char **notes;
 	size_t nnotes;
 	struct cp_symbolizer *sym;
+	struct cp_structure *structs; /* [model.nmodules] `callpath struct` of each module */
+	uint8_t *struct_state;	      /* [model.nmodules] 0 not read, 1 read, 2 unusable */
+	size_t nstructs;
 };
 
 /* Starts the search of process pid (running under record with the control channel and
