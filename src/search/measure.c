@@ -9,11 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-enum { PM_PTIME = 0, PM_CALLS, PM_LTIME, PM_LENTRIES, PM_LITER, PM_N };
+/* probe metrics, and mpi-time (libcallpath-mpi's wrappers: a wait for ExcessiveSyncWaiting) */
+enum { PM_PTIME = 0, PM_CALLS, PM_LTIME, PM_LENTRIES, PM_LITER, PM_MPI, PM_N };
 
 static const char *const smetric_name[CP_SM_N] = {"cputime", "wait-time", "io-time", "page-faults"};
-static const char *const pmetric_name[PM_N] = {"probe-time", "calls", "loop-time", "loop-entries",
-					       "loop-iterations"};
+static const char *const pmetric_name[PM_N] = {"probe-time",   "calls",		  "loop-time",
+					       "loop-entries", "loop-iterations", "mpi-time"};
 
 /* Address lookups over the model, built per read. */
 struct index {
@@ -22,8 +23,51 @@ struct index {
 	size_t nfuncs;
 	uint32_t *fstamp, *lstamp, gen;
 	int32_t *modmap; /* the measurement's module id -> model module, -1 */
+	uint8_t *omp;	 /* the measurement's module id -> enum omp_class */
 	size_t nmodmap;
+	int has_omp; /* an OpenMP runtime or an MPI library is mapped */
 };
+
+/* What a module is to a parallel runtime's wait (as analyze's omp-wait): the OpenMP
+ * runtime, the MPI library, libc (the waits they call), other. */
+enum omp_class { OMP_OTHER = 0, OMP_RUNTIME, OMP_MPI, OMP_LIBC };
+
+static uint8_t omp_class_of(const char *path)
+{
+	static const char *const omp[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
+	static const char *const mpi[] = {"libmpi", "libopen-pal", "libopen-rte", "libpmix",
+					  "libcallpath-mpi"};
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (size_t i = 0; i < sizeof omp / sizeof *omp; i++)
+		if (!strncmp(base, omp[i], strlen(omp[i])))
+			return OMP_RUNTIME;
+	for (size_t i = 0; i < sizeof mpi / sizeof *mpi; i++)
+		if (!strncmp(base, mpi[i], strlen(mpi[i])))
+			return OMP_MPI;
+	return strncmp(base, "libc.so", 7) ? OMP_OTHER : OMP_LIBC;
+}
+
+/* Is node i's sample a parallel runtime's wait: below its last frame outside libc and the
+ * runtimes, a frame of the OpenMP runtime (a barrier, a worker waiting for work: OMP_RUNTIME)
+ * or of the MPI library (a call polling for a message: OMP_MPI)? OMP_OTHER if not. */
+static int runtime_wait(const struct index *x, const struct cp_mf_thr *t, size_t i)
+{
+	int found = OMP_OTHER;
+	for (size_t n = i, hops = 0; n < t->nnodes && n && hops < 256; hops++) {
+		const struct cp_mf_rnode *r = &t->nodes[n];
+		if (r->kind != CP_MF_NODE_CALL && r->kind != CP_MF_NODE_PC)
+			break;
+		uint8_t c = r->module < x->nmodmap ? x->omp[r->module] : OMP_OTHER;
+		if (c == OMP_OTHER)
+			break;
+		if (c != OMP_LIBC)
+			found = c;
+		if (r->parent >= n)
+			break;
+		n = r->parent;
+	}
+	return found;
+}
 
 static const struct cp_code_model *sort_model;
 static int by_lo(const void *a, const void *b)
@@ -52,6 +96,7 @@ static void index_init(struct index *x, const struct cp_code_model *m)
 static void index_release(struct index *x)
 {
 	free(x->modmap);
+	free(x->omp);
 	free(x->funcs);
 	free(x->fstamp);
 	free(x->lstamp);
@@ -102,6 +147,7 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->loops);
 	free(s->tids);
 	free(s->thread_cpu);
+	free(s->thread_any);
 	free(s->thread_vals);
 	free(s->thread_delay);
 	free(s->seen);
@@ -277,19 +323,29 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 			const int *sm, const int *pm)
 {
 	size_t nm = t->hdr.nmetrics, per = s->nfoci * CP_SM_N;
-	double cpu = 0;
+	double cpu = 0, any_sum = 0;
 	s->thread_vals = xrealloc(s->thread_vals, (s->nthreads + 1) * per * sizeof *s->thread_vals);
 	memset(s->thread_vals + s->nthreads * per, 0, per * sizeof *s->thread_vals);
 	for (size_t i = 0; i < t->nnodes; i++) {
 		double v[CP_SM_N] = {0};
 		int any = 0;
 		for (int k = 0; k < CP_SM_N; k++)
-			if (sm[k] >= 0) {
+			if (sm[k] >= 0)
 				v[k] = (double)t->values[i * nm + (size_t)sm[k]];
-				any |= v[k] != 0;
-				s->total[k] += v[k];
-			}
+		if (pm[PM_MPI] >= 0)
+			v[CP_SM_WAIT] += (double)t->values[i * nm + (size_t)pm[PM_MPI]];
 		cpu += v[CP_SM_CPU];
+		int rw = v[CP_SM_CPU] > 0 && x->has_omp ? runtime_wait(x, t, i) : OMP_OTHER;
+		if (rw != OMP_OTHER) { /* CPU time the thread spent waiting (polling) */
+			if (rw == OMP_RUNTIME || pm[PM_MPI] < 0)
+				v[CP_SM_WAIT] += v[CP_SM_CPU]; /* else mpi-time holds it already */
+			v[CP_SM_CPU] = 0;
+		}
+		for (int k = 0; k < CP_SM_N; k++) {
+			any |= v[k] != 0;
+			s->total[k] += v[k];
+			any_sum += v[k];
+		}
 		if (any)
 			charge_path(s, x, t, i, v);
 	}
@@ -297,6 +353,8 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 	seen_calls(s, x, t);
 	s->tids = xrealloc(s->tids, (s->nthreads + 1) * sizeof *s->tids);
 	s->thread_cpu = xrealloc(s->thread_cpu, (s->nthreads + 1) * sizeof *s->thread_cpu);
+	s->thread_any = xrealloc(s->thread_any, (s->nthreads + 1) * sizeof *s->thread_any);
+	s->thread_any[s->nthreads] = any_sum;
 	s->thread_delay = xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
 	s->thread_delay[s->nthreads] = 0;
 	if (!t->hdr.end_ns) {
@@ -337,6 +395,7 @@ static int map_modules(struct cp_search_snap *s, struct index *x, const struct c
 		if (p->modules[i].id + (size_t)1 > x->nmodmap)
 			x->nmodmap = p->modules[i].id + (size_t)1;
 	x->modmap = xcalloc(x->nmodmap + 1, sizeof *x->modmap);
+	x->omp = xcalloc(x->nmodmap + 1, sizeof *x->omp);
 	for (size_t i = 0; i < x->nmodmap; i++)
 		x->modmap[i] = -1;
 	s->modules = xcalloc(p->nmodules + 1, sizeof *s->modules);
@@ -346,6 +405,8 @@ static int map_modules(struct cp_search_snap *s, struct index *x, const struct c
 			continue;
 		long mod = cp_code_model_module_find(x->m, mi->path);
 		x->modmap[mi->id] = (int32_t)mod;
+		x->omp[mi->id] = omp_class_of(mi->path);
+		x->has_omp |= x->omp[mi->id] == OMP_RUNTIME || x->omp[mi->id] == OMP_MPI;
 		exe |= mod == 0;
 		s->modules[s->nmodules++] = xstrdup(mi->path);
 	}
@@ -361,6 +422,7 @@ static void read_image(struct cp_search_snap *s, struct index *x, const struct c
 	}
 	for (int k = 0; k < PM_N; k++)
 		pm[k] = metric_index(&im->proc, pmetric_name[k]);
+	s->have[CP_SM_WAIT] |= pm[PM_MPI] >= 0;
 	int exe = map_modules(s, x, &im->proc);
 	for (size_t j = 0; j < im->nthreads && exe; j++)
 		read_thread(s, x, &im->threads[j], sm, pm);
@@ -425,24 +487,13 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 	return d;
 }
 
+static double activity(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+		       int any);
+
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid)
 {
-	double va = 0, vb = 0;
-	for (size_t i = 0; i < a->nthreads; i++)
-		if (a->tids[i] == tid)
-			va = a->thread_cpu[i];
-	for (size_t i = 0; i < b->nthreads; i++)
-		if (b->tids[i] == tid)
-			vb = b->thread_cpu[i];
-	return vb - va;
-}
-
-double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
-{
-	double n = b->nlive ? (double)b->nlive : 1;
-	double t = (b->wall - a->wall) * 1e9 * n - (b->run_delay_ns - a->run_delay_ns);
-	return t > 0 ? t : 1;
+	return activity(a, b, tid, 0);
 }
 
 static double thread_value(const struct cp_search_snap *s, int tid, int kind, uint32_t target,
@@ -463,17 +514,46 @@ double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct 
 	return thread_value(b, tid, kind, target, k) - thread_value(a, tid, kind, target, k);
 }
 
-double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+/* Thread tid's sampled activity in (a, b]: CPU ns, or every sampled value (CPU, waits,
+ * I/O, faults) when `any`. */
+static double activity(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+		       int any)
+{
+	const double *va = any ? a->thread_any : a->thread_cpu;
+	const double *vb = any ? b->thread_any : b->thread_cpu;
+	double x = 0, y = 0;
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->tids[i] == tid)
+			x = va[i];
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->tids[i] == tid)
+			y = vb[i];
+	return y - x;
+}
+
+/* Wall time over (a, b] summed over the threads with activity in it (CPU time; any value
+ * when `any`), less the time each waited for a CPU (not when `any`). */
+static double active_time(const struct cp_search_snap *a, const struct cp_search_snap *b, int any)
 {
 	double t = 0, wall = (b->wall - a->wall) * 1e9;
 	for (size_t i = 0; i < b->nthreads; i++) {
-		if (cp_search_snap_thread_cpu(a, b, b->tids[i]) <= 0)
+		if (activity(a, b, b->tids[i], any) <= 0)
 			continue;
 		double d = b->thread_delay[i];
 		for (size_t j = 0; j < a->nthreads; j++)
 			if (a->tids[j] == b->tids[i])
 				d -= a->thread_delay[j];
-		t += wall - (d > 0 && d < wall ? d : 0);
+		t += wall - (!any && d > 0 && d < wall ? d : 0);
 	}
 	return t > 0 ? t : wall > 0 ? wall : 1;
+}
+
+double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	return active_time(a, b, 0);
+}
+
+double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	return active_time(a, b, 1);
 }

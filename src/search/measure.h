@@ -42,6 +42,7 @@ struct cp_search_snap {
 	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
 	int *tids;		       /* [nthreads] */
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
+	double *thread_any;	       /* [nthreads] every sampled value per thread (activity) */
 	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
 	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
 	size_t nfuncs, nloops, nfoci;  /* the model's functions, loops, both, when read */
@@ -68,10 +69,14 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 					    const struct cp_search_snap *b, int kind,
 					    uint32_t target);
-/* The program's time in (a, b]: wall time times the threads running at b, minus the
- * time they waited for a CPU (a loaded machine does not make a program less CPU bound). */
+/* The program's time in (a, b] for waits: wall time times the threads with sampled
+ * activity in it (CPU time, waits, I/O, faults: a helper thread blocked all along in a
+ * call nothing measures, such as an MPI library's progress thread, does not dilute the
+ * others' waits). */
 double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
-/* The same over the threads that ran (sampled CPU time) in (a, b] only: CPUBound's. */
+/* The runnable time in (a, b]: wall time times the threads that ran (sampled CPU time),
+ * minus the time they waited for a CPU (a loaded machine does not make a program less
+ * CPU bound): CPUBound's and MemoryBound's. */
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
 /* The sampled value (metric k) of thread tid in focus (kind, target) over (a, b]. */
 double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,

@@ -46,15 +46,21 @@ static int refines(const struct cp_code_model *m, const struct cp_search_node *i
 	return cp_code_model_calls_at(m, f, level, j->target);
 }
 
-/* Has true node i a true refinement (of the same hypothesis)? */
+/* Has true node i a true refinement: of the same hypothesis, or along the "why" axis at
+ * the same focus (MemoryBound for CPUBound: page-fault handling is CPU time, the more
+ * precise explanation of it)? */
 static int has_true_child(const struct cp_search *s, uint32_t i)
 {
 	const struct cp_search_node *a = &s->graph.nodes[i];
 	for (size_t j = 0; j < s->graph.n; j++) {
 		const struct cp_search_node *b = &s->graph.nodes[j];
-		if (j != i && b->state == CP_NODE_TRUE && b->hyp == a->hyp &&
-		    (b->parent == (int32_t)i ||
-		     (b->thread == a->thread && refines(&s->model, a, b))))
+		if (j == i || b->state != CP_NODE_TRUE)
+			continue;
+		if (b->hyp == a->hyp && (b->parent == (int32_t)i ||
+					 (b->thread == a->thread && refines(&s->model, a, b))))
+			return 1;
+		if (a->hyp == CP_HYP_CPU && b->hyp == CP_HYP_MEM && b->kind == a->kind &&
+		    b->target == a->target && b->thread == a->thread)
 			return 1;
 	}
 	return 0;

@@ -324,6 +324,16 @@ static void uninstall(struct run *r, uint32_t f)
 	r->state[f] = PS_NONE;
 }
 
+/* The time hypothesis h's values are fractions of over (a, b]: CPUBound's and
+ * MemoryBound's (page faults are handled on a CPU) the runnable time of the threads that
+ * ran; the waits' the wall time of the threads with activity (a wait's time is wall time,
+ * a thread's wait for a CPU while it polls included). */
+static double hyp_time(int h, const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	return h == CP_HYP_CPU || h == CP_HYP_MEM ? cp_search_snap_cpu_time(a, b)
+						  : cp_search_snap_time(a, b);
+}
+
 /* The value of hypothesis h on focus values d over (a, b]: a fraction of the program's
  * time. CPUBound: the CPU time sampled in the focus, or the probes' time in it less their
  * own calibrated cost when that is more (samples that land in a loop probe's snippets are
@@ -331,7 +341,7 @@ static void uninstall(struct run *r, uint32_t f)
 static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_values *d,
 			const struct cp_search_snap *a, const struct cp_search_snap *b, int leaf)
 {
-	double time = h == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
+	double time = hyp_time(h, a, b);
 	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
 	if (h == CP_HYP_MEM)
 		v *= FAULT_NS;
@@ -425,8 +435,7 @@ static void refine_threads(struct run *r, uint32_t i, const struct cp_search_sna
 	int k = hyp_metric[n.hyp];
 	if (b->nthreads < 2)
 		return;
-	double time =
-	    n.hyp == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
+	double time = hyp_time((int)n.hyp, a, b);
 	for (size_t j = 0, made = 0; j < b->nthreads && made < THREADS_MAX; j++) {
 		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
 		if (n.hyp == CP_HYP_MEM)
