@@ -148,6 +148,8 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->tids);
 	free(s->thread_cpu);
 	free(s->thread_any);
+	free(s->thread_run);
+	free(s->region);
 	free(s->thread_vals);
 	free(s->thread_delay);
 	free(s->seen);
@@ -198,6 +200,9 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			if (leaf)
 				add_values(s->funcs[f].leaf, v);
 			leaf = 0;
+			if (x->has_omp && r->parent < n && (t->nodes[r->parent].kind == CP_MF_NODE_REGION ||
+							     t->nodes[r->parent].kind == CP_MF_NODE_TASK))
+				s->region[f] = 1; /* the outlined function of a region */
 			if (x->fstamp[f] != x->gen) {
 				x->fstamp[f] = x->gen;
 				add_values(s->funcs[f].sampled, v);
@@ -357,16 +362,16 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 	s->thread_any[s->nthreads] = any_sum;
 	s->thread_delay = xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
 	s->thread_delay[s->nthreads] = 0;
+	s->thread_run = xrealloc(s->thread_run, (s->nthreads + 1) * sizeof *s->thread_run);
+	s->thread_run[s->nthreads] = 0;
 	if (!t->hdr.end_ns) {
 		char path[96];
 		unsigned long long run = 0, delay = 0;
 		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->hdr.pid, t->hdr.tid);
 		FILE *f = fopen(path, "r");
-		s->thread_delay =
-		    xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
-		s->thread_delay[s->nthreads] = 0;
 		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
 			s->thread_delay[s->nthreads] = (double)delay;
+			s->thread_run[s->nthreads] = (double)run;
 			s->run_delay_ns += (double)delay;
 			s->nlive++;
 		}
@@ -441,6 +446,7 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	s->nfuncs = m->nfuncs;
 	s->nloops = m->nloops;
 	s->nfoci = m->nfuncs + m->nloops;
+	s->region = xcalloc(s->nfuncs + 1, 1);
 	int rc = cp_mf_dir_open(&d, dir);
 	if (rc)
 		return rc;
@@ -556,4 +562,59 @@ double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_s
 double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
 {
 	return active_time(a, b, 1);
+}
+
+/* Thread i of snapshot s: its values' index for (kind, target), or -1. */
+static long at_of(const struct cp_search_snap *s, int kind, uint32_t target)
+{
+	if (target >= (kind == CP_FOCUS_LOOP ? s->nloops : s->nfuncs))
+		return -1;
+	return (long)(kind == CP_FOCUS_LOOP ? s->nfuncs + target : target);
+}
+
+/* Thread tid's schedstat (run, delay) delta over (a, b]. */
+static void sched_delta(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+			double *run, double *delay)
+{
+	*run = *delay = 0;
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->tids[i] == tid)
+			*run = b->thread_run[i], *delay = b->thread_delay[i];
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->tids[i] == tid)
+			*run -= a->thread_run[i], *delay -= a->thread_delay[i];
+}
+
+double cp_search_snap_team_wait(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				const struct cp_code_model *m, int kind, uint32_t target, int tid)
+{
+	long at = at_of(b, kind, target);
+	uint32_t f = kind == CP_FOCUS_LOOP ? m->loops[target].func : target;
+	if (at < 0 || f >= b->nfuncs || !b->region[f] || b->nthreads < 2 ||
+	    (kind == CP_FOCUS_LOOP && m->loops[target].parent >= 0))
+		return 0;
+	double max = 0, sum = 0, mine = -1, busy = 0, n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->nthreads; i++) {
+			int t = b->tids[i];
+			double cpu = cp_search_snap_thread_value(a, b, t, kind, target, CP_SM_CPU);
+			double run, delay;
+			if (cpu <= 0)
+				continue;
+			sched_delta(a, b, t, &run, &delay);
+			double stretch = run > 0 && delay > 0 ? delay / run : 0, w = cpu * (1 + stretch);
+			if (!pass) {
+				double all = activity(a, b, t, 1) + activity(a, b, t, 0) * stretch;
+				max = w > max ? w : max;
+				busy = all > busy ? all : busy;
+				n++;
+				continue;
+			}
+			sum += max - w;
+			mine = t == tid ? max - w : mine;
+		}
+	if (n < 2 || busy <= 0)
+		return 0;
+	double v = (tid ? (mine > 0 ? mine : 0) : sum) / (n * busy);
+	return v > 1 ? 1 : v;
 }

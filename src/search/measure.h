@@ -44,6 +44,8 @@ struct cp_search_snap {
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
 	double *thread_any;	       /* [nthreads] every sampled value per thread (activity) */
 	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
+	double *thread_run;	       /* [nthreads] time on a CPU (schedstat) */
+	uint8_t *region;	       /* [nfuncs] an OpenMP region's outlined function */
 	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
 	size_t nfuncs, nloops, nfoci;  /* the model's functions, loops, both, when read */
 	struct cp_code_seen_call *seen; /* calls on sampled paths the model lacks */
@@ -81,6 +83,16 @@ double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_s
 /* The sampled value (metric k) of thread tid in focus (kind, target) over (a, b]. */
 double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				   int tid, int kind, uint32_t target, int k);
+/* OpenMP load imbalance: for a region's outlined function and its outermost loops (the
+ * work-shared ones, ended by the team's barrier), the wait the team's imbalance implies
+ * over (a, b], as a fraction of the team's time: each thread's time in the focus (its CPU
+ * time there stretched by its own wait for a CPU, schedstat) against the busiest
+ * thread's, summed over the threads that ran it (tid 0; or thread tid's own), over the
+ * team's time (threads times the busiest thread's sampled activity, stretched alike: not
+ * wall time, which on a throttled machine holds time neither running nor waiting). 0 for
+ * other foci. */
+double cp_search_snap_team_wait(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				const struct cp_code_model *m, int kind, uint32_t target, int tid);
 /* The sampled CPU ns of thread tid in (a, b]. */
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid);

@@ -338,11 +338,13 @@ static double hyp_time(int h, const struct cp_search_snap *a, const struct cp_se
  * time. CPUBound: the CPU time sampled in the focus, or the probes' time in it less their
  * own calibrated cost when that is more (samples that land in a loop probe's snippets are
  * not charged to the loop; the probes' time counts only finished activations). */
-static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_values *d,
-			const struct cp_search_snap *a, const struct cp_search_snap *b, int leaf)
+static double hyp_value(const struct cp_search *s, int h, const struct cp_search_node *n,
+			const struct cp_focus_values *d, const struct cp_search_snap *a,
+			const struct cp_search_snap *b, int leaf)
 {
 	double time = hyp_time(h, a, b);
 	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
+
 	if (h == CP_HYP_MEM)
 		v *= FAULT_NS;
 	if (h == CP_HYP_CPU && !leaf) {
@@ -358,6 +360,8 @@ static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_
 			v = p;
 	}
 	v /= time;
+	if (h == CP_HYP_SYNC && !leaf) /* an OpenMP team's imbalance: its waits at barriers */
+		v += cp_search_snap_team_wait(a, b, &s->model, n->kind, n->target, 0);
 	return v > 1 ? 1 : v;
 }
 
@@ -440,9 +444,12 @@ static void refine_threads(struct run *r, uint32_t i, const struct cp_search_sna
 		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
 		if (n.hyp == CP_HYP_MEM)
 			v *= FAULT_NS;
+		v /= time;
+		if (n.hyp == CP_HYP_SYNC)
+			v += cp_search_snap_team_wait(a, b, &s->model, n.kind, n.target, b->tids[j]);
 		if (v <= 0)
 			continue;
-		v = v / time > 1 ? 1 : v / time;
+		v = v > 1 ? 1 : v;
 		uint32_t c =
 		    cp_search_node_thread(&s->graph, i, cp_search_thread_index(s, b->tids[j]));
 		if (s->graph.nodes[c].state != CP_NODE_QUEUED)
@@ -468,7 +475,7 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	if (!last && cpu < MIN_CPU_NS && b->wall - a->wall < 4 * s->o.interval)
 		return;
 	uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
-	double v = hyp_value(s, (int)n->hyp, &d, a, b, 0), t = now_s() - s->t0;
+	double v = hyp_value(s, (int)n->hyp, n, &d, a, b, 0), t = now_s() - s->t0;
 	int yes = v >= s->o.threshold;
 	struct cp_search_info *in = &s->info[i];
 	in->calls = d.calls;
@@ -504,7 +511,7 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 		for (size_t f = 0; f < m->nfuncs; f++) {
 			struct cp_focus_values d =
 			    cp_search_snap_delta(a, b, CP_FOCUS_FUNC, (uint32_t)f);
-			v[f] = hyp_value(s, h, &d, a, b, 1);
+			v[f] = hyp_value(s, h, NULL, &d, a, b, 1);
 		}
 		for (int k = 0; k < DEEP_MAX; k++) {
 			long best = -1;
