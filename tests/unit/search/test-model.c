@@ -40,15 +40,21 @@ static int32_t call_loop(const struct cp_code_model *m, long f, long callee)
 	return -2;
 }
 
+/* The model of tests/workloads/loops.O2 (its path in path). */
+static void load(struct cp_code_model *m, char *path, size_t cap)
+{
+	const char *build = getenv("CP_BUILD_DIR");
+	snprintf(path, cap, "%s/tests/workloads/loops.O2", build ? build : "build");
+	cp_code_model_init(m);
+	assert_int_equal(cp_code_model_from_module(m, path), 0);
+}
+
 static void test_model(void **state)
 {
 	char path[4096];
-	const char *build = getenv("CP_BUILD_DIR");
 	struct cp_code_model m;
 	(void)state;
-	snprintf(path, sizeof path, "%s/tests/workloads/loops.O2", build ? build : "build");
-	cp_code_model_init(&m);
-	assert_int_equal(cp_code_model_from_module(&m, path), 0);
+	load(&m, path, sizeof path);
 	long nested = func(&m, "nested"), cil = func(&m, "calls_in_loop");
 	long callee = func(&m, "callee"), main_ = func(&m, "main"), tiny = func(&m, "tiny");
 	assert_true(nested >= 0 && cil >= 0 && callee >= 0 && main_ >= 0 && tiny >= 0);
@@ -67,12 +73,9 @@ static void test_model(void **state)
 static void test_two_modules(void **state)
 {
 	char path[4096];
-	const char *build = getenv("CP_BUILD_DIR");
 	struct cp_code_model m;
 	(void)state;
-	snprintf(path, sizeof path, "%s/tests/workloads/loops.O2", build ? build : "build");
-	cp_code_model_init(&m);
-	assert_int_equal(cp_code_model_from_module(&m, path), 0);
+	load(&m, path, sizeof path);
 	size_t nf = m.nfuncs, nl = m.nloops;
 	assert_int_equal(cp_code_model_from_module(&m, "/nonexistent/lib.so"), CP_ENOENT);
 	cp_error_clear();
