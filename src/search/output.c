@@ -56,8 +56,10 @@ static int has_true_child(const struct cp_search *s, uint32_t i)
 		const struct cp_search_node *b = &s->graph.nodes[j];
 		if (j == i || b->state != CP_NODE_TRUE)
 			continue;
-		if (b->hyp == a->hyp && (b->parent == (int32_t)i ||
-					 (b->thread == a->thread && refines(&s->model, a, b))))
+		/* a thread's node is as precise as its code focus: not when that is refined */
+		if (b->hyp == a->hyp &&
+		    (b->parent == (int32_t)i ||
+		     ((b->thread == a->thread || b->thread < 0) && refines(&s->model, a, b))))
 			return 1;
 		if (a->hyp == CP_HYP_CPU && b->hyp == CP_HYP_MEM && b->kind == a->kind &&
 		    b->target == a->target && b->thread == a->thread)
@@ -66,28 +68,56 @@ static int has_true_child(const struct cp_search *s, uint32_t i)
 	return 0;
 }
 
+/* Rank classes: 0 the strongest most precise bottleneck of each hypothesis, 1 the other
+ * leaves of the true subgraph (the most precise), 2 the rest. */
 static const struct cp_search *sort_s;
+static uint8_t *sort_class;
 static int by_rank(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	int la = has_true_child(sort_s, a), lb = has_true_child(sort_s, b);
-	if (la != lb)
-		return la - lb; /* leaves of the true subgraph (the most precise) first */
+	if (sort_class[a] != sort_class[b])
+		return sort_class[a] - sort_class[b];
 	double va = sort_s->graph.nodes[a].value, vb = sort_s->graph.nodes[b].value;
 	return va > vb ? -1 : va < vb ? 1 : (a > b) - (a < b);
+}
+
+/* Classes of the n true nodes all[]: leaves 1, others 2; then the best leaf of each
+ * hypothesis 0 (different kinds of problem: each one's first before another's second). */
+static void classify(const struct cp_search *s, const uint32_t *all, size_t n, uint8_t *cls)
+{
+	for (size_t k = 0; k < n; k++)
+		cls[all[k]] = has_true_child(s, all[k]) ? 2 : 1;
+	for (uint32_t h = 0; h < CP_HYP_N; h++) {
+		long best = -1;
+		for (size_t k = 0; k < n; k++) {
+			const struct cp_search_node *x = &s->graph.nodes[all[k]];
+			if (x->hyp == h && cls[all[k]] == 1 &&
+			    (best < 0 || x->value > s->graph.nodes[best].value))
+				best = (long)all[k];
+		}
+		if (best >= 0)
+			cls[best] = 0;
+	}
 }
 
 size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t max)
 {
 	size_t n = 0;
 	uint32_t *all = malloc((s->graph.n + 1) * sizeof *all);
-	if (!all)
+	uint8_t *cls = calloc(s->graph.n + 1, 1);
+	if (!all || !cls) {
+		free(all);
+		free(cls);
 		return 0;
+	}
 	for (size_t i = 0; i < s->graph.n; i++)
 		if (s->graph.nodes[i].state == CP_NODE_TRUE)
 			all[n++] = (uint32_t)i;
+	classify(s, all, n, cls);
 	sort_s = s;
+	sort_class = cls;
 	qsort(all, n, sizeof *all, by_rank);
+	free(cls);
 	if (n > max)
 		n = max;
 	memcpy(out, all, n * sizeof *out);
