@@ -12,6 +12,11 @@
 /* probe metrics, and mpi-time (libcallpath-mpi's wrappers: a wait for ExcessiveSyncWaiting) */
 enum { PM_PTIME = 0, PM_CALLS, PM_LTIME, PM_LENTRIES, PM_LITER, PM_MPI, PM_N };
 
+/* MemoryBound: the time of a page fault at least (a first touch of an anonymous page on the
+ * development machine: CPU time over 100,000 touches) and at most (FAULT_MAX_NS) */
+#define FAULT_NS 2000.0
+#define FAULT_MAX_NS 20000.0
+
 static const char *const smetric_name[CP_SM_N] = {"cputime", "wait-time", "io-time", "page-faults"};
 static const char *const pmetric_name[PM_N] = {"probe-time",   "calls",		  "loop-time",
 					       "loop-entries", "loop-iterations", "mpi-time"};
@@ -324,6 +329,17 @@ static void probe_values(struct cp_search_snap *s, struct index *x, const struct
 	free(incl);
 }
 
+/* The time of `faults` page faults sampled at an instruction where `cpu` ns of CPU time
+ * were sampled too: a signal-driven sampler charges the kernel's fault handling to the
+ * instruction that faulted, so that CPU time is the faults' time, measured — bounded by
+ * FAULT_NS and FAULT_MAX_NS per fault (an instruction that faulted once and then ran hot
+ * is not a fault storm). */
+static double fault_time(double faults, double cpu)
+{
+	double lo = faults * FAULT_NS, hi = faults * FAULT_MAX_NS;
+	return cpu > hi ? hi : cpu > lo ? cpu : lo;
+}
+
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
 			const int *sm, const int *pm)
 {
@@ -340,6 +356,7 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 		if (pm[PM_MPI] >= 0)
 			v[CP_SM_WAIT] += (double)t->values[i * nm + (size_t)pm[PM_MPI]];
 		cpu += v[CP_SM_CPU];
+		v[CP_SM_FAULTS] = fault_time(v[CP_SM_FAULTS], v[CP_SM_CPU]);
 		int rw = v[CP_SM_CPU] > 0 && x->has_omp ? runtime_wait(x, t, i) : OMP_OTHER;
 		if (rw != OMP_OTHER) { /* CPU time the thread spent waiting (polling) */
 			if (rw == OMP_RUNTIME || pm[PM_MPI] < 0)

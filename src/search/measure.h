@@ -20,7 +20,7 @@
 enum cp_smetric { CP_SM_CPU = 0, CP_SM_WAIT, CP_SM_IO, CP_SM_FAULTS, CP_SM_N };
 
 struct cp_focus_values {
-	double sampled[CP_SM_N]; /* inclusive, in the metric's unit (ns, ns, ns, faults) */
+	double sampled[CP_SM_N]; /* inclusive, ns (page faults: their time, see measure.c) */
 	double probe_ns;	 /* functions: probe-time below the outermost probe nodes;
 				  * loops: loop-time */
 	double calls;		 /* functions: calls; loops: entries */

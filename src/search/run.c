@@ -17,9 +17,6 @@
  * search-loops.O2 with compute's loops probed, per iteration counted). */
 #define CALL_NS 80.0
 #define EDGE_NS 33.0
-/* MemoryBound: the time charged per page fault (a first touch of an anonymous page,
- * measured likewise: CPU time over 100,000 touches). */
-#define FAULT_NS 2000.0
 /* Cost prediction of loop probes: an iteration of a loop's own code is assumed to take at
  * least this many ns per byte of that code (0.4 ns per 4-byte instruction: one
  * instruction per cycle at 2.5 GHz). Loops that call functions or miss the cache take
@@ -345,8 +342,6 @@ static double hyp_value(const struct cp_search *s, int h, const struct cp_search
 	double time = hyp_time(h, a, b);
 	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
 
-	if (h == CP_HYP_MEM)
-		v *= FAULT_NS;
 	if (h == CP_HYP_CPU && !leaf) {
 		/* wall time: less the share its threads waited for a CPU */
 		double nact = 0;
@@ -442,8 +437,6 @@ static void refine_threads(struct run *r, uint32_t i, const struct cp_search_sna
 	double time = hyp_time((int)n.hyp, a, b);
 	for (size_t j = 0, made = 0; j < b->nthreads && made < THREADS_MAX; j++) {
 		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
-		if (n.hyp == CP_HYP_MEM)
-			v *= FAULT_NS;
 		v /= time;
 		if (n.hyp == CP_HYP_SYNC)
 			v += cp_search_snap_team_wait(a, b, &s->model, n.kind, n.target, b->tids[j]);
