@@ -512,6 +512,8 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 
 static double activity(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
 		       int any);
+static void sched_delta(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+			double *run, double *delay);
 
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid)
@@ -555,20 +557,24 @@ static double activity(const struct cp_search_snap *a, const struct cp_search_sn
 }
 
 /* Wall time over (a, b] summed over the threads with activity in it (CPU time; any value
- * when `any`), less the time each waited for a CPU (not when `any`). */
+ * when `any`), less the time each waited for a CPU (not when `any`). For CPU time, a
+ * thread that ran less than a tenth of the time it could (schedstat: a thread blocked in
+ * pthread_join but for a moment) is left out, unless every thread is. */
 static double active_time(const struct cp_search_snap *a, const struct cp_search_snap *b, int any)
 {
-	double t = 0, wall = (b->wall - a->wall) * 1e9;
+	double t[2] = {0, 0}, wall = (b->wall - a->wall) * 1e9;
 	for (size_t i = 0; i < b->nthreads; i++) {
 		if (activity(a, b, b->tids[i], any) <= 0)
 			continue;
-		double d = b->thread_delay[i];
-		for (size_t j = 0; j < a->nthreads; j++)
-			if (a->tids[j] == b->tids[i])
-				d -= a->thread_delay[j];
-		t += wall - (!any && d > 0 && d < wall ? d : 0);
+		double run, d;
+		sched_delta(a, b, b->tids[i], &run, &d);
+		double base = wall - (!any && d > 0 && d < wall ? d : 0);
+		t[0] += base;
+		if (any || run <= 0 || run >= 0.1 * base)
+			t[1] += base;
 	}
-	return t > 0 ? t : wall > 0 ? wall : 1;
+	double v = t[1] > 0 ? t[1] : t[0];
+	return v > 0 ? v : wall > 0 ? wall : 1;
 }
 
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
