@@ -55,6 +55,48 @@ int cli_parse_enum(const char *arg, const char *const *names, int n, int *out);
 int cli_parse_metrics(const char *arg, struct cp_report_options *o);
 int cli_parse_sort(const char *arg, struct cp_report_options *o);
 void cli_options_free(void);
+/* The view options report and diff share: their getopt codes (each command's own start at
+ * CLI_OPT_VIEW_END), their long options (CLI_VIEW_LONG_OPTS, first in each command's
+ * table), and cli_view_option, which applies option c to o (--view: the first nviews of
+ * top-down, bottom-up, flat, sync): 0, -1 for a bad value, 1 when c is not one of them. */
+enum {
+	CLI_OPT_VIEW = 256,
+	CLI_OPT_METRIC,
+	CLI_OPT_SORT,
+	CLI_OPT_THRESHOLD,
+	CLI_OPT_DEPTH,
+	CLI_OPT_FOCUS,
+	CLI_OPT_FLATTEN,
+	CLI_OPT_ASCII,
+	CLI_OPT_NO_SUMMARY,
+	CLI_OPT_VIEW_END
+};
+/* clang-format off */
+#define CLI_VIEW_LONG_OPTS \
+	{"view", required_argument, 0, CLI_OPT_VIEW}, \
+	{"metric", required_argument, 0, CLI_OPT_METRIC}, \
+	{"sort", required_argument, 0, CLI_OPT_SORT}, \
+	{"threshold", required_argument, 0, CLI_OPT_THRESHOLD}, \
+	{"depth", required_argument, 0, CLI_OPT_DEPTH}, \
+	{"focus", required_argument, 0, CLI_OPT_FOCUS}, \
+	{"flatten", required_argument, 0, CLI_OPT_FLATTEN}, \
+	{"ascii", no_argument, 0, CLI_OPT_ASCII}, \
+	{"no-summary", no_argument, 0, CLI_OPT_NO_SUMMARY}
+/* clang-format on */
+int cli_view_option(int c, const char *arg, struct cp_report_options *o, int nviews);
+/* The option loop of report and diff (-o FILE, -h, the view options, then the command's
+ * own through option(c, arg, ctx): 0, -1 for a bad value, 1 when unknown); errors said as
+ * every command says them. Returns 0, 1 after --help, -1 after an error. */
+struct cli_view_cmd {
+	const char *name, *usage;
+	const struct option *longopts;
+	int (*option)(int c, const char *arg, void *ctx);
+	void *ctx;
+	struct cp_report_options *o;
+	int nviews;	     /* --view names accepted (cli_view_option) */
+	const char *outpath; /* -o, NULL when not given */
+};
+int cli_view_cmd_parse(struct cli_view_cmd *cmd, int argc, char **argv);
 
 /* The output of -o path (stdout when NULL), or NULL after saying why. cli_output_close:
  * closes it after the work returned rc (0 or a CP_E* code), says what failed and returns
@@ -67,6 +109,14 @@ int cli_output_close(const char *cmd, FILE *out, const char *path, int rc);
 int cli_usage(const char *usage_text, int c);
 /* "callpath CMD: invalid value 'ARG' for --OPTION (see callpath CMD --help)"; -1. */
 int cli_bad_value(const char *cmd, const char *arg, const char *option);
+/* cli_bad_value for the option whose getopt code is c in longopts. */
+int cli_bad_option(const char *cmd, const char *arg, const struct option *longopts, int c);
+/* The option loop (optind reset first): each option goes to parse(c, optarg, ctx), which
+ * returns 0, 1 (after --help) or -1 (after an error); the first nonzero ends the loop and is
+ * returned, else 0. */
+int cli_parse_args(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *longopts, int (*parse)(int c, const char *arg, void *ctx),
+		   void *ctx);
 
 /* Prints "callpath NAME: message" (message from cp_error_message() when fmt is NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,6 +6,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "db/analyze.h"
+#include "db/sync-objects.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -185,6 +186,11 @@ int cmd_analyze(int argc, char **argv)
 	else
 		strbuf_addf(&path, "%s/%s", dir, CP_DB_DEFAULT_NAME);
 	rc = cp_db_write(&db, path.buf);
+	if (!rc && cp_db_save_sync_if_waits(&db, dir, path.buf)) {
+		fprintf(stderr, "warning: waits by synchronization object not saved: %s\n",
+			cp_error_message());
+		cp_error_clear();
+	}
 	if (rc) {
 		cli_error("analyze", NULL);
 	} else {

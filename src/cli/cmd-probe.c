@@ -10,6 +10,7 @@
 #include "patch/select.h"
 #include "record/control.h"
 #include "record/record.h"
+#include "analyze/elf/procs.h"
 #include "analyze/module.h"
 #include "search/loops.h"
 
@@ -37,6 +38,59 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* One listed function (aliases once), with the runtime's checks on the file's bytes. */
+static void list_one(struct list_ctx *c, const char *path, const struct cp_patch_elf *e,
+		     const struct cp_patch_func *fn, struct cp_patch_name *name)
+{
+	for (int k = 0; k < c->nseen; k++)
+		if (c->seen[k] == fn->sym->st_value)
+			return;
+	if (c->nseen < (int)(sizeof c->seen / sizeof c->seen[0]))
+		c->seen[c->nseen++] = fn->sym->st_value;
+	int st = cp_patch_check_file(e, fn);
+	const char *demangled = name ? cp_patch_name_demangled(name) : NULL;
+	printf("%s\t%s\t0x%llx\t%llu\t%s%s\t%s\n", base_name(path), fn->name,
+	       (unsigned long long)fn->sym->st_value, (unsigned long long)fn->sym->st_size,
+	       st ? "refused: " : "probe", st ? cp_patch_status_str(st) : "",
+	       demangled ? demangled : "-");
+	c->matches++;
+	c->refused += st != 0;
+}
+
+/* The size of the function without symbol at vaddr: its FDE's, as the analyzer (struct,
+ * report) reads it for its sub_HEX procedure; 0 when no FDE starts there. */
+static uint64_t unnamed_size(const char *path, uint64_t vaddr)
+{
+	struct cp_module m;
+	uint64_t size = 0;
+	if (cp_module_open(&m, path, 0)) {
+		cp_error_clear();
+		return 0;
+	}
+	for (size_t i = 0; i < m.procs.nprocs; i++)
+		if ((m.procs.procs[i].flags & CP_PROC_FDE) && m.procs.procs[i].lo == vaddr)
+			size = m.procs.procs[i].hi - vaddr;
+	cp_module_release(&m);
+	return size;
+}
+
+/* sub_HEX patterns (select.h): as the runtime matches them, the size from the analyzer. */
+static void list_unnamed(struct list_ctx *c, const char *path, const struct cp_patch_elf *e)
+{
+	for (int i = 0; i < c->npatterns; i++) {
+		char name[32];
+		uint64_t vaddr;
+		int qualified;
+		Elf64_Sym sym;
+		struct cp_patch_func fn;
+		if (!cp_patch_pattern_unnamed(c->patterns[i], path, &vaddr, &qualified) ||
+		    cp_patch_elf_unnamed(e, vaddr, unnamed_size(path, vaddr), name, &sym, &fn))
+			continue;
+		if (sym.st_size || qualified)
+			list_one(c, path, e, &fn, NULL);
+	}
+}
+
 /* The runtime's matching and checks (src/patch/select.h), on the file's bytes. */
 static void list_module(struct list_ctx *c, const char *path)
 {
@@ -49,25 +103,14 @@ static void list_module(struct list_ctx *c, const char *path)
 	c->nseen = 0;
 	cp_patch_elf_iter_init(&it);
 	while (cp_patch_elf_next(&e, &it, &fn)) {
-		int selected = 0, dup = 0;
+		int selected = 0;
 		cp_patch_name_init(&name, fn.name);
 		for (int i = 0; i < c->npatterns && !selected; i++)
 			selected = cp_patch_pattern_match(c->patterns[i], path, &name) != 0;
-		for (int k = 0; k < c->nseen && selected && !dup; k++)
-			dup = c->seen[k] == fn.sym->st_value;
-		if (!selected || dup)
-			continue;
-		if (c->nseen < (int)(sizeof c->seen / sizeof c->seen[0]))
-			c->seen[c->nseen++] = fn.sym->st_value;
-		int st = cp_patch_check_file(&e, &fn);
-		const char *demangled = cp_patch_name_demangled(&name);
-		printf("%s\t%s\t0x%llx\t%llu\t%s%s\t%s\n", base_name(path), fn.name,
-		       (unsigned long long)fn.sym->st_value, (unsigned long long)fn.sym->st_size,
-		       st ? "refused: " : "probe", st ? cp_patch_status_str(st) : "",
-		       demangled ? demangled : "-");
-		c->matches++;
-		c->refused += st != 0;
+		if (selected)
+			list_one(c, path, &e, &fn, &name);
 	}
+	list_unnamed(c, path, &e);
 	cp_patch_elf_unmap(&e);
 }
 

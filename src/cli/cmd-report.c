@@ -26,6 +26,8 @@ static const char usage_text[] =
     "\n"
     "  --view top-down|bottom-up|flat   calling contexts (default), callers of each\n"
     "                                   procedure, or module > file > procedure > loop > line\n"
+    "  --view sync            wait time by synchronization object (mutex, condition, barrier,\n"
+    "                         joined thread...; needs -e wait) with its top call sites\n"
     "  --metric NAME[,NAME...]  metrics to show as columns (repeatable; default: the first)\n"
     "  --metric NAME=FORMULA  add a derived metric (e.g. ipc=instructions/cycles) and show it\n"
     "  --sort NAME[:incl|excl]  sort siblings by that metric's inclusive (default) or\n"
@@ -89,18 +91,9 @@ static int parse_thread(const char *arg, struct cp_report_options *o)
 }
 
 enum {
-	OPT_VIEW = 256,
-	OPT_METRIC,
-	OPT_SORT,
-	OPT_THRESHOLD,
-	OPT_DEPTH,
-	OPT_FOCUS,
-	OPT_THREAD,
+	OPT_THREAD = CLI_OPT_VIEW_END,
 	OPT_FORMAT,
-	OPT_ASCII,
-	OPT_NO_SUMMARY,
 	OPT_STAT,
-	OPT_FLATTEN,
 	OPT_HOT_PATH,
 	OPT_LIVE,
 	OPT_RANK,
@@ -108,20 +101,12 @@ enum {
 };
 
 static const struct option long_opts[] = {
-    {"view", required_argument, 0, OPT_VIEW},
-    {"metric", required_argument, 0, OPT_METRIC},
-    {"sort", required_argument, 0, OPT_SORT},
-    {"threshold", required_argument, 0, OPT_THRESHOLD},
-    {"depth", required_argument, 0, OPT_DEPTH},
-    {"focus", required_argument, 0, OPT_FOCUS},
+    CLI_VIEW_LONG_OPTS,
     {"thread", required_argument, 0, OPT_THREAD},
     {"rank", required_argument, 0, OPT_RANK},
     {"format", required_argument, 0, OPT_FORMAT},
-    {"ascii", no_argument, 0, OPT_ASCII},
-    {"no-summary", no_argument, 0, OPT_NO_SUMMARY},
     {"stat", required_argument, 0, OPT_STAT},
     {"stat-over", required_argument, 0, OPT_STAT_OVER},
-    {"flatten", required_argument, 0, OPT_FLATTEN},
     {"hot-path", optional_argument, 0, OPT_HOT_PATH},
     {"live", optional_argument, 0, OPT_LIVE},
     {"output", required_argument, 0, 'o'},
@@ -131,27 +116,17 @@ static const struct option long_opts[] = {
 
 static double live_interval = -1; /* --live: seconds between refreshes; < 0 = off */
 
-/* Returns 0, 1 for --help, or -1 after printing the error. */
-static int parse_opt(int c, const char *arg, struct cp_report_options *o, const char **outp)
+/* report's own options: 0, -1 for a bad value, 1 when unknown. */
+static int parse_opt(int c, const char *arg, void *ctx)
 {
-	static const char *const views[] = {"top-down", "bottom-up", "flat"};
 	static const char *const formats[] = {"text", "csv", "json"};
+	struct cp_report_options *o = ctx;
 	char *end = NULL;
 	int v = 0, bad = 0;
 	switch (c) {
-	case OPT_VIEW:
-		bad = cli_parse_enum(arg, views, 3, &v);
-		o->view = v;
-		break;
-	case OPT_SORT:
-		bad = cli_parse_sort(arg, o);
-		break;
 	case OPT_FORMAT:
 		bad = cli_parse_enum(arg, formats, 3, &v);
 		o->format = v;
-		break;
-	case OPT_METRIC:
-		bad = cli_parse_metrics(arg, o);
 		break;
 	case OPT_STAT:
 		v = cp_db_stat_parse(arg);
@@ -162,19 +137,12 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 		bad = strcmp(arg, "threads") && strcmp(arg, "ranks");
 		o->stat_over_ranks = !strcmp(arg, "ranks");
 		break;
-	case OPT_FLATTEN:
-		o->flatten = (int)strtol(arg, &end, 10);
-		bad = *end || end == arg || o->flatten < 0 || o->flatten > 1000;
-		break;
 	case OPT_HOT_PATH:
 		o->hot_path = 50;
 		if (arg) {
 			o->hot_path = strtod(arg, &end);
 			bad = *end || end == arg || !(o->hot_path >= 0 && o->hot_path <= 100);
 		}
-		break;
-	case OPT_FOCUS:
-		o->focus = arg;
 		break;
 	case OPT_LIVE:
 		live_interval = 1;
@@ -191,36 +159,10 @@ static int parse_opt(int c, const char *arg, struct cp_report_options *o, const 
 		o->rank = (int)strtol(arg, &end, 10);
 		bad = *end || end == arg || o->rank < 0;
 		break;
-	case OPT_ASCII:
-		o->ascii = 1;
-		break;
-	case OPT_NO_SUMMARY:
-		o->summary = 0;
-		break;
-	case 'o':
-		*outp = arg;
-		break;
-	case OPT_THRESHOLD:
-		o->threshold = strtod(arg, &end);
-		bad = *end || end == arg || o->threshold < 0 || o->threshold > 100;
-		break;
-	case OPT_DEPTH:
-		o->depth = (int)strtol(arg, &end, 10);
-		bad = *end || end == arg || o->depth < 0;
-		break;
-	case 'h':
-		fputs(usage_text, stdout);
-		return 1;
 	default:
-		fputs(usage_text, stderr);
-		return -1;
+		return 1;
 	}
-	if (bad) {
-		cli_error("report", "invalid value '%s' for --%s (see callpath report --help)", arg,
-			  long_opts[c - OPT_VIEW].name);
-		return -1;
-	}
-	return 0;
+	return bad ? -1 : 0;
 }
 
 static volatile sig_atomic_t live_stop;
@@ -280,16 +222,12 @@ static int report_live(const char *dir, struct cp_report_options *o, FILE *out)
 
 static int report_main(int argc, char **argv)
 {
-	struct cp_report_options o;
-	const char *outpath = NULL;
-	cp_report_options_init(&o);
-	optind = 1;
-	int c;
-	while ((c = cli_getopt("report", argc, argv, "o:h", long_opts)) != -1) {
-		int rc = parse_opt(c, optarg, &o, &outpath);
-		if (rc)
-			return rc > 0 ? 0 : CLI_EXIT_FAILURE;
-	}
+	struct cp_report_options opts, *o = &opts;
+	cp_report_options_init(o);
+	struct cli_view_cmd cmd = {"report", usage_text, long_opts, parse_opt, o, o, 4, NULL};
+	int rc = cli_view_cmd_parse(&cmd, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : CLI_EXIT_FAILURE;
 	if (argc - optind > 1) {
 		cli_error(
 		    "report",
@@ -298,18 +236,18 @@ static int report_main(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	const char *dir = optind < argc ? argv[optind] : ".";
-	FILE *out = cli_output("report", outpath);
+	FILE *out = cli_output("report", cmd.outpath);
 	if (!out)
 		return CLI_EXIT_FAILURE;
-	o.progress = stderr;
+	o->progress = stderr;
 	if (live_interval >= 0) {
-		int lrc = report_live(dir, &o, out);
+		int lrc = report_live(dir, o, out);
 		if (out != stdout)
 			fclose(out);
 		return lrc;
 	}
-	int rc = cp_report_run(dir, &o, out);
-	return cli_output_close("report", out, outpath, rc);
+	rc = cp_report_run(dir, o, out);
+	return cli_output_close("report", out, cmd.outpath, rc);
 }
 
 int cmd_report(int argc, char **argv)

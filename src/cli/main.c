@@ -84,6 +84,27 @@ int cli_bad_value(const char *cmd, const char *arg, const char *option)
 	return -1;
 }
 
+int cli_bad_option(const char *cmd, const char *arg, const struct option *longopts, int c)
+{
+	while (longopts->name && longopts->val != c)
+		longopts++;
+	return cli_bad_value(cmd, arg, longopts->name ? longopts->name : "?");
+}
+
+int cli_parse_args(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *longopts, int (*parse)(int c, const char *arg, void *ctx),
+		   void *ctx)
+{
+	int c;
+	optind = 1;
+	while ((c = cli_getopt(cmd, argc, argv, shortopts, longopts)) != -1) {
+		int rc = parse(c, optarg, ctx);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 FILE *cli_output(const char *cmd, const char *path)
 {
 	FILE *out = path ? fopen(path, "w") : stdout;

@@ -3,6 +3,7 @@
 
 #include "report/report.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +81,68 @@ int cli_parse_sort(const char *arg, struct cp_report_options *o)
 		colon = NULL; /* a metric name may hold ':' (FP_ARITH:SCALAR_DOUBLE) */
 	o->sort_metric = colon ? own(strndup(arg, (size_t)(colon - arg))) : arg;
 	return o->sort_metric && *o->sort_metric ? 0 : -1;
+}
+
+/* A whole number in [lo, hi]: 0, or -1. */
+static int parse_int(const char *arg, long lo, long hi, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	*out = (int)v;
+	return *end || end == arg || v < lo || v > hi ? -1 : 0;
+}
+
+int cli_view_option(int c, const char *arg, struct cp_report_options *o, int nviews)
+{
+	static const char *const views[] = {"top-down", "bottom-up", "flat", "sync"};
+	char *end;
+	int v = 0, bad = 0;
+	switch (c) {
+	case CLI_OPT_VIEW:
+		bad = cli_parse_enum(arg, views, nviews, &v);
+		o->view = v;
+		return bad;
+	case CLI_OPT_METRIC:
+		return cli_parse_metrics(arg, o);
+	case CLI_OPT_SORT:
+		return cli_parse_sort(arg, o);
+	case CLI_OPT_THRESHOLD:
+		o->threshold = strtod(arg, &end);
+		return *end || end == arg || !(o->threshold >= 0 && o->threshold <= 100) ? -1 : 0;
+	case CLI_OPT_DEPTH:
+		return parse_int(arg, 0, 1000000, &o->depth);
+	case CLI_OPT_FLATTEN:
+		return parse_int(arg, 0, 1000, &o->flatten);
+	case CLI_OPT_FOCUS:
+		o->focus = arg;
+		return 0;
+	case CLI_OPT_ASCII:
+		o->ascii = 1;
+		return 0;
+	case CLI_OPT_NO_SUMMARY:
+		o->summary = 0;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static int view_cmd_option(int c, const char *arg, void *ctx)
+{
+	struct cli_view_cmd *cmd = ctx;
+	int bad = cli_view_option(c, arg, cmd->o, cmd->nviews);
+	if (bad > 0 && c == 'o') {
+		cmd->outpath = arg;
+		return 0;
+	}
+	if (bad > 0)
+		bad = cmd->option(c, arg, cmd->ctx);
+	if (bad > 0)
+		return cli_usage(cmd->usage, c);
+	return bad ? cli_bad_option(cmd->name, arg, cmd->longopts, c) : 0;
+}
+
+int cli_view_cmd_parse(struct cli_view_cmd *cmd, int argc, char **argv)
+{
+	return cli_parse_args(cmd->name, argc, argv, "o:h", cmd->longopts, view_cmd_option, cmd);
 }

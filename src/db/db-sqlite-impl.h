@@ -18,6 +18,13 @@ int cp_db_sql_error(sqlite3 *db, const char *path, const char *what);
 /* "DB: <path>: truncated or corrupt (<what>)" (CP_EFORMAT). */
 int cp_db_corrupt(const char *path, const char *what);
 
+/* Replaces an optional table of the database at path in one transaction: `create` (its
+ * DROP and CREATE statements), then `insert` once per row, bound by bind(st, i, rows).
+ * what names the table in errors ("the search table"). 0 or CP_EIO. */
+int cp_db_put_rows(const char *path, const char *create, const char *insert, size_t n,
+		   void (*bind)(sqlite3_stmt *st, size_t i, const void *rows), const void *rows,
+		   const char *what);
+
 /* Column i as an id (NULL: CP_DB_NONE; out of range: CP_DB_NONE - 1, which no table has)
  * and as a double (NULL: NaN, "no value"). */
 uint32_t cp_db_col_id(sqlite3_stmt *st, int i);

@@ -42,30 +42,14 @@ static void bind_row(sqlite3_stmt *st, const struct cp_db_search_row *r)
 		sqlite3_bind_null(st, k);
 }
 
+static void bind_search(sqlite3_stmt *st, size_t i, const void *rows)
+{
+	bind_row(st, &((const struct cp_db_search_row *)rows)[i]);
+}
+
 int cp_db_put_search(const char *path, const struct cp_db_search_row *rows, size_t n)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, create, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db,
-			       "INSERT INTO search VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = cp_db_sql_error(db, path, "writing the search table");
-		goto out;
-	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		bind_row(st, &rows[i]);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = cp_db_sql_error(db, path, "writing the search table");
-		sqlite3_reset(st);
-	}
-	if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = cp_db_sql_error(db, path, "writing the search table");
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return rc;
+	return cp_db_put_rows(path, create,
+			      "INSERT INTO search VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", n,
+			      bind_search, rows, "the search table");
 }

@@ -8,6 +8,7 @@
 #include "base/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -140,4 +141,34 @@ int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_
 		pv->v[pv->n++] = (struct cp_db_value){(uint32_t)scope, (uint32_t)metric, x};
 	}
 	return p == end ? 0 : -1;
+}
+
+int cp_db_put_rows(const char *path, const char *create, const char *insert, size_t n,
+		   void (*bind)(sqlite3_stmt *st, size_t i, const void *rows), const void *rows,
+		   const char *what)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	char msg[96];
+	snprintf(msg, sizeof msg, "writing %s", what);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, create, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, insert, -1, &st, NULL) != SQLITE_OK) {
+		rc = cp_db_sql_error(db, path, msg);
+		goto out;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		bind(st, i, rows);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = cp_db_sql_error(db, path, msg);
+		sqlite3_reset(st);
+	}
+	if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = cp_db_sql_error(db, path, msg);
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
 }

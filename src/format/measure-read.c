@@ -483,6 +483,33 @@ static int thr_nodes(struct cp_mf_thr *t, const char *buf, uint64_t used,
 	return rc;
 }
 
+/* The sync-object table (minor 3) after the fixed part. */
+static int thr_sync(struct cp_mf_thr *t, const char *buf)
+{
+	uint64_t slots = t->hdr.sync_slots;
+	if (t->hdr.h.version_minor < 3 || t->hdr.h.version < 2 || !slots) {
+		t->hdr.sync_slots = 0;
+		t->hdr.sync_lost_ns = t->hdr.sync_lost_waits = 0;
+		return 0;
+	}
+	if (sizeof(struct cp_mf_thread) + slots * sizeof(struct cp_mf_sync_obj) >
+	    t->hdr.h.header_size)
+		return cp_error(
+		    CP_EFORMAT,
+		    "file %s: sync_slots %llu at offset %zu do not fit in header_size %u", t->file,
+		    (unsigned long long)slots, offsetof(struct cp_mf_thread, sync_slots),
+		    t->hdr.h.header_size);
+	t->sync = xcalloc(slots, sizeof *t->sync);
+	for (uint64_t i = 0; i < slots; i++) {
+		struct cp_mf_sync_obj e;
+		memcpy(&e, buf + sizeof(struct cp_mf_thread) + i * sizeof e, sizeof e);
+		if (e.kind == 0 || e.kind > CP_MF_SYNC_KIND_MAX || e.node >= t->nnodes)
+			continue;
+		t->sync[t->nsync++] = e;
+	}
+	return 0;
+}
+
 int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const char *name,
 		    const struct cp_mf_proc *proc)
 {
@@ -509,6 +536,8 @@ int cp_mf_thr_parse(struct cp_mf_thr *t, const void *buf, size_t size, const cha
 	}
 	t->hdr.name[sizeof t->hdr.name - 1] = 0;
 	rc = thr_nodes(t, buf, used, proc);
+	if (!rc)
+		rc = thr_sync(t, buf);
 out:
 	if (rc)
 		RELEASE_BUT_FILE(t, cp_mf_thr_release);
@@ -525,6 +554,11 @@ void cp_mf_thr_copy(struct cp_mf_thr *dst, const struct cp_mf_thr *src)
 	size_t nv = src->nnodes * src->hdr.nmetrics + 1;
 	dst->values = xmalloc(nv * sizeof(*dst->values));
 	memcpy(dst->values, src->values, nv * sizeof(*dst->values));
+	dst->sync = NULL;
+	if (src->nsync) {
+		dst->sync = xmalloc(src->nsync * sizeof(*dst->sync));
+		memcpy(dst->sync, src->sync, src->nsync * sizeof(*dst->sync));
+	}
 }
 
 void cp_mf_thr_release(struct cp_mf_thr *t)
@@ -532,6 +566,7 @@ void cp_mf_thr_release(struct cp_mf_thr *t)
 	free(t->file);
 	free(t->nodes);
 	free(t->values);
+	free(t->sync);
 	memset(t, 0, sizeof *t);
 }
 

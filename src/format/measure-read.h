@@ -61,6 +61,11 @@ struct cp_mf_thr {
 	struct cp_mf_rnode *nodes;
 	uint64_t *values;    /* nnodes * hdr.nmetrics exclusive values */
 	uint64_t tail_bytes; /* bytes after the last complete node (a node being written) */
+	/* Minor 3: the filled slots of the sync-object table (measure.h), in slot order; an
+	 * entry whose node is not among the nodes read (a live file) is left out. The lost
+	 * counts are hdr.sync_lost_ns / sync_lost_waits. */
+	struct cp_mf_sync_obj *sync;
+	size_t nsync;
 };
 
 /* Parses a process file from memory. name is used in messages. */

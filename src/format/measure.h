@@ -36,8 +36,9 @@
 #define CP_MF_VERSION 2	      /* 2: THREAD and UNPACK records, cpu_start/end_ns */
 /* Additions within a version that older readers ignore (they read the fields as reserved
  * zeros); readers treat a file of a lower minor as having none of the later fields.
- * 1: rank and nranks in the common header (MPI). 2: node kind 7 (CP_MF_NODE_IDLE). */
-#define CP_MF_VERSION_MINOR 2
+ * 1: rank and nranks in the common header (MPI). 2: node kind 7 (CP_MF_NODE_IDLE).
+ * 3: the thread file's table of synchronization objects (struct cp_mf_sync_obj). */
+#define CP_MF_VERSION_MINOR 3
 #define CP_MF_NO_RANK (-1) /* cp_mf_header.rank of a process that is no MPI rank */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
@@ -224,7 +225,41 @@ struct cp_mf_thread {
 	uint64_t dropped;	 /* samples lost (arena full, runtime disabled, re-entry) */
 	uint64_t frames;	 /* total frames unwound (for average depth) */
 	char name[16];		 /* thread name (prctl PR_GET_NAME) */
-	uint64_t reserved[8];
+	/* Minor 3: the synchronization objects this thread waited on (-e wait): a table of
+	 * sync_slots struct cp_mf_sync_obj right after this struct (header_size covers it, so
+	 * readers of earlier minors skip it); 0 when the run did not measure waits. Waits
+	 * that found the table full (3/4 of the slots used) are only counted here. */
+	uint32_t sync_slots;
+	uint32_t sync_used; /* slots in use (the writer's count; readers check kind) */
+	uint64_t sync_lost_ns;
+	uint64_t sync_lost_waits;
+	uint64_t reserved[5];
+};
+
+/* The kind of a synchronization object (cp_mf_sync_obj.kind); 0 marks an empty slot. */
+enum cp_mf_sync_kind {
+	CP_MF_SYNC_MUTEX = 1,	/* pthread_mutex_lock / timedlock: the pthread_mutex_t */
+	CP_MF_SYNC_RDLOCK = 2,	/* pthread_rwlock_rdlock: the pthread_rwlock_t */
+	CP_MF_SYNC_WRLOCK = 3,	/* pthread_rwlock_wrlock: the pthread_rwlock_t */
+	CP_MF_SYNC_COND = 4,	/* pthread_cond_(timed|clock)wait: the pthread_cond_t */
+	CP_MF_SYNC_BARRIER = 5, /* pthread_barrier_wait: the pthread_barrier_t */
+	CP_MF_SYNC_JOIN = 6,	/* pthread_join: the pthread_t joined */
+	CP_MF_SYNC_SEM = 7,	/* sem_wait / sem_timedwait: the sem_t */
+	CP_MF_SYNC_KIND_MAX = 7,
+};
+
+/* One (object, kind, call site) a thread waited on: open addressing on (object, node,
+ * kind), linear probing, filled by the owning thread only. The writer stores object, node
+ * and aux, then kind (release); wait_ns and waits are then updated in place. A reader
+ * takes slots whose kind is nonzero; node may lie beyond the nodes it read (a live file). */
+struct cp_mf_sync_obj {
+	uint64_t object; /* address of the object in the process (pthread_t for JOIN) */
+	uint32_t node;	 /* the waiting call's node in this thread's tree (the wait's leaf) */
+	uint16_t kind;	 /* enum cp_mf_sync_kind */
+	uint16_t pad;
+	uint64_t aux;	  /* 0 (reserved for MPI communicator/tag) */
+	uint64_t wait_ns; /* time blocked: the wait-time metric's share of this object */
+	uint64_t waits;	  /* waits that blocked: the wait-calls metric's share */
 };
 
 /* A calling-context tree node. Node i lives at header_size + i * node_size; node 0 is the
@@ -243,5 +278,7 @@ struct cp_mf_node {
 _Static_assert(sizeof(struct cp_mf_header) == 64, "header layout");
 _Static_assert(sizeof(struct cp_mf_node) == 24, "node layout");
 _Static_assert(sizeof(struct cp_mf_module) == 72, "module layout");
+_Static_assert(sizeof(struct cp_mf_sync_obj) == 40, "sync object layout");
+_Static_assert(sizeof(struct cp_mf_thread) % 8 == 0, "sync table alignment");
 
 #endif

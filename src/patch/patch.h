@@ -48,6 +48,7 @@ enum cp_patch_status {
 	CP_PATCH_RETURNS_TWICE, /* setjmp, vfork, getcontext...: they keep their return address */
 	CP_PATCH_NO_CALLER,	/* the program's entry point: entered without a call */
 	CP_PATCH_BUSY,		/* a thread stays stopped inside the entry, or does not answer */
+	CP_PATCH_NO_FDE, /* sub_HEX: no .eh_frame FDE starts there to give the function's size */
 	CP_PATCH_NSTATUS
 };
 

@@ -23,6 +23,7 @@ static const char *const status_text[CP_PATCH_NSTATUS] = {
     [CP_PATCH_NOT_FUNC] = "not a function of known size",
     [CP_PATCH_RETURNS_TWICE] = "returns twice or keeps its return address (setjmp, vfork...)",
     [CP_PATCH_NO_CALLER] = "program entry point (entered without a call)",
+    [CP_PATCH_NO_FDE] = "no function starts there (no .eh_frame FDE begins at that address)",
 };
 
 const char *cp_patch_status_str(int status)

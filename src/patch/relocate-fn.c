@@ -205,15 +205,55 @@ static int emit(const uint8_t *code, uint64_t addr, size_t size, const struct cp
 	return 0;
 }
 
-static void map_out(struct cp_reloc_map *m, const uint8_t *code, uint64_t addr)
+/* Snippet layout (snippet()): lea 5, push 2, movabs, call 6 (returns to SN_RET), jmp 2,
+ * .quad 8, pop 2 (at SN_POP), lea 8. */
+#define SN_PUSH 5
+#define SN_RET (SN_PUSH + 2 + CP_X86_MOVABS_R11_LEN + 6)
+#define SN_POP (SN_RET + 2 + 8)
+
+int cp_reloc_snippet_sp(uint32_t into, int is_return)
 {
+	if (is_return)
+		return into == SN_RET ? 128 + 8 : -1;
+	if (into < SN_PUSH || into >= SNIPPET_LEN) /* before it, or a stub's jmp after it */
+		return 0;
+	return into < SN_PUSH + 2 || into >= SN_POP + 2 ? 128 : 128 + 8;
+}
+
+static void map_put(struct cp_reloc_map *m, uint32_t at, uint64_t orig, uint32_t info)
+{
+	m->at[m->n] = at;
+	m->orig[m->n] = (uint32_t)orig;
+	m->info[m->n++] = info;
+}
+
+/* The snippets of instruction i placed at `where`, from copy offset *at. */
+static void map_snippets(struct cp_reloc_map *m, size_t i, uint16_t where, uint64_t orig,
+			 size_t npts, uint32_t *at)
+{
+	for (size_t k = 0; k < npts; k++)
+		if (rs.pidx[k] == i && rs.where[k] == where) {
+			map_put(m, *at, orig, CP_RELOC_SNIPPET | SNIPPET_LEN);
+			*at += SNIPPET_LEN;
+		}
+}
+
+static void map_out(struct cp_reloc_map *m, const uint8_t *code, uint64_t addr, size_t npts)
+{
+	m->n = 0;
 	for (size_t i = 0; i < rs.n; i++) {
-		m->at[i] = rs.at[i];
-		m->orig[i] = (uint32_t)(rs.insn[i].addr - addr);
-		m->rlen[i] = cp_x86_reloc_size(code + m->orig[i], &rs.insn[i]);
+		uint64_t orig = rs.insn[i].addr - addr;
+		uint32_t at = rs.label[i], rlen = cp_x86_reloc_size(code + orig, &rs.insn[i]);
+		map_snippets(m, i, PRE, orig, npts, &at);
+		map_put(m, rs.at[i], orig, rlen | (uint32_t)rs.insn[i].len << 16);
+		at = rs.at[i] + rlen;
+		/* After i, the state of the instruction that follows (a fall-through edge). */
+		map_snippets(m, i, POST, rs.insn[i + 1 < rs.n ? i + 1 : i].addr - addr, npts, &at);
 	}
-	m->orig[rs.n] = m->orig[rs.n - 1] + rs.insn[rs.n - 1].len;
-	m->n = rs.n;
+	for (size_t k = 0; k < npts; k++)
+		if (rs.where[k] == STUB)
+			map_put(m, rs.stub[k], rs.insn[rs.pidx[k]].addr - addr,
+				CP_RELOC_SNIPPET | (SNIPPET_LEN + CP_X86_JMP32_LEN));
 }
 
 int cp_reloc_function(const uint8_t *code, uint64_t addr, size_t size,
@@ -247,8 +287,8 @@ int cp_reloc_function(const uint8_t *code, uint64_t addr, size_t size,
 		res->copy = st ? 0 : copy;
 		res->len = len;
 	}
-	if (!st && res->map.at && rs.n < res->map.cap)
-		map_out(&res->map, code, addr);
+	if (!st && res->map.at && rs.n + npts <= res->map.cap)
+		map_out(&res->map, code, addr, npts);
 	pthread_mutex_unlock(&reloc_lock);
 	return st;
 }

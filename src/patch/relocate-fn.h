@@ -38,13 +38,25 @@ struct cp_reloc_point {
 	uint64_t cookie; /* in r11 when handler runs */
 };
 
-/* Where each instruction went, for unwinding through the copy: instruction i starts at
- * copy + at[i] (rlen[i] bytes there) and came from addr + orig[i]; orig[n] = size. The
- * caller gives arrays of cap entries (cap > instructions, or the map is left empty). */
+/* Where each piece of the copy came from, for unwinding through it and attributing its
+ * pcs: entry i covers copy + at[i] (CP_RELOC_LEN(info[i]) bytes), in increasing order of
+ * at. A relocated instruction came from addr + orig[i] (CP_RELOC_OLEN(info[i]) bytes
+ * there); a snippet (CP_RELOC_SNIPPET set) stands for the original instruction at
+ * addr + orig[i] whose stack state it has: the jcc or jmp/ret its edge leaves, or for a
+ * fall-through edge the instruction after it. The caller gives arrays of cap entries
+ * (cap >= instructions + points, or the map is left empty). */
+#define CP_RELOC_SNIPPET (1u << 31)
+#define CP_RELOC_LEN(info) ((info)&0xffffu)
+#define CP_RELOC_OLEN(info) (((info) >> 16) & 0xffu)
 struct cp_reloc_map {
-	uint32_t *at, *orig, *rlen;
+	uint32_t *at, *orig, *info;
 	size_t cap, n;
 };
+
+/* A pc `into` bytes inside a snippet: how far below the function's own stack pointer the
+ * snippet has moved rsp there (is_return: pc is the return address of the snippet's
+ * call, the only one a frame can hold). -1 where no caller frame can be found. Pure. */
+int cp_reloc_snippet_sp(uint32_t into, int is_return);
 
 struct cp_reloc_result {
 	uint64_t copy; /* the copy's entry */

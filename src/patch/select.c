@@ -186,7 +186,9 @@ static const char *module_colon(const char *pattern)
 	return NULL;
 }
 
-uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp_patch_name *n)
+/* The role bits of pattern's +/- prefix, *rest the pattern after it and after a MODULE:
+ * part; 0 when that MODULE part does not match the module at path. */
+static uint32_t pattern_role(const char *pattern, const char *path, const char **rest)
 {
 	uint32_t role = CP_PATCH_ROLE_MEASURE;
 	if (*pattern == '+' || *pattern == '-')
@@ -203,7 +205,30 @@ uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp
 			return 0;
 		pattern = colon + 1;
 	}
-	return glob_matches(pattern, n) ? role : 0;
+	*rest = pattern;
+	return role;
+}
+
+uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp_patch_name *n)
+{
+	uint32_t role = pattern_role(pattern, path, &pattern);
+	return role && glob_matches(pattern, n) ? role : 0;
+}
+
+uint32_t cp_patch_pattern_unnamed(const char *pattern, const char *path, uint64_t *vaddr,
+				  int *qualified)
+{
+	const char *name;
+	uint32_t role = pattern_role(pattern, path, &name);
+	size_t ndigits =
+	    role && !strncmp(name, "sub_", 4) ? strspn(name + 4, "0123456789abcdef") : 0;
+	if (!ndigits || ndigits > 16 || name[4 + ndigits])
+		return 0;
+	*vaddr = 0;
+	for (const char *p = name + 4; *p; p++)
+		*vaddr = *vaddr << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	*qualified = module_colon(pattern + (*pattern == '+' || *pattern == '-')) != NULL;
+	return role;
 }
 
 int cp_patch_module_skipped(const char *path)

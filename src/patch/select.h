@@ -54,6 +54,15 @@ size_t cp_patch_clone_base_len(const char *symbol);
 /* The CP_PATCH_ROLE_* bits pattern gives symbol n of the module at path; 0: no match. */
 uint32_t cp_patch_pattern_match(const char *pattern, const char *path, struct cp_patch_name *n);
 
+/* The functions reports name sub_HEX (HEX: lowercase hex ELF virtual address) have no
+ * symbol: stripped code found from its .eh_frame FDE. A pattern [+|-][MODULE:]sub_HEX,
+ * exactly that (no glob), names the function starting at HEX in each module it applies to
+ * where no function symbol covers HEX (cp_patch_elf_unnamed), its size the FDE's. Returns
+ * the role bits and *vaddr when pattern has this form and applies to the module at path
+ * (*qualified: it names the module), else 0. */
+uint32_t cp_patch_pattern_unnamed(const char *pattern, const char *path, uint64_t *vaddr,
+				  int *qualified);
+
 /* Modules never searched: the dynamic loader, the runtime and its decoder library. */
 int cp_patch_module_skipped(const char *path);
 
@@ -70,12 +79,13 @@ struct cp_patch_elf {
 int cp_patch_elf_map(struct cp_patch_elf *e, const char *path);
 void cp_patch_elf_unmap(struct cp_patch_elf *e);
 
-/* A defined FUNC or IFUNC symbol. */
+/* A defined FUNC or IFUNC symbol (or a function without one: cp_patch_elf_unnamed). */
 struct cp_patch_func {
 	const char *name;
 	const Elf64_Sym *sym;
 	const Elf64_Shdr *sec; /* the section it is defined in */
 	const char *secname;   /* NULL when unknown */
+	int unnamed;	       /* sym is synthesized: sub_HEX, sized by its FDE (0: none) */
 };
 
 /* Iterates over the function symbols of .symtab, then of .dynsym (duplicates included). */
@@ -92,8 +102,16 @@ void cp_patch_elf_iter_init(struct cp_patch_elf_iter *it);
 int cp_patch_elf_next(const struct cp_patch_elf *e, struct cp_patch_elf_iter *it,
 		      struct cp_patch_func *fn);
 
+/* The function without symbol at vaddr, named sub_HEX: 0 and fn filled (fn->sym points to
+ * *sym, of type FUNC and size `size`: its FDE's, 0 when no FDE starts at vaddr; fn->name to
+ * name, which must hold 21 bytes), or -1 when a function symbol covers vaddr (the function
+ * has a name) or no executable section holds vaddr. */
+int cp_patch_elf_unnamed(const struct cp_patch_elf *e, uint64_t vaddr, uint64_t size, char *name,
+			 Elf64_Sym *sym, struct cp_patch_func *fn);
+
 /* The refusal rules known from the symbol and its section (enum cp_patch_status): type,
- * size, PLT, executable, in its section, name (setjmp family, program entry). */
+ * size, PLT, executable, in its section, name (setjmp family, program entry); an unnamed
+ * function of size 0 has no FDE starting there (CP_PATCH_NO_FDE). */
 int cp_patch_check_function(const struct cp_patch_elf *e, const struct cp_patch_func *fn);
 /* cp_patch_check_function, then the prologue plan on the file's bytes: what the runtime
  * will decide, offline. */

@@ -4,6 +4,7 @@
 #include "patch/select.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -123,14 +124,57 @@ int cp_patch_elf_next(const struct cp_patch_elf *e, struct cp_patch_elf_iter *it
 		fn->sym = s;
 		fn->sec = &e->sh[s->st_shndx];
 		fn->secname = e->shstr ? e->shstr + fn->sec->sh_name : NULL;
+		fn->unnamed = 0;
 		return 1;
 	}
+}
+
+/* Whether a defined function symbol of a table of e covers vaddr. */
+static int symbol_covers(const struct cp_patch_elf *e, uint64_t vaddr)
+{
+	struct cp_patch_elf_iter it;
+	struct cp_patch_func fn;
+	cp_patch_elf_iter_init(&it);
+	while (cp_patch_elf_next(e, &it, &fn))
+		if (vaddr >= fn.sym->st_value &&
+		    vaddr - fn.sym->st_value < (fn.sym->st_size ? fn.sym->st_size : 1))
+			return 1;
+	return 0;
+}
+
+int cp_patch_elf_unnamed(const struct cp_patch_elf *e, uint64_t vaddr, uint64_t size, char *name,
+			 Elf64_Sym *sym, struct cp_patch_func *fn)
+{
+	const uint64_t exec = SHF_ALLOC | SHF_EXECINSTR;
+	unsigned i = 0;
+	for (; i < e->nsec; i++)
+		if ((e->sh[i].sh_flags & exec) == exec && vaddr >= e->sh[i].sh_addr &&
+		    vaddr - e->sh[i].sh_addr < e->sh[i].sh_size)
+			break;
+	if (i == e->nsec || symbol_covers(e, vaddr))
+		return -1;
+	memset(sym, 0, sizeof *sym);
+	sym->st_info = ELF64_ST_INFO(STB_LOCAL, STT_FUNC);
+	sym->st_shndx = (Elf64_Section)i;
+	sym->st_value = vaddr;
+	sym->st_size = size;
+	snprintf(name, 21, "sub_%llx", (unsigned long long)vaddr);
+	fn->name = name;
+	fn->sym = sym;
+	fn->sec = &e->sh[i];
+	fn->secname = e->shstr ? e->shstr + fn->sec->sh_name : NULL;
+	fn->unnamed = 1;
+	return 0;
 }
 
 int cp_patch_check_function(const struct cp_patch_elf *e, const struct cp_patch_func *fn)
 {
 	const Elf64_Sym *s = fn->sym;
 	const Elf64_Shdr *sec = fn->sec;
+	if (fn->unnamed && !s->st_size)
+		return CP_PATCH_NO_FDE;
+	if (fn->unnamed && s->st_value == ((const Elf64_Ehdr *)(const void *)e->f)->e_entry)
+		return CP_PATCH_NO_CALLER; /* _start, stripped */
 	int st = cp_patch_check_symbol(ELF64_ST_TYPE(s->st_info), s->st_size, fn->secname,
 				       (sec->sh_flags & SHF_EXECINSTR) != 0);
 	if (!st)

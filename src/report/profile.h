@@ -107,5 +107,7 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 /* omp-summary.c: the summary's table of OpenMP regions (the n with the most work), if the
  * database has the OpenMP metrics. */
 void cp_report_print_omp(const struct cp_profile *p, FILE *out, size_t n);
+/* view-sync.c: the n heaviest synchronization objects of measurement directory dir. */
+void cp_report_print_sync_top(const char *dir, FILE *out, size_t n);
 
 #endif

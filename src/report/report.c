@@ -166,6 +166,8 @@ int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out
 	struct cp_profile p;
 	const char *specs[CP_REPORT_MAX_METRICS];
 	size_t nspecs = derived_specs(o, specs);
+	if (o->view == CP_VIEW_SYNC)
+		return cp_report_sync(path, o, out);
 	int pid = o->rank >= 0 ? CP_PROFILE_RANK(o->rank) : o->thread_pid;
 	int rc = cp_profile_load(&p, path, o->thread, pid, specs, nspecs, o->progress, o->no_write);
 	p.stat_by_rank = o->stat_over_ranks;
@@ -283,6 +285,8 @@ int cp_report_print_summary(const char *dir, FILE *out, int top_n)
 		else
 			print_imbalance(&p, &r, out, top_n > 0 ? (size_t)top_n / 2 : 5);
 		cp_report_print_omp(&p, out, top_n > 0 ? (size_t)top_n / 2 : 5);
+		if (cp_db_metric_find(&p.db, "wait-time") != CP_DB_NONE)
+			cp_report_print_sync_top(dir, out, 3);
 		fprintf(out, "(more: callpath report %s --view top-down|bottom-up|flat)\n", dir);
 		if (p.sum.nranks > 1)
 			fprintf(out, "(one MPI rank: callpath report %s --rank 0..%zu)\n", dir,

@@ -10,6 +10,7 @@ enum cp_report_view_kind {
 	CP_VIEW_TOP_DOWN = 0,
 	CP_VIEW_BOTTOM_UP = 1,
 	CP_VIEW_FLAT = 2,
+	CP_VIEW_SYNC = 3, /* waits by synchronization object (view-sync.c) */
 };
 
 enum cp_report_sort {
@@ -62,6 +63,10 @@ void cp_report_options_init(struct cp_report_options *o);
  * by cp_profile_open) and writes the chosen view to out.
  * Returns 0 or a negative CP_E* code with cp_error() set. */
 int cp_report_run(const char *path, const struct cp_report_options *o, FILE *out);
+
+/* --view sync: wait time by synchronization object from PATH (a database's sync_object
+ * table, or a measurement directory read directly). */
+int cp_report_sync(const char *path, const struct cp_report_options *o, FILE *out);
 
 /* For `callpath record`: opens dir (analyzing it into DIR/callpath.db) and prints the
  * summary of the run, its hottest calling contexts (top-down, threshold 5%, at most top_n

@@ -135,23 +135,47 @@ void cp_search_graph_release(struct cp_search_graph *g)
 	cp_search_graph_init(g);
 }
 
+/* A new queued node with key's hypothesis and foci, under key's parent. */
+static uint32_t node_new(struct cp_search_graph *g, const struct cp_search_node *key)
+{
+	XGROW(g->nodes, g->n + 1, g->alloc);
+	struct cp_search_node *n = &g->nodes[g->n];
+	*n = *key;
+	n->state = CP_NODE_QUEUED;
+	n->deep = 0;
+	n->value = n->decided = n->cost = 0;
+	return (uint32_t)g->n++;
+}
+
 uint32_t cp_search_node_get(struct cp_search_graph *g, uint32_t hyp, int kind, uint32_t target,
 			    int32_t parent)
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (g->nodes[i].hyp == hyp && g->nodes[i].kind == kind &&
-		    g->nodes[i].target == target && g->nodes[i].thread < 0)
+		    g->nodes[i].target == target && g->nodes[i].thread < 0 && g->nodes[i].sync < 0)
 			return (uint32_t)i;
-	XGROW(g->nodes, g->n + 1, g->alloc);
-	struct cp_search_node *n = &g->nodes[g->n];
-	memset(n, 0, sizeof *n);
-	n->hyp = hyp;
-	n->kind = (uint8_t)kind;
-	n->target = target;
-	n->parent = parent;
-	n->thread = -1;
-	n->state = CP_NODE_QUEUED;
-	return (uint32_t)g->n++;
+	struct cp_search_node key = {.hyp = hyp,
+				     .kind = (uint8_t)kind,
+				     .target = target,
+				     .parent = parent,
+				     .thread = -1,
+				     .sync = -1};
+	return node_new(g, &key);
+}
+
+uint32_t cp_search_node_sync(struct cp_search_graph *g, uint32_t hyp, uint32_t target, int32_t sync,
+			     int32_t parent)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].hyp == hyp && g->nodes[i].sync == sync)
+			return (uint32_t)i;
+	struct cp_search_node key = {.hyp = hyp,
+				     .kind = CP_FOCUS_FUNC,
+				     .target = target,
+				     .parent = parent,
+				     .thread = -1,
+				     .sync = sync};
+	return node_new(g, &key);
 }
 
 uint32_t cp_search_node_thread(struct cp_search_graph *g, uint32_t i, int32_t t)
@@ -159,18 +183,12 @@ uint32_t cp_search_node_thread(struct cp_search_graph *g, uint32_t i, int32_t t)
 	struct cp_search_node a = g->nodes[i];
 	for (size_t j = 0; j < g->n; j++)
 		if (g->nodes[j].hyp == a.hyp && g->nodes[j].kind == a.kind &&
-		    g->nodes[j].target == a.target && g->nodes[j].thread == t)
+		    g->nodes[j].target == a.target && g->nodes[j].thread == t &&
+		    g->nodes[j].sync == a.sync)
 			return (uint32_t)j;
-	XGROW(g->nodes, g->n + 1, g->alloc);
-	struct cp_search_node *n = &g->nodes[g->n];
-	memset(n, 0, sizeof *n);
-	n->hyp = a.hyp;
-	n->kind = a.kind;
-	n->target = a.target;
-	n->parent = (int32_t)i;
-	n->thread = t;
-	n->state = CP_NODE_QUEUED;
-	return (uint32_t)g->n++;
+	a.parent = (int32_t)i;
+	a.thread = t;
+	return node_new(g, &a);
 }
 
 /* Children of a true focus (paper §5): calls made at `level` (-1: outside every loop of
@@ -204,7 +222,7 @@ size_t cp_search_decide(struct cp_search_graph *g, const struct cp_code_model *m
 	n->value = value;
 	n->decided = t;
 	n->cost = 0;
-	if (!is_true || n->thread >= 0)
+	if (!is_true || n->thread >= 0 || n->sync >= 0)
 		return 0;
 	if (n->kind == CP_FOCUS_FUNC)
 		return refine(g, m, i, n->target, -1);

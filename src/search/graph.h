@@ -117,6 +117,9 @@ struct cp_search_node {
 	int32_t thread;	 /* Machine hierarchy: the focus restricted to thread `thread` (an index
 			  * the caller keeps), -1 for the whole process */
 	int32_t parent;	 /* the node it was refined from (first path), -1 for a root */
+	int32_t sync;	 /* SyncObject hierarchy: the sync focus (an index the caller keeps;
+			  * kind/target then name the function of its top call site), -1 for
+			  * none; such a node is added and refined by its caller (syncobj.c) */
 	double value;	 /* measured value (fraction of time), when decided */
 	double decided;	 /* seconds since the search began */
 	double cost;	 /* measured cost of its probes while pending (fraction of time) */
@@ -135,8 +138,12 @@ uint32_t cp_search_node_get(struct cp_search_graph *g, uint32_t hyp, int kind, u
 /* The Machine refinement of node i to thread t: the node (hypothesis and code focus of i,
  * thread t), added queued under i when new. A thread node is not refined further. */
 uint32_t cp_search_node_thread(struct cp_search_graph *g, uint32_t i, int32_t t);
+/* A SyncObject node (hypothesis hyp, sync focus `sync`, code focus function target) under
+ * parent (-1: a root), added queued when new. */
+uint32_t cp_search_node_sync(struct cp_search_graph *g, uint32_t hyp, uint32_t target, int32_t sync,
+			     int32_t parent);
 /* Decides node i: true or false with its value at time t. A true node is refined (its
- * children are queued); returns the number of children added. */
+ * children are queued; not Machine or SyncObject nodes); returns the children added. */
 size_t cp_search_decide(struct cp_search_graph *g, const struct cp_code_model *m, uint32_t i,
 			int is_true, double value, double t);
 /* Up to max queued nodes to start now (deep-start ones first, then in creation order)

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "db/search-table.h"
+#include "search/syncobj.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,11 @@ void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	const char *fn = func->name;
 	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
+	const struct cp_search_syncfocus *sf = cp_search_sync_focus(s, n->sync);
 	size_t len;
-	if (!l)
+	if (sf)
+		snprintf(buf, cap, "%s", sf->name);
+	else if (!l)
 		snprintf(buf, cap, "/Code/%s/%s", base, fn);
 	else if (in && in->file)
 		snprintf(buf, cap, "/Code/%s/%s/loop@%s:%d", base, fn,
@@ -58,11 +62,11 @@ static int has_true_child(const struct cp_search *s, uint32_t i)
 			continue;
 		/* a thread's node is as precise as its code focus: not when that is refined */
 		if (b->hyp == a->hyp &&
-		    (b->parent == (int32_t)i ||
-		     ((b->thread == a->thread || b->thread < 0) && refines(&s->model, a, b))))
+		    (b->parent == (int32_t)i || ((b->thread == a->thread || b->thread < 0) &&
+						 b->sync == a->sync && refines(&s->model, a, b))))
 			return 1;
 		if (a->hyp == CP_HYP_CPU && b->hyp == CP_HYP_MEM && b->kind == a->kind &&
-		    b->target == a->target && b->thread == a->thread)
+		    b->target == a->target && b->thread == a->thread && b->sync == a->sync)
 			return 1;
 	}
 	return 0;
@@ -196,6 +200,11 @@ static void json_str(FILE *out, const char *v)
 	fputc('"', out);
 }
 
+static const char *focus_kind(const struct cp_search_node *n)
+{
+	return n->sync >= 0 ? "syncobject" : n->kind == CP_FOCUS_LOOP ? "loop" : "function";
+}
+
 static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const char *first)
 {
 	char name[512];
@@ -205,7 +214,7 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 	cp_search_focus_name(s, i, name, sizeof name);
 	fprintf(out, "{%s\"id\": %u, \"parent\": %d, \"hypothesis\": ", first, i, n->parent);
 	json_str(out, cp_hyp_names[n->hyp]);
-	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", l ? "loop" : "function");
+	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", focus_kind(n));
 	json_str(out, name);
 	const struct cp_code_func *func = &s->model.funcs[l ? l->func : n->target];
 	fprintf(out, ", \"module\": ");
@@ -304,7 +313,7 @@ int cp_search_store_db(const struct cp_search *s, const char *path)
 		    .id = (int)i,
 		    .parent = n->parent,
 		    .hypothesis = cp_hyp_names[n->hyp],
-		    .kind = l ? "loop" : "function",
+		    .kind = focus_kind(n),
 		    .focus = names[i],
 		    .function = s->model.funcs[l ? l->func : n->target].name,
 		    .file = in->file,

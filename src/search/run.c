@@ -5,12 +5,16 @@
 #include "base/xalloc.h"
 #include "record/control.h"
 #include "search/loops.h"
+#include "search/syncobj.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Probe costs measured on the development machine (docs/cmd-search.md, "Cost limit": CPU
  * time of probe.O2 stress 20000000 under probe -f work less under record, per call; of
@@ -246,16 +250,22 @@ static double loop_own_bytes(const struct cp_code_model *m, uint32_t l)
 }
 
 /* The predicted cost of function f's loop probes, as a fraction of the time, before they
- * go in: per loop, its own code's share of the CPU time sampled so far (snapshot b, from
- * the program's start) divided by the shortest iteration that code allows
- * (LOOP_NS_PER_BYTE) gives the executions per ns; times the calibrated cost of one. */
-static double predict_loop_cost(const struct run *r, uint32_t f, const struct cp_search_snap *b)
+ * go in: per loop, the CPU time sampled in the loop's own code per ns of wall time (from
+ * the earliest snapshot kept to the latest) divided by the shortest iteration that code
+ * allows (LOOP_NS_PER_BYTE) gives the executions per ns; times the calibrated cost of
+ * one. */
+static double predict_loop_cost(const struct run *r, uint32_t f)
 {
 	const struct cp_search *s = r->s;
-	double c = 0, total = b->total[CP_SM_CPU];
-	for (size_t l = 0; l < s->model.nloops && total > 0; l++)
-		if (s->model.loops[l].func == f && l < b->nloops)
-			c += b->loops[l].own_cpu / total * s->per_edge_ns /
+	const struct cp_search_snap *b = &r->snaps[r->nsnaps - 1], *a = NULL;
+	for (size_t e = 0; e + 1 < r->nsnaps && !a; e++)
+		if (r->snaps[e].funcs)
+			a = &r->snaps[e];
+	double c = 0, wall = a ? (b->wall - a->wall) * 1e9 : 0;
+	for (size_t l = 0; l < s->model.nloops && wall > 0; l++)
+		if (s->model.loops[l].func == f)
+			c += cp_search_snap_delta(a, b, CP_FOCUS_LOOP, (uint32_t)l).own_cpu / wall *
+			     s->per_edge_ns /
 			     (loop_own_bytes(&s->model, (uint32_t)l) * LOOP_NS_PER_BYTE);
 	return c;
 }
@@ -283,11 +293,12 @@ static void install(struct run *r, uint32_t i)
 						      : "its probes cost more than the limit");
 		return;
 	}
-	/* Loop probes only for CPUBound: the others are decided on samples alone, and the
-	 * wait/io triggers do not yet unwind out of a relocated function's copy. */
-	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp != CP_HYP_CPU)
+	/* Loop probes for CPUBound, ExcessiveSyncWaiting and ExcessiveIOBlocking (samples and
+	 * the wait/io triggers unwind through the relocated copy); MemoryBound is decided on
+	 * its fault samples alone. */
+	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp == CP_HYP_MEM)
 		return;
-	double predicted = r->nsnaps ? predict_loop_cost(r, f, &r->snaps[r->nsnaps - 1]) : 0;
+	double predicted = r->nsnaps ? predict_loop_cost(r, f) : 0;
 	if (predicted > s->o.cost_limit) {
 		char pat[1024];
 		r->state[f] = PS_NOLOOPS;
@@ -478,6 +489,9 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	grow(r);
 	if (yes && s->graph.nodes[i].thread < 0)
 		refine_threads(r, i, a, b, t);
+	if (yes && s->graph.nodes[i].hyp == CP_HYP_SYNC && s->graph.nodes[i].sync < 0 &&
+	    cp_search_sync_refine(s, i, b, t))
+		grow(r);
 	n = &s->graph.nodes[i]; /* refining may have grown (moved) the node array */
 	s->experiments++;
 	uninstall(r, f);
@@ -530,19 +544,32 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 	grow(r);
 }
 
+/* The executable's entry point (_start; sub_HEX when stripped), 0 when unknown. */
+static uint64_t entry_point(const char *exe)
+{
+	Elf64_Ehdr h;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, &h, sizeof h, 0);
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof h && !memcmp(h.e_ident, ELFMAG, SELFMAG) ? h.e_entry : 0;
+}
+
 /* The roots, for every hypothesis: main, and the functions of the executable that were
  * entered from outside it (a thread's start routine, a callback) with samples so far
- * (snapshot a), except _start (only the dynamic loader's entry: main is the root there). */
+ * (snapshot a), except _start (only the dynamic loader's entry: main is the root there),
+ * also when stripped (its sub_HEX at the ELF entry point cannot be probed). */
 static void roots(struct run *r, const struct cp_search_snap *a)
 {
 	struct cp_search *s = r->s;
+	uint64_t entry = entry_point(s->exe);
 	for (int h = 0; h < CP_HYP_N; h++)
 		for (size_t f = 0; (s->o.hyps & (1u << h)) && f < s->model.nfuncs; f++) {
 			const struct cp_code_func *fn = &s->model.funcs[f];
 			int is_main = !strcmp(fn->name, "main");
+			int is_start = !strcmp(fn->name, "_start") || (entry && fn->lo == entry);
 			if (fn->lo && !fn->module && f < a->nfuncs &&
-			    (is_main ||
-			     (a->funcs[f].entry[hyp_metric[h]] > 0 && strcmp(fn->name, "_start"))))
+			    (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 && !is_start)))
 				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
 						   (uint32_t)f, -1);
 		}
@@ -657,6 +684,8 @@ static int run_loop(struct run *r)
 	uint32_t *started = xcalloc(BATCH_MAX, sizeof *started);
 	size_t e0, e1;
 	int rc = snap(r, &e0);
+	if (!rc && (s->o.hyps & (1u << CP_HYP_SYNC)))
+		cp_search_sync_start(s, &r->snaps[e0]);
 	if (!rc && s->o.deep_start) {
 		sleep_s(s->o.interval);
 		rc = snap(r, &e1);

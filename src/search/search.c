@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "search/loops.h"
+#include "search/syncobj.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -194,6 +195,7 @@ void cp_search_release(struct cp_search *s)
 		free(s->notes[i]);
 	free(s->notes);
 	free(s->tids);
+	cp_search_sync_release(s);
 	cp_search_graph_release(&s->graph);
 	cp_code_model_release(&s->model);
 	if (s->sym)

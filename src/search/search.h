@@ -83,6 +83,7 @@ struct cp_search {
 	struct cp_structure *structs; /* [model.nmodules] `callpath struct` of each module */
 	uint8_t *struct_state;	      /* [model.nmodules] 0 not read, 1 read, 2 unusable */
 	size_t nstructs;
+	struct cp_search_sync *syncobj; /* the SyncObject hierarchy (syncobj.h), or NULL */
 };
 
 /* Starts the search of process pid (running under record with the control channel and

@@ -56,7 +56,7 @@ wait "$STEADY_PID"
 [ "$?" -eq 3 ] || fail "the program's exit status changed after the refusals"
 
 # Exits while measured: its runtime writes the measurement at exit.
-start_steady 2 2 4
+start_steady 5 2 4 # long enough to be attached to at load 20 (2 s was not: "cannot read its modules")
 run "$CALLPATH" attach --inject --for 10 -o "$WORK/e" "$STEADY_PID"
 grep -q "(the process ended)" "$WORK/run.err" || { cat "$WORK/run.err" >&2; fail "the end was not said"; }
 read -r got ngot <<<"$(share_three "$WORK/e")"

@@ -1,14 +1,13 @@
 #!/bin/bash
 # Runs the profile-database reader fuzzer (tests/fuzz/fuzz-db.c) for a bounded time
-# (CP_FUZZ_SECONDS, default 10) from a small valid database as seed (tests/fuzz/fuzz-lib.sh
-# builds it with clang; skipped when clang or libFuzzer is missing). Any crash, leak or
-# sanitizer report fails the test (the reproducer is kept).
+# (CP_FUZZ_SECONDS, default 10) from a small valid database as seed (built by clang at build
+# time, tests/fuzz/CMakeLists.txt; skipped when clang or libFuzzer is missing). Any crash,
+# leak or sanitizer report fails the test (the reproducer is kept).
 source "$(dirname "$0")/lib.sh"
 source "$CP_SOURCE_DIR/tests/fuzz/fuzz-lib.sh"
-fuzz_require_clang
-fuzz_build fuzz-db cp_db cp_format cp_base -- -lsqlite3 -lzstd -lm
+fuzz_require fuzz-db
 mkdir "$WORK/corpus"
-CP_FUZZ_DB_SEED=$WORK/corpus/seed.db "$WORK/fuzz-db" || fail "cannot write the seed database"
+CP_FUZZ_DB_SEED=$WORK/corpus/seed.db "$CP_BUILD_DIR/tests/fuzz/fuzz-db" || fail "cannot write the seed database"
 [ -s "$WORK/corpus/seed.db" ] || fail "no seed database"
 # row-level edits (see fuzz-db.c)
 i=0

@@ -69,6 +69,15 @@ wait_for_output() {
 	return 1
 }
 
+# Waits (10 s at most) until a workload started in the background wrote its pid into FILE.
+wait_for_pid() {
+	for _ in $(seq 200); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # Fails (does not skip) when a file the build makes is missing: a missing build artifact
 # (the callpath executable, the runtime, a workload, a fixture) is a broken build, not an
 # environment without some feature. Exit 77 is only for the environment.

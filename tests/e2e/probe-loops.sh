@@ -20,10 +20,7 @@ measure() { # VARIANT: runs the workload, inserts the loop probes while it waits
 	"$CALLPATH" probe --loops -q -o "$WORK/$v" -f no_such_function -- \
 		"$CP_WORKLOADS/loops.$v" "$WORK/pid" "$WORK/go" >"$WORK/$v.prog" 2>"$WORK/$v.err" &
 	local bg=$!
-	for _ in $(seq 200); do
-		[ -s "$WORK/pid" ] && break
-		sleep 0.05
-	done
+	wait_for_pid "$WORK/pid"
 	for f in $FUNCS calls_in_loop; do args+=(--add-loops "$f"); done
 	args+=(--add callee)
 	"$CALLPATH" probe --pid "$(cat "$WORK/pid")" "${args[@]}" >"$WORK/$v.add" 2>&1

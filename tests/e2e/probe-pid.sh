@@ -20,10 +20,7 @@ start() { # COMMAND...: runs COMMAND in the background; waits for the program's 
 	rm -f "$WORK/pid" "$WORK/go"
 	"$@" >"$WORK/prog.out" 2>"$WORK/prog.err" &
 	bg=$!
-	for _ in $(seq 200); do
-		[ -s "$WORK/pid" ] && break
-		sleep 0.05
-	done
+	wait_for_pid "$WORK/pid"
 	[ -s "$WORK/pid" ] || fail "the program did not start: $(cat "$WORK/prog.err")"
 	pid=$(cat "$WORK/pid")
 }

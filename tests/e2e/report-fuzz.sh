@@ -6,8 +6,7 @@
 # test_random.)
 source "$(dirname "$0")/lib.sh"
 source "$CP_SOURCE_DIR/tests/fuzz/fuzz-lib.sh"
-fuzz_require_clang
-fuzz_build fuzz-measure cp_format cp_base
+fuzz_require fuzz-measure
 mkdir "$WORK/corpus"
 cp "$CP_SOURCE_DIR"/tests/fuzz/seeds/* "$WORK/corpus/"
 fuzz_run fuzz-measure "${CP_FUZZ_SECONDS:-20}" 4096 corpus

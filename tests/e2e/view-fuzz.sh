@@ -5,9 +5,7 @@
 # Skipped when clang or libFuzzer is missing.
 source "$(dirname "$0")/lib.sh"
 source "$CP_SOURCE_DIR/tests/fuzz/fuzz-lib.sh"
-fuzz_require_clang
-fuzz_build fuzz-view-query cp_web cp_report cp_db cp_format cp_base -- \
-	$(pkg-config --libs libgvc libmicrohttpd) -lsqlite3 -lzstd -lm
+fuzz_require fuzz-view-query
 mkdir "$WORK/corpus"
 i=0
 while read -r line; do

@@ -13,6 +13,7 @@
  * and exit. Build and run: tests/e2e/db-fuzz.sh (clang -fsanitize=fuzzer,address). */
 #include "base/error.h"
 #include "db/db.h"
+#include "fuzz-seed-db.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -25,69 +26,18 @@ static char path[64], path2[64];
 static uint8_t *seed;
 static size_t nseed;
 
-static uint32_t scope(struct cp_db *db, uint32_t parent, int kind, uint32_t proc, uint32_t file,
-		      uint32_t line)
-{
-	struct cp_db_scope s;
-	memset(&s, 0, sizeof s);
-	s.kind = (uint8_t)kind;
-	s.proc = proc;
-	s.module = 0;
-	s.file = file;
-	s.line = line;
-	s.line_lo = line;
-	s.line_hi = line + 5;
-	s.addr = line * 16u;
-	return cp_db_scope_child(db, parent, &s);
-}
-
-static void write_seed(const char *to)
-{
-	struct cp_db db;
-	cp_db_init(&db);
-	uint8_t bid[2] = {1, 2};
-	cp_db_module(&db, "/bin/app", bid, 2, CP_DB_MOD_EXE);
-	uint32_t f = cp_db_file(&db, "/src/a.c");
-	struct cp_db_proc p = {.name = "main", .module = 0, .file = f, .line = 1, .entry = 16};
-	uint32_t pm = cp_db_proc(&db, &p);
-	p.name = "work";
-	p.entry = 64;
-	uint32_t pw = cp_db_proc(&db, &p);
-	struct cp_db_metric m = {.name = "cputime", .unit = "ns", .period = 1000};
-	cp_db_metric_add(&db, &m);
-	m.name = "cycles";
-	cp_db_metric_add(&db, &m);
-	struct cp_db_profile pr = {.rank = -1, .host = "h", .thread_name = "t"};
-	cp_db_profile_add(&db, &pr);
-	cp_db_profile_add(&db, &pr);
-	uint32_t s1 = scope(&db, 0, CP_DBK_PROC, pm, CP_DB_NONE, 0);
-	uint32_t l = scope(&db, s1, CP_DBK_LOOP, pm, f, 5);
-	uint32_t s2 = scope(&db, l, CP_DBK_PROC, pw, f, 6);
-	uint32_t st = scope(&db, s2, CP_DBK_STMT, pw, f, 20);
-	uint32_t st2 = scope(&db, l, CP_DBK_STMT, pm, f, 7);
-	cp_db_add(&db, 0, st, 0, 3000);
-	cp_db_add(&db, 1, st, 0, 1000);
-	cp_db_add(&db, 1, st, 1, 2.5);
-	cp_db_add(&db, 0, st2, 0, 7);
-	cp_db_note_add(&db, "note");
-	cp_db_derived_add(&db, "ratio", "cycles / cputime", "", NULL);
-	if (cp_db_write(&db, to))
-		fprintf(stderr, "%s\n", cp_error_message());
-	cp_db_release(&db);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *seed_path = getenv("CP_FUZZ_DB_SEED");
 	if (seed_path) {
-		write_seed(seed_path);
+		fuzz_seed_db_write(seed_path);
 		exit(0);
 	}
 	/* tmpfs when there is one: every database written is fsync'ed */
 	const char *tmp = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
 	snprintf(path, sizeof path, "%s/cp-fuzz-db-%d.db", tmp, (int)getpid());
 	snprintf(path2, sizeof path2, "%s/cp-fuzz-db-%d-2.db", tmp, (int)getpid());
-	write_seed(path); /* kept in memory for the SQL inputs (writing one fsyncs) */
+	fuzz_seed_db_write(path); /* kept in memory for the SQL inputs (writing one fsyncs) */
 	FILE *f = fopen(path, "rb");
 	if (f) {
 		seed = malloc(1 << 20);

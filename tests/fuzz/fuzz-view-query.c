@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "db/analyze.h"
 #include "db/db.h"
+#include "fuzz-seed-db.h"
 #include "view/api.h"
 #include "view/model.h"
 #include "view/request.h"
@@ -37,64 +38,11 @@ void cp_analyze_options_init(struct cp_analyze_options *o)
 static struct cp_web_model model;
 static char path[64];
 
-static uint32_t scope(struct cp_db *db, uint32_t parent, int kind, uint32_t proc, uint32_t file,
-		      uint32_t line)
-{
-	struct cp_db_scope s;
-	memset(&s, 0, sizeof s);
-	s.kind = (uint8_t)kind;
-	s.proc = proc;
-	s.file = file;
-	s.line = s.line_lo = line;
-	s.line_hi = line + 3;
-	s.addr = line * 16u;
-	return cp_db_scope_child(db, parent, &s);
-}
-
-static void write_db(const char *to)
-{
-	struct cp_db db;
-	cp_db_init(&db);
-	cp_db_module(&db, "/bin/app", NULL, 0, CP_DB_MOD_EXE);
-	uint32_t f = cp_db_file(&db, "/nonexistent/src/a.c");
-	uint32_t rel = cp_db_file(&db, "../relative.c");
-	struct cp_db_proc p = {.name = "main", .file = f, .line = 1, .entry = 16};
-	uint32_t pm = cp_db_proc(&db, &p);
-	p.name = "work";
-	p.entry = 64;
-	uint32_t pw = cp_db_proc(&db, &p);
-	struct cp_db_metric m = {.name = "cputime", .unit = "ns", .period = 1000};
-	cp_db_metric_add(&db, &m);
-	m.name = "cycles";
-	cp_db_metric_add(&db, &m);
-	struct cp_db_profile pr = {.rank = -1, .host = "h", .thread_name = "t"};
-	cp_db_profile_add(&db, &pr);
-	pr.tidx = 1;
-	cp_db_profile_add(&db, &pr);
-	uint32_t s1 = scope(&db, 0, CP_DBK_PROC, pm, CP_DB_NONE, 0);
-	uint32_t l = scope(&db, s1, CP_DBK_LOOP, pm, f, 5);
-	uint32_t s2 = scope(&db, l, CP_DBK_PROC, pw, f, 6);
-	uint32_t in = scope(&db, s2, CP_DBK_INLINE, pm, f, 9);
-	uint32_t st = scope(&db, in, CP_DBK_STMT, pm, f, 20);
-	uint32_t st2 = scope(&db, l, CP_DBK_STMT, pm, rel, 7);
-	uint32_t rec = scope(&db, s2, CP_DBK_PROC, pw, f, 30);
-	cp_db_add(&db, 0, st, 0, 3000);
-	cp_db_add(&db, 1, st, 0, 1000);
-	cp_db_add(&db, 1, st, 1, 2.5);
-	cp_db_add(&db, 0, st2, 0, 7);
-	cp_db_add(&db, 0, s1, 0, 11); /* a frame's own cost: a <no line> leaf */
-	cp_db_add(&db, 1, rec, 1, 4);
-	cp_db_derived_add(&db, "ratio", "cycles / cputime", "", NULL);
-	if (cp_db_write(&db, to))
-		fprintf(stderr, "%s\n", cp_error_message());
-	cp_db_release(&db);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
 	snprintf(path, sizeof path, "%s/cp-fuzz-view-%d.db", tmp, (int)getpid());
-	write_db(path);
+	fuzz_seed_db_write(path);
 	if (cp_web_model_open(&model, path, "fuzz")) {
 		fprintf(stderr, "fuzz-view-query: %s\n", cp_error_message());
 		abort();

@@ -3,33 +3,12 @@
  * (default 4, the main one included) allocate and free blocks of varied sizes (small ones
  * from the thread cache, large ones through the arenas' locks and mmap) until SIGTERM or
  * argv[1] seconds (default 30). Creates the file argv[3] (if given) once running. Prints
- * "mallocbusy done" and exits with status argv[4] (default 0). */
-#include "common.h"
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
+ * "mallocbusy done" and exits with status argv[4] (default 0) (timed.h). */
+#include "timed.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 volatile uint64_t workload_sink;
-static volatile sig_atomic_t stop;
-static double seconds;
-
-static void on_term(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *worker(void *arg)
 {
@@ -55,20 +34,5 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	long nthreads = arg_or(argc, argv, 2, 4);
-	pthread_t t[64];
-
-	seconds = (double)arg_or(argc, argv, 1, 30);
-	signal(SIGTERM, on_term);
-	if (nthreads < 1 || nthreads > 64)
-		nthreads = 4;
-	for (long i = 1; i < nthreads; i++)
-		pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)i);
-	if (argc > 3)
-		close(open(argv[3], O_CREAT | O_WRONLY, 0644));
-	worker(NULL);
-	for (long i = 1; i < nthreads; i++)
-		pthread_join(t[i], NULL);
-	printf("mallocbusy done\n");
-	return (int)arg_or(argc, argv, 4, 0);
+	return timed_main(argc, argv, 4, worker, "mallocbusy");
 }

@@ -48,7 +48,15 @@ static void cache_key(const struct cp_elf_image *im, const struct stat *st, stru
 		 * package) must not be hidden by the entry made without it: one key each. */
 		char dbg[2 * CP_BUILD_ID_MAX + PATH_MAX];
 		int separate = cp_dwarf_separate_path(im, dbg, sizeof dbg) && !access(dbg, R_OK);
-		strbuf_addf(sb, "/%s%s.v%d.cpst", hex, separate ? ".dbg" : "", CP_ST_VERSION_MAJOR);
+		/* Neither must a stripped copy's (sub_HEX names) hide the symbols of the file
+		 * it was stripped from: strip keeps the build-id. */
+		GElf_Shdr sh;
+		const char *kind = "";
+		if (separate)
+			kind = ".dbg";
+		else if (!cp_elf_find_section(im, ".symtab", &sh))
+			kind = ".nosym";
+		strbuf_addf(sb, "/%s%s.v%d.cpst", hex, kind, CP_ST_VERSION_MAJOR);
 		return;
 	}
 	char real[PATH_MAX];
@@ -95,9 +103,10 @@ static int cache_matches(const struct cp_structure *st, const struct cp_elf_imag
 	const struct cp_st_header *h = st->hdr;
 	if (h->version_minor != CP_ST_VERSION_MINOR)
 		return 0;
-	if (im->build_id_len)
+	if (im->build_id_len) /* the size too: a stripped copy keeps the build-id */
 		return h->build_id_len == (im->build_id_len < 32 ? im->build_id_len : 32) &&
-		       !memcmp(h->build_id, im->build_id, h->build_id_len);
+		       !memcmp(h->build_id, im->build_id, h->build_id_len) &&
+		       h->module_size == (uint64_t)sb->st_size;
 	return h->module_size == (uint64_t)sb->st_size &&
 	       h->module_mtime == (int64_t)sb->st_mtim.tv_sec;
 }

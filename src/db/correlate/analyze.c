@@ -9,6 +9,7 @@
 #include "base/xalloc.h"
 #include "db/correlate/analyze-impl.h"
 #include "db/sources.h"
+#include "db/sync-objects.h"
 #include "format/measure-read.h"
 
 #include <errno.h>
@@ -431,7 +432,8 @@ int cp_profile_open(const char *path, const struct cp_analyze_options *o, struct
 	int save = !o->no_write && !access(path, W_OK);
 	ao.defer_finish = save; /* cp_db_write finishes it beside writing */
 	rc = cp_analyze_dir(path, &ao, db);
-	if (!rc && save && cp_db_write(db, dbp.buf)) {
+	if (!rc && save &&
+	    (cp_db_write(db, dbp.buf) || cp_db_save_sync_if_waits(db, path, dbp.buf))) {
 		if (o->progress)
 			fprintf(o->progress, "callpath: cannot save %s: %s\n", dbp.buf,
 				cp_error_message());

@@ -110,7 +110,8 @@ static void header_init(struct cp_cct *c, const struct cp_cct_info *info)
 	t->h.rank = info->rank;
 	t->h.nranks = info->nranks;
 	t->h.kind = CP_MF_KIND_THREAD;
-	t->h.header_size = (uint32_t)((sizeof *t + 7) & ~(size_t)7);
+	t->h.header_size = (uint32_t)(sizeof *t + info->sync_slots * sizeof(struct cp_mf_sync_obj));
+	t->sync_slots = info->sync_slots;
 	t->pid = info->pid;
 	t->tid = info->tid;
 	t->gen = info->gen;
@@ -143,6 +144,38 @@ int cp_cct_create(struct cp_cct *c, const char *path, const struct cp_cct_info *
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+static uint64_t sync_hash(uint64_t object, uint32_t leaf, uint16_t kind)
+{
+	uint64_t h = (object ^ ((uint64_t)leaf << 40 | kind)) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
+}
+
+void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint32_t leaf, uint64_t ns)
+{
+	struct cp_mf_thread *h = c->hdr;
+	uint32_t mask = h->sync_slots - 1;
+	struct cp_mf_sync_obj *tab = (struct cp_mf_sync_obj *)(h + 1);
+	uint32_t i = h->sync_slots ? (uint32_t)sync_hash(object, leaf, kind) & mask : 0;
+	for (uint32_t n = 0; n < h->sync_slots; n++, i = (i + 1) & mask) {
+		struct cp_mf_sync_obj *e = &tab[i];
+		if (e->kind == 0) {
+			if ((h->sync_used + 1) * 4 > h->sync_slots * 3)
+				break; /* full enough: probes would grow long */
+			e->object = object;
+			e->node = leaf;
+			h->sync_used++;
+			__atomic_store_n(&e->kind, kind, __ATOMIC_RELEASE);
+		} else if (e->object != object || e->node != leaf || e->kind != kind) {
+			continue;
+		}
+		e->wait_ns += ns;
+		e->waits++;
+		return;
+	}
+	h->sync_lost_ns += ns;
+	h->sync_lost_waits++;
 }
 
 void cp_cct_close(struct cp_cct *c, int finished)

@@ -35,7 +35,8 @@ struct cp_cct_info {
 	uint64_t start_ns;
 	int32_t rank; /* MPI rank (CP_MF_NO_RANK) and ranks, for the header */
 	uint32_t nranks;
-	size_t reserve; /* virtual bytes to reserve for the file */
+	size_t reserve;	     /* virtual bytes to reserve for the file */
+	uint32_t sync_slots; /* slots of the sync-object table (a power of two, or 0) */
 };
 
 /* Creates the thread file at path with its header and root node. 0 or -errno. */
@@ -66,6 +67,9 @@ static inline void cp_cct_add_sample(struct cp_cct *c, uint32_t leaf, uint32_t m
 	else
 		h->unwind_failed++;
 }
+/* Adds a wait of ns on object (enum cp_mf_sync_kind) at leaf to the thread's sync-object
+ * table (measure.h), or to its lost counts when the table is full or absent. */
+void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint32_t leaf, uint64_t ns);
 /* Marks the header FINISHED (if finished), trims the file, frees the table and mapping. */
 void cp_cct_close(struct cp_cct *c, int finished);
 /* Fork child: drop the inherited mapping (it is the parent's file) without writing to it. */

@@ -46,31 +46,15 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 {
 	if (si->si_code == SI_KERNEL && cp_patch_trap(ucv))
 		return;
-	struct sigaction *a = &app_trap;
-	if ((a->sa_flags & SA_SIGINFO) && a->sa_sigaction) {
-		a->sa_sigaction(sig, si, ucv);
-	} else if (!(a->sa_flags & SA_SIGINFO) && a->sa_handler != SIG_DFL &&
-		   a->sa_handler != SIG_IGN) {
-		a->sa_handler(sig);
-	} else if (a->sa_handler == SIG_DFL) {
-		/* The default action: terminate (with a core), as without us. */
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		cp_signal_real_sigaction(sig, &dfl, NULL);
-		syscall(SYS_tgkill, cp_ss_getpid(), cp_ss_gettid(), sig);
-	}
+	/* The default action: terminate (with a core), as without us. */
+	if (!cp_signal_chain(&app_trap, sig, si, ucv) && app_trap.sa_handler == SIG_DFL)
+		cp_signal_default_action(sig);
 }
 
 void cp_livepatch_install(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
 	/* Without it, cp_patch_poke refuses (no pc query): probes only while alone. */
-	if (cp_signal_real_sigaction(SIGTRAP, &sa, &app_trap))
+	if (cp_signal_handler_install(SIGTRAP, trap_handler, SA_ONSTACK, NULL, &app_trap))
 		return;
 	trap_installed = 1;
 	cp_patch_set_pc_query(ask);

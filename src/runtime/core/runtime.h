@@ -231,6 +231,15 @@ int cp_signal_install(void) CP_HIDDEN;
 void cp_signal_fatal_install(void) CP_HIDDEN;
 int cp_signal_is_fatal_handler(const struct sigaction *sa) CP_HIDDEN;
 int cp_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CP_HIDDEN;
+/* Installs fn for sig (SA_SIGINFO | flags; mask NULL: none blocked) with the real
+ * sigaction, the previous action in *old (if old): its result. */
+int cp_signal_handler_install(int sig, void (*fn)(int, siginfo_t *, void *), int flags,
+			      const sigset_t *mask, struct sigaction *old) CP_HIDDEN;
+/* Runs the program's action a for a signal it handles: 1, or 0 when a is SIG_DFL or
+ * SIG_IGN (nothing ran; the caller decides). AS-safe. */
+int cp_signal_chain(const struct sigaction *a, int sig, siginfo_t *si, void *ucv) CP_HIDDEN;
+/* Restores sig's default action and raises it again on this thread. AS-safe. */
+void cp_signal_default_action(int sig) CP_HIDDEN;
 
 /* core/livepatch.c: probes written while threads run (src/patch/poke.c). */
 #define CP_PCQ_MAGIC (CP_TIMER_MAGIC | 0xfd) /* sival_int of a pc query (not CP_TLS_MAGIC) */

@@ -127,18 +127,25 @@ static int looks_like_ours(const siginfo_t *si)
 	return si->si_code == POLL_IN || si->si_code == POLL_HUP;
 }
 
+int cp_signal_chain(const struct sigaction *a, int sig, siginfo_t *si, void *ucv)
+{
+	if (a->sa_flags & SA_SIGINFO) {
+		if (!a->sa_sigaction)
+			return 0;
+		a->sa_sigaction(sig, si, ucv);
+		return 1;
+	}
+	if (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN)
+		return 0;
+	a->sa_handler(sig);
+	return 1;
+}
+
 static void chain_to_program(int sig, siginfo_t *si, void *ucv)
 {
-	if (!cp_app_action_set)
-		return;
-	struct sigaction *a = &cp_app_action;
-	if (a->sa_flags & SA_SIGINFO) {
-		if (a->sa_sigaction)
-			a->sa_sigaction(sig, si, ucv);
-	} else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN) {
-		a->sa_handler(sig);
-	}
 	/* SIG_DFL of a real-time signal would terminate; we never let a stray one do that. */
+	if (cp_app_action_set)
+		cp_signal_chain(&cp_app_action, sig, si, ucv);
 }
 
 /* This thread's state. With adopted threads about, cp_self may be another thread's: a
@@ -210,23 +217,34 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 	errno = saved_errno;
 }
 
-int cp_signal_install(void)
+int cp_signal_handler_install(int sig, void (*fn)(int, siginfo_t *, void *), int flags,
+			      const sigset_t *mask, struct sigaction *old)
 {
 	struct sigaction sa;
 	__builtin_memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = sample_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | flags;
+	if (mask)
+		sa.sa_mask = *mask;
+	else
+		sigemptyset(&sa.sa_mask);
+	return real_sigaction_fn(sig, &sa, old);
+}
+
+int cp_signal_install(void)
+{
 	/* Nothing of the program's may run inside a sample: a program handler that
 	 * siglongjmps would leave it half taken (t->busy stuck, every later sample of the
 	 * thread dropped; record-sigjump). Other signals wait the few microseconds a sample
 	 * takes. Synchronous faults stay deliverable, so a fault is never held pending. */
-	sigfillset(&sa.sa_mask);
-	sigdelset(&sa.sa_mask, SIGSEGV);
-	sigdelset(&sa.sa_mask, SIGBUS);
-	sigdelset(&sa.sa_mask, SIGILL);
-	sigdelset(&sa.sa_mask, SIGFPE);
-	sigdelset(&sa.sa_mask, SIGTRAP);
-	return real_sigaction_fn(cp_rt.signo, &sa, NULL);
+	sigset_t mask;
+	sigfillset(&mask);
+	sigdelset(&mask, SIGSEGV);
+	sigdelset(&mask, SIGBUS);
+	sigdelset(&mask, SIGILL);
+	sigdelset(&mask, SIGFPE);
+	sigdelset(&mask, SIGTRAP);
+	return cp_signal_handler_install(cp_rt.signo, sample_handler, SA_RESTART, &mask, NULL);
 }
 
 int cp_signal_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -246,20 +264,25 @@ void cp_signal_set_real_sigaction(int (*fn)(int, const struct sigaction *, struc
 static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,  SIGABRT, SIGTRAP, SIGSYS,
 				    SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ};
 
-static void fatal_handler(int sig, siginfo_t *si, void *ucv)
+void cp_signal_default_action(int sig)
 {
 	struct sigaction dfl;
 	__builtin_memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
+	real_sigaction_fn(sig, &dfl, NULL);
+	/* Raise it again with the default action: delivered now, or when we return if it is
+	 * blocked in the handler (a fault would also re-execute and fault again). */
+	syscall(SYS_tgkill, cp_ss_getpid(), cp_ss_gettid(), sig);
+}
+
+static void fatal_handler(int sig, siginfo_t *si, void *ucv)
+{
 	/* In a vfork child this thread's state is the parent's: leave it alone (cp_rt_fini
 	 * does nothing there either). */
 	if (cp_self && !cp_rt_foreign_child())
 		cp_self->busy = 1;
 	cp_rt_fini(sig);
-	real_sigaction_fn(sig, &dfl, NULL);
-	/* Raise it again with the default action: delivered now, or when we return if it is
-	 * blocked in the handler (a fault would also re-execute and fault again). */
-	syscall(SYS_tgkill, cp_ss_getpid(), cp_ss_gettid(), sig);
+	cp_signal_default_action(sig);
 }
 
 int cp_signal_is_fatal_handler(const struct sigaction *sa)
@@ -269,14 +292,11 @@ int cp_signal_is_fatal_handler(const struct sigaction *sa)
 
 void cp_signal_fatal_install(void)
 {
-	struct sigaction sa, old;
-	__builtin_memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = fatal_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
+	struct sigaction old;
 	for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		if (real_sigaction_fn(fatal_signals[i], NULL, &old) == 0 &&
 		    old.sa_handler == SIG_DFL)
-			real_sigaction_fn(fatal_signals[i], &sa, NULL);
+			cp_signal_handler_install(fatal_signals[i], fatal_handler, SA_RESETHAND,
+						  NULL, NULL);
 	}
 }

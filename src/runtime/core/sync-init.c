@@ -70,6 +70,11 @@ int cp_sync_config_family(const char *name, size_t len, int has_period)
 	return 1;
 }
 
+uint32_t cp_sync_object_slots(void)
+{
+	return (sync_requested & CP_SYNC_WAIT) ? CP_SYNC_OBJECT_SLOTS : 0;
+}
+
 /* ---- lifecycle ---- */
 
 void cp_sync_start(void)

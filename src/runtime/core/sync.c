@@ -199,11 +199,14 @@ static uint32_t sync_leaf(struct cp_thread *t, uintptr_t ra, uintptr_t cfa, uint
 	struct cp_frame *frames = t->sync_frames;
 	enum cp_unwind_status status = CP_UNWIND_FAILED;
 	int n = cp_unwind_here(frames, CP_MAX_FRAMES, &status);
+	/* A call site in a relocated copy (loop probes) is among the frames at its original
+	 * place. */
+	uintptr_t site = cp_unwind_map_return(ra);
 	int k = 0;
-	while (k < n && !(frames[k].pc == ra && frames[k].kind == CP_FRAME_RETURN))
+	while (k < n && !(frames[k].pc == site && frames[k].kind == CP_FRAME_RETURN))
 		k++;
 	if (k == n) { /* our own frames could not be unwound: the call site alone */
-		frames[0].pc = ra;
+		frames[0].pc = site;
 		frames[0].kind = CP_FRAME_RETURN;
 		k = 0;
 		n = 1;
@@ -238,7 +241,8 @@ static uint32_t callee_node(struct cp_thread *t, uint32_t leaf, uintptr_t callee
 
 static __attribute__((always_inline)) inline int
 sync_record(const void *ra, const void *cfa, const void *caller_fp, uintptr_t callee,
-	    const struct cp_sync_value *v, unsigned n, struct cp_sync_where *where)
+	    const struct cp_sync_value *v, unsigned n, struct cp_sync_where *where,
+	    const struct cp_sync_object *obj)
 {
 	struct cp_thread *t = cp_self;
 	uintptr_t r = (uintptr_t)ra;
@@ -268,6 +272,8 @@ sync_record(const void *ra, const void *cfa, const void *caller_fp, uintptr_t ca
 			where->node = leaf;
 			where->tidx = t->tidx;
 		}
+		if (obj)
+			cp_cct_sync_add(&t->cct, obj->object, obj->kind, leaf, v[0].value);
 	} else {
 		t->cct.hdr->dropped++;
 		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");
@@ -282,22 +288,24 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 						const struct cp_sync_value *v, unsigned n,
 						struct cp_sync_where *where)
 {
-	return sync_record(ra, cfa, caller_fp, 0, v, n, where);
+	return sync_record(ra, cfa, caller_fp, 0, v, n, where, NULL);
 }
 
 __attribute__((noinline)) int cp_sync_record_callee(const void *ra, const void *cfa,
 						    const void *caller_fp, uintptr_t callee,
 						    const struct cp_sync_value *v, unsigned n)
 {
-	return sync_record(ra, cfa, caller_fp, callee, v, n, NULL);
+	return sync_record(ra, cfa, caller_fp, callee, v, n, NULL, NULL);
 }
 
-static const enum cp_sync_id wait_ids[2] = {CP_SM_WAIT_TIME, CP_SM_WAIT_CALLS};
-
-void cp_wait_record(const void *ra, uint64_t t0)
+void cp_wait_record(const void *ra, uint64_t t0, const void *object, unsigned kind)
 {
 	int saved = errno;
-	uint64_t values[2] = {cp_sync_now_ns() - t0, 1};
-	cp_sync_record_ids(ra, NULL, NULL, wait_ids, values, 2, NULL);
+	struct cp_sync_value v[2] = {
+	    {cp_sync_metric[CP_SM_WAIT_TIME], cp_sync_now_ns() - t0},
+	    {cp_sync_metric[CP_SM_WAIT_CALLS], 1},
+	};
+	struct cp_sync_object obj = {(uintptr_t)object, (uint16_t)kind};
+	sync_record(ra, NULL, NULL, 0, v, 2, NULL, &obj);
 	errno = saved;
 }

@@ -172,8 +172,20 @@ void cp_sync_fini(int crashed) __attribute__((visibility("hidden")));
 void cp_sync_notes(void) __attribute__((visibility("hidden"))); /* outside locks */
 
 /* -e wait: a wait that began at t0 (cp_sync_now_ns) and ended now, by the call returning
- * to ra: wait-time and wait-calls. Keeps errno. */
-void cp_wait_record(const void *ra, uint64_t t0) __attribute__((visibility("hidden")));
+ * to ra, on the synchronization object at `object` (enum cp_mf_sync_kind `kind`):
+ * wait-time and wait-calls on the call's context, and the wait in the thread's
+ * sync-object table (format/measure.h). Keeps errno. */
+struct cp_sync_object {
+	uint64_t object;
+	uint16_t kind;
+};
+void cp_wait_record(const void *ra, uint64_t t0, const void *object, unsigned kind)
+    __attribute__((visibility("hidden")));
+/* Slots of each thread file's sync-object table: CP_SYNC_OBJECT_SLOTS when -e wait is
+ * configured, else 0 (no table). 256 slots of 40 bytes: 10 KB per thread file; up to 192
+ * distinct (object, call site) per thread, the rest counted as lost. */
+#define CP_SYNC_OBJECT_SLOTS 256u
+uint32_t cp_sync_object_slots(void) __attribute__((visibility("hidden")));
 
 /* Defined by interpose/{alloc,io,wait}.c: a family can be measured only by a runtime
  * library built with its wrappers (cp_runtime_lib_name, events/events.h); weak, so a

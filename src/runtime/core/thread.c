@@ -74,6 +74,7 @@ static int thread_file(struct cp_thread *t)
 	    .rank = cp_rt.rank,
 	    .nranks = cp_rt.nranks,
 	    .reserve = CP_THREAD_RESERVE,
+	    .sync_slots = cp_sync_object_slots(),
 	};
 	cp_ss_format(path, sizeof path, "%s/%d.%u.%u%s", cp_rt.outdir, (int)cp_rt.pid, cp_rt.gen,
 		     t->tidx, CP_MF_THREAD_SUFFIX);

@@ -109,7 +109,7 @@ CP_EXPORT int sem_wait(sem_t *sem)
 		return 0;
 	int rc = CP_RESTARTED(int, real(sem));
 	if (t0)
-		cp_wait_record(__builtin_return_address(0), t0);
+		cp_wait_record(__builtin_return_address(0), t0, sem, CP_MF_SYNC_SEM);
 	return rc;
 }
 
@@ -122,7 +122,7 @@ CP_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 	/* absolute deadline: retrying keeps it */
 	int rc = CP_RESTARTED(int, real(sem, abstime));
 	if (t0)
-		cp_wait_record(__builtin_return_address(0), t0);
+		cp_wait_record(__builtin_return_address(0), t0, sem, CP_MF_SYNC_SEM);
 	return rc;
 }
 

@@ -24,15 +24,21 @@
 
 /* The call-clobbered general registers but r11 (the return trampoline and the loop
  * handler save those; r11 carries the cookie). */
-	.macro push_scratch
+	.macro push_scratch cfi=0
 	.irp r, rax, rcx, rdx, rsi, rdi, r8, r9, r10
 	push %\r
+	.if \cfi
+	.cfi_adjust_cfa_offset 8
+	.endif
 	.endr
 	.endm
 
-	.macro pop_scratch
+	.macro pop_scratch cfi=0
 	.irp r, r10, r9, r8, rdi, rsi, rdx, rcx, rax
 	pop %\r
+	.if \cfi
+	.cfi_adjust_cfa_offset -8
+	.endif
 	.endr
 	.endm
 
@@ -159,18 +165,30 @@ cp_probe_return:
 	.type cp_loop_entry, @function
 	.p2align 4
 cp_loop_entry:
+	/* CFI, so that a sample taken in the handler unwinds into the snippet (the unwinder
+	 * maps that return address to the edge's original instruction). */
+	.cfi_startproc
 	pushfq
-	push_scratch
+	.cfi_adjust_cfa_offset 8
+	push_scratch 1
 	push %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -88
 	mov %rsp, %rbx
+	.cfi_def_cfa_register %rbx
 	and $-16, %rsp
 	mov %r11, %rdi
 	call cp_loop_event
 	mov %rbx, %rsp
+	.cfi_def_cfa_register %rsp
 	pop %rbx
-	pop_scratch
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	pop_scratch 1
 	popfq
+	.cfi_adjust_cfa_offset -8
 	ret
+	.cfi_endproc
 	.size cp_loop_entry, .-cp_loop_entry
 
 	.section .note.GNU-stack,"",@progbits

@@ -3,6 +3,7 @@
  * patterns, each match classified and patched. Outside signal context only. */
 #include "runtime/probe/probe-internal.h"
 
+#include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 
 #include "patch/select.h"
@@ -225,6 +226,54 @@ static void install_one(const struct cp_module *m, const struct cp_patch_elf *e,
 	op.count++;
 }
 
+static const char *op_pattern(uint32_t i)
+{
+	return op.only ? op.only : cp_probe_g.patterns[i];
+}
+
+/* Pattern i names sub_HEX (select.h) in module m: the role of every pattern naming the same
+ * address, or 0 when an earlier pattern names it (already done) or i names none. */
+static uint32_t unnamed_role(const struct cp_module *m, uint32_t i, uint32_t npat, uint64_t *vaddr,
+			     int *qualified)
+{
+	uint64_t v;
+	int q;
+	uint32_t role = cp_patch_pattern_unnamed(op_pattern(i), m->path, vaddr, qualified);
+	for (uint32_t k = 0; role && k < npat; k++) {
+		uint32_t r = cp_patch_pattern_unnamed(op_pattern(k), m->path, &v, &q);
+		if (r && v == *vaddr && k < i)
+			return 0;
+		if (r && v == *vaddr)
+			role |= r, *qualified |= q;
+	}
+	return role;
+}
+
+/* Functions without symbol named by sub_HEX patterns, sized by the FDE that starts there
+ * (the unwinder's .eh_frame table). Without one, no function is known there: refused when
+ * the pattern names this module, else it is no match here (sub_HEX names one function per
+ * module that has it, as reports show). */
+static void scan_unnamed(const struct cp_module *m, const struct cp_patch_elf *e, int concurrent)
+{
+	static char name[32];
+	uint32_t npat = op.only ? 1 : cp_probe_g.npatterns;
+	for (uint32_t i = 0; i < npat; i++) {
+		uint64_t vaddr;
+		uintptr_t lo = 0, hi = 0;
+		int qualified = 0;
+		Elf64_Sym sym;
+		struct cp_patch_func fn;
+		uint32_t role = unnamed_role(m, i, npat, &vaddr, &qualified);
+		if (!role || cp_patch_elf_unnamed(e, vaddr, 0, name, &sym, &fn))
+			continue;
+		if (!cp_cfi_fde_range(m, m->bias + vaddr, &lo, &hi) && lo == m->bias + vaddr)
+			sym.st_size = hi - lo;
+		else if (!qualified)
+			continue;
+		install_one(m, e, &fn, role, concurrent);
+	}
+}
+
 /* .symtab first: it has the static functions; .dynsym duplicates are found as probed. */
 static void scan_module(const struct cp_module *m, int concurrent)
 {
@@ -239,6 +288,7 @@ static void scan_module(const struct cp_module *m, int concurrent)
 		if (role)
 			install_one(m, &e, &fn, role, concurrent);
 	}
+	scan_unnamed(m, &e, concurrent);
 	cp_patch_elf_unmap(&e);
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
+#include "base/hash.h"
 #include "patch/relocate-fn.h"
 
 #include <limits.h>
@@ -100,8 +101,25 @@ static int parse_edge(char *tok, const struct cp_module *m, uint32_t first, uint
 static struct cp_reloc_point points[CP_RELOC_MAX_POINTS];
 static uint8_t original[64 * 1024];
 
+/* The same request for the same function again (a search re-adding the loops it had
+ * removed): its copy, still valid with its loops and edges, is entered again rather than
+ * relocating anew (copies are never unmapped; their number is bounded). */
+static int reuse_copy(struct cp_probe *p, uint64_t request, char *why, size_t cap)
+{
+	for (uint32_t k = 0; k < cp_probe_g.nrelocs; k++) {
+		const struct cp_loop_reloc *r = &cp_probe_g.relocs[k];
+		if (r->orig == p->addr && r->request == request) {
+			__atomic_store_n(&p->tramp, r->copy, __ATOMIC_RELEASE);
+			snprintf(why, cap, "%u\t%u", r->nloops, r->npoints);
+			return (int)r->nloops;
+		}
+	}
+	return -1;
+}
+
 static int loops_install(char *arg, char *why, size_t cap)
 {
+	uint64_t request = cp_fnv1a(CP_FNV1A_INIT, arg, strlen(arg));
 	char *save = NULL, *path = strtok_r(arg, " ", &save), *fn = strtok_r(NULL, " ", &save);
 	char *size = strtok_r(NULL, " ", &save), *hdr = strtok_r(NULL, " ", &save);
 	if (!hdr)
@@ -113,6 +131,9 @@ static int loops_install(char *arg, char *why, size_t cap)
 	struct cp_probe *p = probe_at(addr);
 	if (!p)
 		return snprintf(why, cap, "the function at 0x%s is not probed", fn), -1;
+	int reused = reuse_copy(p, request, why, cap);
+	if (reused >= 0)
+		return reused;
 	uint32_t nloops0 = cp_probe_g.nloops, nedges0 = cp_probe_g.nedges, first = 0, nloops = 0,
 		 n = 0;
 	int rc = parse_headers(hdr, m, p, &first, &nloops);
@@ -121,9 +142,9 @@ static int loops_install(char *arg, char *why, size_t cap)
 		    n == CP_RELOC_MAX_POINTS ? -1 : parse_edge(tok, m, first, nloops, &points[n++]);
 	struct cp_reloc_result res;
 	uint32_t room = CP_LOOP_MAP - cp_probe_g.nmap;
-	res.map = (struct cp_reloc_map){
-	    cp_probe_g.map_at + cp_probe_g.nmap, cp_probe_g.map_orig + cp_probe_g.nmap,
-	    cp_probe_g.map_rlen + cp_probe_g.nmap, room ? room - 1 : 0, 0};
+	res.map = (struct cp_reloc_map){cp_probe_g.map_at + cp_probe_g.nmap,
+					cp_probe_g.map_orig + cp_probe_g.nmap,
+					cp_probe_g.map_info + cp_probe_g.nmap, room, 0};
 	size_t len = strtoull(size, NULL, 10);
 	if (rc || len > sizeof original)
 		snprintf(why, cap, "bad loops request (or too many loops/edges, or too large)");
@@ -139,15 +160,21 @@ static int loops_install(char *arg, char *why, size_t cap)
 			 (unsigned long long)(res.bad - m->bias));
 		rc = -1;
 	}
+	/* A copy the unwinder could not map back would cut every call path through it. */
+	if (!rc && (!res.map.n || cp_probe_g.nrelocs == CP_LOOP_RELOCS)) {
+		snprintf(why, cap, "too many relocated functions in this process");
+		rc = -1;
+	}
 	if (rc) {
 		cp_probe_g.nloops = nloops0;
 		cp_probe_g.nedges = nedges0;
 		return -1;
 	}
-	if (res.map.n && cp_probe_g.nrelocs < CP_LOOP_RELOCS) {
+	{
 		cp_probe_g.relocs[cp_probe_g.nrelocs] = (struct cp_loop_reloc){
-		    res.copy, res.len, addr, cp_probe_g.nmap, (uint32_t)res.map.n};
-		cp_probe_g.nmap += (uint32_t)res.map.n + 1;
+		    res.copy, res.len, addr, cp_probe_g.nmap, (uint32_t)res.map.n,
+		    request,  nloops,  n};
+		cp_probe_g.nmap += (uint32_t)res.map.n;
 		__atomic_store_n(&cp_probe_g.nrelocs, cp_probe_g.nrelocs + 1, __ATOMIC_RELEASE);
 		cp_unwind_set_pc_map(cp_loop_map_pc);
 	}
@@ -186,7 +213,7 @@ int cp_probe_loops_config(void)
 		return -1;
 	cp_probe_g.map_at = a;
 	cp_probe_g.map_orig = (uint32_t *)((char *)a + msize);
-	cp_probe_g.map_rlen = (uint32_t *)((char *)a + 2 * msize);
+	cp_probe_g.map_info = (uint32_t *)((char *)a + 2 * msize);
 	cp_probe_g.loops = l;
 	cp_probe_g.edges = e;
 	cp_probe_g.loops_enabled = 1;

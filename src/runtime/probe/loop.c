@@ -13,6 +13,8 @@
 
 #include "runtime/probe/probe-hot.h"
 
+#include "patch/relocate-fn.h"
+
 #include "base/sigsafe/banned.h"
 
 static int act_find(const struct cp_probe_thread *pt, uint32_t loop)
@@ -101,11 +103,13 @@ void cp_loop_event(const struct cp_loop_edge_rt *e)
 	t->busy = 0;
 }
 
-static uintptr_t map_in(const struct cp_loop_reloc *r, uintptr_t pc, int is_return)
+/* A pc in copy r: its original place (0 if none); *sp_adj as cp_unwind_set_pc_map says. */
+static uintptr_t map_in(const struct cp_loop_reloc *r, uintptr_t pc, int is_return,
+			uintptr_t *sp_adj)
 {
 	const uint32_t *at = cp_probe_g.map_at + r->first;
 	uint32_t off = (uint32_t)(pc - r->copy), lo = 0, hi = r->n;
-	/* The last instruction starting at or before off (a return address: before it). */
+	/* The last piece starting at or before off (a return address: before it). */
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 		if (at[mid] < off + (uint32_t)!is_return)
@@ -116,20 +120,31 @@ static uintptr_t map_in(const struct cp_loop_reloc *r, uintptr_t pc, int is_retu
 	if (!lo)
 		return 0;
 	uint32_t i = r->first + lo - 1, into = off - cp_probe_g.map_at[i];
+	uint32_t info = cp_probe_g.map_info[i];
+	uintptr_t orig = r->orig + cp_probe_g.map_orig[i];
+	if (info & CP_RELOC_SNIPPET) {
+		int adj = into < CP_RELOC_LEN(info) ? cp_reloc_snippet_sp(into, is_return) : -1;
+		if (adj < 0)
+			return 0;
+		*sp_adj = (uintptr_t)adj;
+		/* A return address is looked up (and attributed) at ra - 1: the instruction. */
+		return orig + (is_return ? 1u : 0u);
+	}
 	if (!is_return && !into)
-		return r->orig + cp_probe_g.map_orig[i];
-	if (is_return && into == cp_probe_g.map_rlen[i])
-		return r->orig + cp_probe_g.map_orig[i + 1];
+		return orig;
+	if (is_return && into == CP_RELOC_LEN(info))
+		return orig + CP_RELOC_OLEN(info);
 	return 0;
 }
 
-uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return)
+uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return, uintptr_t *sp_adj)
 {
 	uint32_t n = __atomic_load_n(&cp_probe_g.nrelocs, __ATOMIC_ACQUIRE);
+	*sp_adj = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct cp_loop_reloc *r = &cp_probe_g.relocs[k];
 		if (pc - r->copy < r->len)
-			return map_in(r, pc, is_return);
+			return map_in(r, pc, is_return, sp_adj);
 	}
 	return pc;
 }

@@ -53,7 +53,9 @@ struct cp_loop_edge_rt {
 #define CP_LOOP_MAP (1u << 18) /* instructions of all copies */
 struct cp_loop_reloc {
 	uint64_t copy, len, orig;
-	uint32_t first, n; /* cp_probe_g.map_*[first .. first + n], orig has n + 1 */
+	uint32_t first, n; /* cp_probe_g.map_*[first .. first + n) (patch/relocate-fn.h) */
+	uint64_t request;  /* hash of the loops request that made it (reused for the same) */
+	uint32_t nloops, npoints;
 };
 
 struct cp_loop_act {
@@ -73,6 +75,10 @@ struct cp_probe_thread {
 	uint32_t selects, filters; /* active frames of select / filter probes */
 	uint64_t too_deep;
 	uint32_t nacts; /* open loop activations (loop.c) */
+	/* context_walk (probe.c): the parent frame's slot, where cp_probe_real_ra ends the
+	 * unwind (walk_hit set), so that it walks only the frames below the parent. */
+	uintptr_t walk_stop;
+	int walk_hit;
 	struct cp_loop_act acts[CP_LOOP_ACTIVE];
 	struct cp_probe_frame stack[CP_PROBE_MAX_DEPTH];
 	struct cp_probe_cache cache[CP_PROBE_CACHE];
@@ -102,13 +108,15 @@ struct cp_probe_global {
 	uint32_t nedges;
 	struct cp_loop_reloc relocs[CP_LOOP_RELOCS];
 	uint32_t nrelocs; /* published (release) after the entry is complete */
-	uint32_t *map_at, *map_orig, *map_rlen; /* CP_LOOP_MAP each, mmap'd */
+	uint32_t *map_at, *map_orig, *map_info; /* CP_LOOP_MAP each, mmap'd */
 	uint32_t nmap;
 };
 
 /* loop.c: a pc in a relocated copy -> the same place in the original (is_return: pc is a
- * return address); pc itself when it is in no copy; 0 inside a snippet. AS-safe. */
-uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return) CP_HIDDEN;
+ * return address); pc itself when it is in no copy; a snippet's pc -> its edge's
+ * instruction, with *sp_adj the bytes its pushes moved rsp; 0 where no original place
+ * exists. AS-safe (cp_unwind_set_pc_map). */
+uintptr_t cp_loop_map_pc(uintptr_t pc, int is_return, uintptr_t *sp_adj) CP_HIDDEN;
 
 extern struct cp_probe_global cp_probe_g CP_HIDDEN;
 

@@ -54,13 +54,18 @@ static uint32_t context_walk(struct cp_thread *t, struct cp_probe_regs *regs, ui
 	g[REG_R13] = (greg_t)regs->r13;
 	g[REG_R14] = (greg_t)regs->r14;
 	g[REG_R15] = (greg_t)regs->r15;
+	struct cp_probe_thread *pt = t->probe;
+	/* With a parent, the walk ends at its return-address slot: the frames between it and
+	 * this call, whatever the depth (the unwinder asks cp_probe_real_ra for each probed
+	 * frame's return address, a search of the shadow stack). */
+	pt->walk_stop = have_parent ? (uintptr_t)pt->stack[pt->depth - 1].slot : 0;
+	pt->walk_hit = 0;
 	int n = cp_unwind_context(&uc, t->frames, CP_MAX_FRAMES, &status);
+	pt->walk_stop = 0;
 	uintptr_t ret = (uintptr_t)cp_probe_return;
 	int k = n;
 	if (have_parent) {
-		for (k = 0; k < n && t->frames[k].pc != ret; k++)
-			;
-		if (k == n) /* the walk did not reach the parent: keep the call site only */
+		if (!pt->walk_hit) /* the walk did not reach the parent: the call site only */
 			k = n > 0 ? 1 : 0;
 	} else {
 		/* No live probed caller, yet a replaced return address above (the activations
@@ -250,6 +255,10 @@ uintptr_t cp_probe_real_ra(uintptr_t slot)
 	struct cp_probe_thread *pt = t ? t->probe : NULL;
 	if (!pt)
 		return 0;
+	if (slot == pt->walk_stop) { /* context_walk reached the parent (0 ends the walk) */
+		pt->walk_hit = 1;
+		return 0;
+	}
 	uint32_t d = __atomic_load_n(&pt->depth, __ATOMIC_RELAXED);
 	if (d > CP_PROBE_MAX_DEPTH)
 		d = CP_PROBE_MAX_DEPTH;

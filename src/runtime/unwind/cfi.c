@@ -679,6 +679,21 @@ int cp_cfi_find_row(const struct cp_module *m, uintptr_t pc, struct cp_cfi_row *
 	return 0;
 }
 
+int cp_cfi_fde_range(const struct cp_module *m, uintptr_t pc, uintptr_t *begin, uintptr_t *end)
+{
+	const struct cp_ehinfo *info = m->unwind_private;
+	const uint8_t *fde, *insns, *insns_end;
+	struct cie cie;
+
+	pc += (uintptr_t)m->image_delta;
+	if (!info || !(fde = fde_search(info, pc)) ||
+	    fde_parse(fde, &cie, begin, end, &insns, &insns_end) < 0 || pc < *begin || pc >= *end)
+		return -1;
+	*begin -= (uintptr_t)m->image_delta;
+	*end -= (uintptr_t)m->image_delta;
+	return 0;
+}
+
 int cp_cfi_is_sigreturn(const struct cp_module *m, uintptr_t pc)
 {
 	static const uint8_t code[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};

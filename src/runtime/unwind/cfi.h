@@ -83,6 +83,10 @@ void cp_cfi_prepare(const struct cp_module *m, struct cp_ehinfo *info);
  * Returns 0 and fills row (kind NONE if no FDE covers pc), negative on malformed CFI. */
 int cp_cfi_find_row(const struct cp_module *m, uintptr_t pc, struct cp_cfi_row *row);
 
+/* The pc range [*begin, *end) of the FDE covering pc in module m (runtime addresses): 0,
+ * or -1 when no FDE covers pc. The probes size functions that have no symbol by it. */
+int cp_cfi_fde_range(const struct cp_module *m, uintptr_t pc, uintptr_t *begin, uintptr_t *end);
+
 /* Sigreturn trampoline bytes at pc (mov $15,%rax; syscall)? pc must lie in module text. */
 int cp_cfi_is_sigreturn(const struct cp_module *m, uintptr_t pc);
 

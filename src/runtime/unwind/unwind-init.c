@@ -3,12 +3,30 @@
  * (pthread_getattr_np allocates, and for the main thread reads /proc/self/maps). Never
  * runs in a signal handler; the signal-time rest is in unwind.c and unwind-stack.c. */
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "base/error.h"
 #include "runtime/unwind/unwind-internal.h"
+
+/* The dynamic loader's entry code: glibc's x86-64 RTLD_START (_start, then _dl_start_user,
+ * which calls _dl_init, which runs the preloaded and needed libraries' constructors) is
+ * 61 bytes of assembly without CFI, followed by the loader's first function with an FDE.
+ * A return address there that no FDE covers is the outermost frame, like the program's
+ * _start (whose CFI says so). Without it, every sample in a constructor run after the
+ * runtime's own (the runtime's start-up included) was a partial unwind. */
+#define LOADER_START_LEN 64
+
+static void loader_start_find(void)
+{
+	uintptr_t base = getauxval(AT_BASE);
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	if (base && !memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		uw_loader_start_install(base + eh->e_entry, base + eh->e_entry + LOADER_START_LEN);
+}
 
 /* The table is 2 MiB: mapped 2 MiB-aligned and advised as a huge page, so that the hot
  * path's random slot accesses cost one TLB entry instead of one per 4 KiB page. */
@@ -19,6 +37,7 @@ int cp_unwind_init(void)
 
 	if (uw_cache_ready())
 		return 0;
+	loader_start_find();
 	p = (uintptr_t)mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			    -1, 0);
 	if ((void *)p == MAP_FAILED)

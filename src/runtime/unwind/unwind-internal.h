@@ -44,6 +44,8 @@ struct uw_thread *uw_thread_self(void);
 size_t uw_cache_bytes(void);
 int uw_cache_ready(void);
 void uw_cache_install(void *table);
+/* The dynamic loader's start-up code [lo, hi) (unwind.c; set at init, unwind-init.c). */
+void uw_loader_start_install(uintptr_t lo, uintptr_t hi);
 /* Sets t's sigaltstack bounds (none: 0, 0). */
 void uw_query_altstack(struct uw_thread *t);
 /* Sets w to the segment holding sp (thread stack, sigaltstack or a probed mapping);

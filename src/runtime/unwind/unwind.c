@@ -37,6 +37,15 @@ struct recipe {
 };
 
 static struct cache_slot *cache;
+/* The dynamic loader's entry code (glibc's _start and _dl_start_user, hand-written, no
+ * CFI): the outermost frame of the constructors it runs through _dl_init. */
+static uintptr_t loader_start_lo, loader_start_hi;
+
+void uw_loader_start_install(uintptr_t lo, uintptr_t hi)
+{
+	loader_start_lo = lo;
+	loader_start_hi = hi;
+}
 
 /* Packed recipe layout. w1, hot fields first so that they decode in one instruction:
  *  0-31 cfa_off (s32) | 32-39 ra_off/8 (s8) | 40-42 kind | 43 valid | 44-45 cfa_how
@@ -202,25 +211,35 @@ void cp_unwind_set_return_hook(uintptr_t trampoline, uintptr_t (*real_ra)(uintpt
 	__atomic_store_n(&ret_tramp, trampoline, __ATOMIC_RELEASE);
 }
 
-/* *ra read from slot: the real return address if it is the trampoline's. -1 if that is
- * lost (the walk stops). */
-static uintptr_t (*pc_map)(uintptr_t pc, int is_return);
+typedef uintptr_t (*pc_map_fn)(uintptr_t pc, int is_return, uintptr_t *sp_adj);
+static pc_map_fn pc_map;
 
-void cp_unwind_set_pc_map(uintptr_t (*map)(uintptr_t pc, int is_return))
+void cp_unwind_set_pc_map(pc_map_fn map)
 {
 	__atomic_store_n(&pc_map, map, __ATOMIC_RELEASE);
 }
 
-static inline int real_return(uintptr_t *ra, uintptr_t slot)
+uintptr_t cp_unwind_map_return(uintptr_t ra)
 {
+	pc_map_fn map = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
+	uintptr_t adj, orig = map && ra ? map(ra, 1, &adj) : ra;
+	return orig ? orig : ra;
+}
+
+/* *ra read from slot: the real return address if it is the trampoline's, at its original
+ * place if in moved code (*sp_adj: what to add to the caller's rsp, the CFA). -1 if that
+ * is lost (the walk stops). */
+static inline int real_return(uintptr_t *ra, uintptr_t slot, uintptr_t *sp_adj)
+{
+	*sp_adj = 0;
 	if (__builtin_expect(*ra == ret_tramp && ret_tramp, 0)) {
 		*ra = ret_real(slot);
 		if (!*ra)
 			return -1;
 	}
-	uintptr_t (*map)(uintptr_t, int) = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
+	pc_map_fn map = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(map != NULL, 0) && *ra) {
-		*ra = map(*ra, 1);
+		*ra = map(*ra, 1, sp_adj);
 		if (!*ra)
 			return -1;
 	}
@@ -248,6 +267,9 @@ static void row_compute(uintptr_t pc, int exact, struct cp_cfi_row *row)
 	}
 	if (cp_cfi_find_row(m, at, row) < 0)
 		row->kind = CP_ROW_UNSUPPORTED;
+	else if (row->kind == CP_ROW_NONE && !m->foreign && at >= loader_start_lo &&
+		 at < loader_start_hi)
+		row->kind = CP_ROW_OUTERMOST; /* a constructor run by the loader at start-up */
 	if (cp_cfi_is_sigreturn(m, pc) || (exact && cp_cfi_is_sigreturn(m, pc - 7)))
 		row->kind = CP_ROW_SIGNAL;
 	else if (row->kind == CP_ROW_SIGNAL)
@@ -299,7 +321,8 @@ static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct 
 		return -1;
 	/* A probed call's return address is the probes' trampoline: the real one is on the
 	 * thread's shadow stack, found by the slot's address. */
-	if (real_return(&ra, cfa + row->ra_off))
+	uintptr_t sp_adj;
+	if (real_return(&ra, cfa + row->ra_off, &sp_adj))
 		return -1;
 	for (int i = 0; i < CP_NSAVED; i++) {
 		unsigned reg = cp_saved_regs[i];
@@ -331,7 +354,7 @@ static int step_cfi(const struct uw_window *w, struct uw_regs *rg, const struct 
 	}
 	for (int i = 0; i < CP_NSAVED; i++)
 		rg->r[cp_saved_regs[i]] = v[i];
-	rg->r[CP_DW_RSP] = cfa;
+	rg->r[CP_DW_RSP] = cfa + sp_adj;
 	rg->r[CP_DW_RIP] = ra;
 	rg->known = known;
 	return 0;
@@ -449,7 +472,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		uint64_t c = __atomic_load_n(&s->check, __ATOMIC_RELAXED);
 		uint64_t w1 = __atomic_load_n(&s->w1, __ATOMIC_RELAXED);
 		uint64_t rest = __atomic_load_n(&s->w2, __ATOMIC_RELAXED);
-		uintptr_t cfa, ra;
+		uintptr_t cfa, ra, sp_adj;
 
 		if (!(w1 & R_FAST) || (key ^ w1 ^ ((rest << 29) | (rest >> 35))) != c)
 			break;
@@ -466,7 +489,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		if (cfa - lo8 > span) /* the RA slot, CFA - 8, is readable */
 			break;
 		ra = *(const uintptr_t *)(cfa - 8 + delta);
-		if (real_return(&ra, cfa - 8)) {
+		if (real_return(&ra, cfa - 8, &sp_adj)) {
 			stop = 1;
 			break;
 		}
@@ -480,7 +503,7 @@ static int run_packed(const struct uw_window *w, struct uw_regs *rg, struct uw_o
 		f->how = CP_HOW_CFI;
 		f++;
 		pc = ra;
-		sp = cfa;
+		sp = cfa + sp_adj;
 		key = (pc << 1) - 1;
 	}
 	if (f != o->f + o->n) {
@@ -543,12 +566,13 @@ static int unwind_loop(struct uw_regs *rg, uint32_t kind, struct cp_frame *out, 
 	struct uw_out o = {out, 0, max, 0};
 
 	*status = CP_UNWIND_FAILED;
-	uintptr_t (*map)(uintptr_t, int) = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
+	pc_map_fn map = __atomic_load_n(&pc_map, __ATOMIC_ACQUIRE);
 	if (map && UW_KNOWN(rg, CP_DW_RIP) && rg->r[CP_DW_RIP]) {
-		uintptr_t pc = map(rg->r[CP_DW_RIP], kind == CP_FRAME_RETURN);
-		if (!pc) /* inside a snippet of moved code: no original place */
+		uintptr_t sp_adj, pc = map(rg->r[CP_DW_RIP], kind == CP_FRAME_RETURN, &sp_adj);
+		if (!pc) /* moved code with no original place */
 			return 0;
 		rg->r[CP_DW_RIP] = pc;
+		rg->r[CP_DW_RSP] += sp_adj;
 	}
 	if (max <= 0 || !UW_KNOWN(rg, CP_DW_RIP))
 		return 0;

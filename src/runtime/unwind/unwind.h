@@ -52,10 +52,18 @@ int cp_unwind_init(void);
  * unwinder asks real_ra(slot address) for the real one (AS-safe; 0 if unknown). Set once
  * at init, before sampling starts, by the module above that owns the trampoline. */
 void cp_unwind_set_return_hook(uintptr_t trampoline, uintptr_t (*real_ra)(uintptr_t slot));
-/* Code moved elsewhere (loop probes' relocated functions, probe/): map(pc, is_return)
- * gives the original place of a pc in moved code, pc itself elsewhere, 0 where no
- * original exists (the walk stops). Set once, outside signal context; AS-safe map. */
-void cp_unwind_set_pc_map(uintptr_t (*map)(uintptr_t pc, int is_return));
+/* Code moved elsewhere (loop probes' relocated functions, probe/): map(pc, is_return,
+ * &sp_adj) gives the original place of a pc in moved code, pc itself elsewhere, 0 where
+ * no original exists (the walk stops). Code added in the copy (a snippet) maps to the
+ * original instruction whose stack state it has, less the sp_adj bytes it pushed (the
+ * unwinder adds them to rsp; 0 elsewhere); for a return address into added code, to
+ * that instruction + 1 (return addresses are looked up at ra - 1). Set once, outside
+ * signal context; AS-safe map. */
+void cp_unwind_set_pc_map(uintptr_t (*map)(uintptr_t pc, int is_return, uintptr_t *sp_adj));
+/* A return address as the unwinder reports it: its original place when it is in moved
+ * code (what frames[].pc holds for it), ra itself elsewhere. Callers that look for their
+ * own call site among the frames (the synchronous triggers) map theirs first. AS-safe. */
+uintptr_t cp_unwind_map_return(uintptr_t ra);
 /* Once per thread, outside signal context if possible (pthread_getattr_np). The AS-safe
  * variant, for threads first seen in a signal handler, takes the run of readable pages
  * above sp as the stack (probed with process_vm_readv on ourselves, no /proc parsing);

@@ -200,7 +200,7 @@ static void test_refusals(void **state)
 	Elf64_Sym sym = {
 	    .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_value = 0x1100, .st_size = 0x40};
 	struct cp_patch_elf e = {.f = file, .size = sizeof file};
-	struct cp_patch_func fn = {"f", &sym, &text, ".text"};
+	struct cp_patch_func fn = {"f", &sym, &text, ".text", 0};
 	assert_int_equal(cp_patch_check_function(&e, &fn), CP_PATCH_OK);
 	sym.st_size = 0x200; /* runs past its section */
 	assert_int_equal(cp_patch_check_function(&e, &fn), CP_PATCH_NOT_EXEC);
@@ -216,6 +216,69 @@ static void test_refusals(void **state)
 	fn.name = "f";
 	sym.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_GNU_IFUNC);
 	assert_int_equal(cp_patch_check_function(&e, &fn), CP_PATCH_IFUNC);
+}
+
+/* sub_HEX: exact, lowercase hex, with the module part and +/- as other patterns. */
+static void test_unnamed_patterns(void **state)
+{
+	uint64_t v = 0;
+	int q = -1;
+	assert_int_equal(cp_patch_pattern_unnamed("sub_5230", "/usr/bin/xz", &v, &q),
+			 CP_PATCH_ROLE_MEASURE);
+	assert_int_equal(v, 0x5230);
+	assert_int_equal(q, 0);
+	assert_int_equal(
+	    cp_patch_pattern_unnamed("+xz:sub_ffffffffffffffff", "/usr/bin/xz", &v, &q),
+	    CP_PATCH_ROLE_MEASURE | CP_PATCH_ROLE_SELECT);
+	assert_true(v == UINT64_MAX && q == 1);
+	assert_int_equal(cp_patch_pattern_unnamed("x*:sub_1a", "/usr/bin/xz", &v, &q),
+			 CP_PATCH_ROLE_MEASURE);
+	assert_int_equal(v, 0x1a);
+	static const char *const no[] = {
+	    "sub_",	     "sub_*",  "sub_52 ",   "sub_5230x", "sub_5G", "sub_1ffffffffffffffff",
+	    "lzma:sub_5230", "Sub_52", "sub_5230*", "main"};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		assert_int_equal(cp_patch_pattern_unnamed(no[i], "/usr/bin/xz", &v, &q), 0);
+}
+
+/* The function without symbol at an address of this test program's .text: refused without
+ * an FDE size, checked like a symbol's with one; none where a symbol covers the address. */
+static void test_unnamed_function(void **state)
+{
+	struct cp_patch_elf e;
+	struct cp_patch_elf_iter it;
+	struct cp_patch_func fn, un;
+	Elf64_Sym sym;
+	char name[32];
+	assert_int_equal(cp_patch_elf_map(&e, "/proc/self/exe"), 0);
+	cp_patch_elf_iter_init(&it);
+	while (cp_patch_elf_next(&e, &it, &fn) && strcmp(fn.name, "probe_me"))
+		;
+	assert_string_equal(fn.name, "probe_me");
+	uint64_t at = fn.sym->st_value, size = fn.sym->st_size;
+	assert_int_equal(cp_patch_elf_unnamed(&e, at, size, name, &sym, &un), -1);
+	assert_int_equal(cp_patch_elf_unnamed(&e, at + 1, size, name, &sym, &un), -1);
+	/* a file whose symbols are gone: the first section is the null one */
+	struct cp_patch_elf stripped = e;
+	Elf64_Shdr sh[64];
+	assert_true(e.nsec <= 64);
+	memcpy(sh, e.sh, e.nsec * sizeof *sh);
+	for (unsigned i = 0; i < e.nsec; i++)
+		if (sh[i].sh_type == SHT_SYMTAB || sh[i].sh_type == SHT_DYNSYM)
+			sh[i].sh_type = SHT_NULL;
+	stripped.sh = sh;
+	assert_int_equal(cp_patch_elf_unnamed(&stripped, at, 0, name, &sym, &un), 0);
+	assert_true(un.unnamed && un.sym == &sym && sym.st_value == at);
+	char want[32];
+	snprintf(want, sizeof want, "sub_%llx", (unsigned long long)at);
+	assert_string_equal(un.name, want);
+	assert_int_equal(cp_patch_check_function(&stripped, &un), CP_PATCH_NO_FDE);
+	sym.st_size = size;
+	assert_int_equal(cp_patch_check_file(&stripped, &un), cp_patch_check_file(&e, &fn));
+	sym.st_value = ((const Elf64_Ehdr *)(const void *)e.f)->e_entry;
+	assert_int_equal(cp_patch_check_function(&stripped, &un), CP_PATCH_NO_CALLER);
+	assert_int_equal(cp_patch_elf_unnamed(&stripped, 0, 16, name, &sym, &un), -1);
+	cp_patch_elf_unmap(&e);
 }
 
 static int glob_any(const char *glob, struct cp_patch_name *n)
@@ -279,7 +342,8 @@ int main(void)
 	    cmocka_unit_test(test_cxx_names),	      cmocka_unit_test(test_clone_names),
 	    cmocka_unit_test(test_module_colon),      cmocka_unit_test(test_skipped_modules),
 	    cmocka_unit_test(test_elf_functions),     cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_no_lost_match),
+	    cmocka_unit_test(test_no_lost_match),     cmocka_unit_test(test_unnamed_patterns),
+	    cmocka_unit_test(test_unnamed_function),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

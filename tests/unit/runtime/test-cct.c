@@ -171,9 +171,51 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
+/* The sync-object table after the header: one slot per (object, node, kind), counts
+ * summed in place, the lost counters past 3/4 of the slots, nodes after the table. */
+static void test_sync_table(void **state)
+{
+	(void)state;
+	char path[256];
+	struct cp_cct c;
+	struct cp_cct_info info = {
+	    .pid = 1, .tid = 2, .nmetrics = 1, .reserve = 1 << 20, .sync_slots = 8};
+	make_path(path, sizeof path, "s.thr");
+	assert_int_equal(cp_cct_create(&c, path, &info), 0);
+	struct cp_mf_thread *h = c.hdr;
+	assert_int_equal(h->sync_slots, 8);
+	assert_int_equal(h->h.header_size, sizeof *h + 8 * sizeof(struct cp_mf_sync_obj));
+	uint64_t p1[] = {0x100, 0x200};
+	uint32_t leaf = insert_path(&c, p1, 2);
+	assert_ptr_equal((char *)cp_cct_node(&c, 0), (char *)h + h->h.header_size);
+	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_MUTEX, leaf, 10);
+	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_MUTEX, leaf, 5);
+	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_COND, leaf, 1);
+	for (uint64_t o = 1; o <= 6; o++) /* 4 more fit (6 of 8 slots), 2 are lost */
+		cp_cct_sync_add(&c, 0xb000 + o * 64, CP_MF_SYNC_BARRIER, 0, 100);
+	const struct cp_mf_sync_obj *tab = (const struct cp_mf_sync_obj *)(h + 1);
+	int found = 0, used = 0;
+	for (int i = 0; i < 8; i++) {
+		used += tab[i].kind != 0;
+		if (tab[i].object == 0xa000 && tab[i].kind == CP_MF_SYNC_MUTEX) {
+			found++;
+			assert_int_equal(tab[i].node, leaf);
+			assert_int_equal(tab[i].wait_ns, 15);
+			assert_int_equal(tab[i].waits, 2);
+		}
+	}
+	assert_int_equal(found, 1);
+	assert_int_equal(used, 6);
+	assert_int_equal(h->sync_used, 6);
+	assert_int_equal(h->sync_lost_waits, 2);
+	assert_int_equal(h->sync_lost_ns, 200);
+	cp_cct_close(&c, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sync_table),
 	    cmocka_unit_test(test_header_and_root),
 	    cmocka_unit_test(test_shared_prefix_and_repeat),
 	    cmocka_unit_test(test_growth),

@@ -12,6 +12,7 @@
 #include <sys/auxv.h>
 #include <cmocka.h>
 
+#include "runtime/unwind/cfi.h"
 #include "runtime/unwind/modules.h"
 
 /* A library this test does not link; loaded and unloaded by the epoch tests. */
@@ -247,13 +248,55 @@ static void test_concurrent_find(void **state)
 	assert_true(race_lookups > 0);
 }
 
+__attribute__((noinline)) long fde_target(long x);
+__attribute__((noinline)) long fde_target(long x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 7 + (x > 3 ? fde_target(x - 3) : 1);
+}
+
+/* The size of symbol name in path as nm -S prints it, 0 when unknown. */
+static unsigned long nm_size(const char *path, const char *name)
+{
+	char cmd[1024], line[512], sym[256];
+	unsigned long addr, size = 0, sz;
+	char type;
+	snprintf(cmd, sizeof cmd, "nm -S '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	while (p && fgets(line, sizeof line, p))
+		if (sscanf(line, "%lx %lx %c %255s", &addr, &sz, &type, sym) == 4 &&
+		    !strcmp(sym, name))
+			size = sz;
+	if (p)
+		pclose(p);
+	return size;
+}
+
+/* The FDE covering a pc: the probes size stripped functions by it (sub_HEX). */
+static void test_fde_range(void **state)
+{
+	const struct cp_module *exe = cp_modules_find((uintptr_t)fde_target);
+	uintptr_t lo = 0, hi = 0, lo2 = 0, hi2 = 0, fn = (uintptr_t)fde_target;
+	(void)state;
+	assert_int_equal(fde_target(10), 155);
+	assert_non_null(exe);
+	assert_int_equal(cp_cfi_fde_range(exe, fn, &lo, &hi), 0);
+	assert_true(lo == fn && hi > lo);
+	assert_int_equal(cp_cfi_fde_range(exe, hi - 1, &lo2, &hi2), 0);
+	assert_true(lo2 == lo && hi2 == hi);
+	unsigned long size = nm_size(exe->path, "fde_target");
+	if (!size)
+		skip();
+	assert_int_equal(hi - lo, size);
+	assert_int_equal(cp_cfi_fde_range(exe, exe->text_lo - 4096, &lo, &hi), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_find_basic),
-	    cmocka_unit_test(test_dlopen_epochs),
-	    cmocka_unit_test(test_replay),
-	    cmocka_unit_test(test_concurrent_find),
+	    cmocka_unit_test(test_find_basic), cmocka_unit_test(test_dlopen_epochs),
+	    cmocka_unit_test(test_replay),     cmocka_unit_test(test_concurrent_find),
+	    cmocka_unit_test(test_fde_range),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
