@@ -269,7 +269,10 @@ def search_once(bench, prog, i):
     rc, out, err, wall = bench.run(bench.launch(prog, tool), prog, bench.args.seconds * 6 + 120)
     res = {"rc": rc, "wall_s": round(wall, 2), "rate": rate_of(err)}
     doc = None
-    for path in (os.path.join(d, "search.json"),):
+    # under mpirun every rank searches its own program; rank N > 0 writes search-rankN.json
+    rank = prog.get("search_rank", 0)
+    name = "search-rank%d.json" % rank if rank else "search.json"
+    for path in (os.path.join(d, name),):
         if os.path.exists(path):
             doc = json.load(open(path))
     if doc is None:

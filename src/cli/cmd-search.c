@@ -37,6 +37,8 @@ static const char usage_text[] =
     "  --for S                search at most S seconds (default: until nothing is left)\n"
     "  --interval S           seconds per experiment (default 0.5)\n"
     "  --no-deep-start        no sampling phase proposing the hottest functions first\n"
+    "  --libraries user|all|none  shared libraries in the code model: those outside the\n"
+    "                         system's library directories (default), all, or none\n"
     "  --kill                 end the program (SIGTERM) when the search is done\n"
     "  -o, --output DIR       measurement directory (default callpath-search-PROG); the\n"
     "                         search is stored there (search.json, search.dot)\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
     "  -q, --quiet            no progress lines on stderr\n"
     "  -h, --help             this help\n";
 
-enum { O_THR = 256, O_COST, O_HYP, O_AFTER, O_FOR, O_INT, O_NODEEP, O_KILL, O_FMT };
+enum { O_THR = 256, O_COST, O_HYP, O_AFTER, O_FOR, O_INT, O_NODEEP, O_KILL, O_FMT, O_LIBS };
 
 static const struct option long_opts[] = {
     {"threshold", required_argument, 0, O_THR},
@@ -54,6 +56,7 @@ static const struct option long_opts[] = {
     {"for", required_argument, 0, O_FOR},
     {"interval", required_argument, 0, O_INT},
     {"no-deep-start", no_argument, 0, O_NODEEP},
+    {"libraries", required_argument, 0, O_LIBS},
     {"kill", no_argument, 0, O_KILL},
     {"format", required_argument, 0, O_FMT},
     {"output", required_argument, 0, 'o'},
@@ -70,9 +73,15 @@ struct search_cli {
 };
 
 /* Every hypothesis; MemoryBound only where this user may count page faults (the perf
- * event; perf_event_paranoid 2 or lower lets a process count its own). */
-static unsigned default_hyps(void)
+ * event; perf_event_paranoid 2 or lower lets a process count its own). An MPI program
+ * (one that needs libmpi): CPUBound and ExcessiveSyncWaiting only, as a measurement
+ * holds at most CP_MF_MAX_METRICS (16) metrics and the io and page-fault events would
+ * leave no room for MPI's (mpi-time: the waits in MPI calls). */
+static unsigned default_hyps(const char *program)
 {
+	char exe[PATH_MAX];
+	if (!cp_record_find_program(program, exe) && cp_record_links_mpi(exe))
+		return 1u << CP_HYP_CPU | 1u << CP_HYP_SYNC;
 	unsigned h = 1u << CP_HYP_CPU | 1u << CP_HYP_SYNC | 1u << CP_HYP_IO;
 	int paranoid = 3;
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -119,6 +128,7 @@ static int parse_hyps(const char *arg, unsigned *out)
 static int parse_opt(int c, const char *arg, struct search_cli *s)
 {
 	static const char *const formats[] = {"text", "json", "dot"};
+	static const char *const libs[] = {"none", "user", "all"};
 	double pct = 0;
 	switch (c) {
 	case O_THR:
@@ -146,6 +156,10 @@ static int parse_opt(int c, const char *arg, struct search_cli *s)
 	case O_KILL:
 		s->kill = 1;
 		return 0;
+	case O_LIBS:
+		return cli_parse_enum(arg, libs, 3, &s->so.libraries)
+			   ? cli_bad_value("search", arg, "libraries")
+			   : 0;
 	case O_FMT:
 		return cli_parse_enum(arg, formats, 3, &s->format)
 			   ? cli_bad_value("search", arg, "format")
@@ -179,7 +193,30 @@ static int record_setup(struct search_cli *c, struct cp_record_opts *o, char **a
 			return -1;
 	if (cli_record_events_check("search", o, c->quiet))
 		return -1;
+	/* MPI calls measured as record measures them (mpi-time: ExcessiveSyncWaiting) */
+	static char mpi_lib[PATH_MAX];
+	if (!cli_runtime_lib("libcallpath-mpi.so", mpi_lib, sizeof mpi_lib))
+		o->mpi_lib = mpi_lib;
+	cp_error_clear();
 	return cli_record_runtime("search", o, runtime, sizeof runtime);
+}
+
+/* Is process pid the record child or a child of it (the program it started)? Under an
+ * MPI launcher the ranks share the directory: each search takes its own rank's program. */
+static int ours(int pid, pid_t child)
+{
+	char path[64], buf[512];
+	int ppid = 0;
+	if (pid == child)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* after the command name */
+	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == child;
 }
 
 /* The program's pid: the name of the control FIFO its runtime makes in dir. 0 when the
@@ -192,7 +229,8 @@ static int find_pid(const char *dir, pid_t child, int *status)
 		int pid = 0;
 		while (d && (e = readdir(d)) && !pid) {
 			size_t n = strlen(e->d_name);
-			if (n > 8 && !strcmp(e->d_name + n - 8, ".control"))
+			if (n > 8 && !strcmp(e->d_name + n - 8, ".control") &&
+			    ours(atoi(e->d_name), child))
 				pid = atoi(e->d_name);
 		}
 		if (d)
@@ -218,17 +256,21 @@ static void print_result(const struct cp_search *s, int format, FILE *out)
 	fflush(out);
 }
 
-/* search.json and search.dot in the measurement directory. */
+/* search.json and search.dot in the measurement directory (search-rankN.json and
+ * search-rankN.dot for MPI rank N > 0: the ranks share it). */
 static void store(const struct cp_search *s, const char *dir)
 {
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/search.json", dir);
+	char path[PATH_MAX + 32], base[32] = "search";
+	int rank = cp_record_mpi_rank(NULL);
+	if (rank > 0)
+		snprintf(base, sizeof base, "search-rank%d", rank);
+	snprintf(path, sizeof path, "%s/%s.json", dir, base);
 	FILE *f = fopen(path, "w");
 	if (f) {
 		cp_search_print_json(s, f);
 		fclose(f);
 	}
-	snprintf(path, sizeof path, "%s/search.dot", dir);
+	snprintf(path, sizeof path, "%s/%s.dot", dir, base);
 	f = fopen(path, "w");
 	if (f) {
 		cp_search_print_dot(s, f);
@@ -275,10 +317,17 @@ static int search_pid(struct search_cli *c, int pid, const char *dir, struct cp_
 	return 0;
 }
 
-/* The analysis of the finished measurement, with the search table. */
+/* The analysis of the finished measurement, with the search table. Under MPI, rank 0
+ * analyzes the job once the other ranks' files are complete (as record does); its search
+ * goes into the database, the others' stay in their search-rankN.json. */
 static void analyze(const struct cp_search *s, const char *dir, int searched)
 {
 	char db[PATH_MAX + 32];
+	int nranks = 0, rank = cp_record_mpi_rank(&nranks);
+	if (rank > 0)
+		return;
+	if (rank == 0 && nranks > 1)
+		cp_record_wait_ranks(dir, nranks, 10.0);
 	snprintf(db, sizeof db, "%s/callpath.db", dir);
 	if (cp_record_analyze(dir) || (searched && cp_search_store_db(s, db)))
 		cli_error("search", NULL);
@@ -352,6 +401,6 @@ int cmd_search(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	if (!c.hyps_given)
-		c.so.hyps = default_hyps();
+		c.so.hyps = default_hyps(argv[optind]);
 	return search_main(&c, argv + optind);
 }

@@ -86,8 +86,9 @@ static int make_outdir(const struct cp_record_opts *o, int rank, char *out, size
 
 int cp_record_prepare_dir(const char *name, FILE *messages, const char *dir, char *out, size_t cap)
 {
+	int rank = cp_record_mpi_rank(NULL); /* MPI ranks share dir: keep the siblings' */
 	snprintf(out, cap, "%s", dir);
-	if (clear_dir(out) > 0 && messages)
+	if ((rank >= 0 ? cp_record_clear_ended(out) : clear_dir(out)) > 0 && messages && rank <= 0)
 		fprintf(messages, "callpath %s: replacing the earlier measurement in %s\n", name,
 			out);
 	return dir_create(out, cap);

@@ -74,7 +74,8 @@ int cp_record_run(const struct cp_record_opts *o, struct cp_record_result *res);
 int cp_record_find_program(const char *prog, char *out);
 
 /* Prepares dir as a measurement directory for command name: an earlier measurement in it
- * is removed (said on messages), the directory made; out gets its absolute path. */
+ * is removed (said on messages; under MPI only what ended before this rank started, as
+ * for record), the directory made; out gets its absolute path. */
 int cp_record_prepare_dir(const char *name, FILE *messages, const char *dir, char *out, size_t cap);
 
 /* Analyzes dir into dir/callpath.db without output (what report and export read). */

@@ -13,22 +13,50 @@ void cp_code_model_init(struct cp_code_model *m)
 
 void cp_code_model_release(struct cp_code_model *m)
 {
+	for (size_t i = 0; i < m->nmodules; i++)
+		free(m->modules[i].path);
+	free(m->modules);
+	free(m->seen);
 	for (size_t i = 0; i < m->nfuncs; i++)
 		free(m->funcs[i].name);
 	free(m->funcs);
 	free(m->calls);
 	free(m->loops);
+	free(m->ranges);
 	cp_code_model_init(m);
+}
+
+uint32_t cp_code_model_module(struct cp_code_model *m, const char *path)
+{
+	XGROW(m->modules, m->nmodules + 1, m->modules_alloc);
+	struct cp_code_module *mod = &m->modules[m->nmodules];
+	mod->path = xstrdup(path);
+	mod->first_func = (uint32_t)m->nfuncs;
+	mod->nfuncs = 0;
+	return (uint32_t)m->nmodules++;
+}
+
+long cp_code_model_module_find(const struct cp_code_model *m, const char *path)
+{
+	for (size_t i = 0; i < m->nmodules; i++)
+		if (!strcmp(m->modules[i].path, path))
+			return (long)i;
+	return -1;
 }
 
 uint32_t cp_code_model_func(struct cp_code_model *m, const char *name)
 {
+	if (!m->nmodules)
+		cp_code_model_module(m, "");
 	XGROW(m->funcs, m->nfuncs + 1, m->funcs_alloc);
 	struct cp_code_func *f = &m->funcs[m->nfuncs];
 	f->name = xstrdup(name);
+	f->module = (uint32_t)m->nmodules - 1;
+	m->modules[f->module].nfuncs++;
 	f->first_call = (uint32_t)m->ncalls;
 	f->ncalls = 0;
 	f->lo = f->hi = 0;
+	f->plt = 0;
 	return (uint32_t)m->nfuncs++;
 }
 
@@ -42,8 +70,58 @@ void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t calle
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent, uint64_t header)
 {
 	XGROW(m->loops, m->nloops + 1, m->loops_alloc);
-	m->loops[m->nloops] = (struct cp_code_loop){func, parent, header, 0, 0};
+	m->loops[m->nloops] =
+	    (struct cp_code_loop){func, parent, header, 0, 0, (uint32_t)m->nranges, 0};
 	return (uint32_t)m->nloops++;
+}
+
+void cp_code_model_loop_range(struct cp_code_model *m, uint32_t l, uint64_t lo, uint64_t hi)
+{
+	struct cp_code_loop *L = &m->loops[l];
+	XGROW(m->ranges, m->nranges + 1, m->ranges_alloc);
+	m->ranges[m->nranges++] = (struct cp_code_range){lo, hi};
+	L->nranges++;
+	if (L->nranges == 1 || lo < L->lo)
+		L->lo = lo;
+	if (L->nranges == 1 || hi > L->hi)
+		L->hi = hi;
+}
+
+int cp_code_model_loop_has(const struct cp_code_model *m, uint32_t l, uint64_t a)
+{
+	const struct cp_code_loop *L = &m->loops[l];
+	if (a < L->lo || a >= L->hi)
+		return 0;
+	for (uint32_t r = 0; r < L->nranges; r++)
+		if (a >= m->ranges[L->first_range + r].lo && a < m->ranges[L->first_range + r].hi)
+			return 1;
+	return !L->nranges;
+}
+
+int cp_code_model_seen(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop)
+{
+	for (size_t i = 0; i < m->nseen; i++)
+		if (m->seen[i].caller == caller && m->seen[i].callee == callee &&
+		    m->seen[i].loop == loop)
+			return 0;
+	XGROW(m->seen, m->nseen + 1, m->seen_alloc);
+	m->seen[m->nseen++] = (struct cp_code_seen_call){caller, callee, loop};
+	return 1;
+}
+
+int cp_code_model_calls_at(const struct cp_code_model *m, uint32_t func, int32_t level,
+			   uint32_t callee)
+{
+	const struct cp_code_func *f = &m->funcs[func];
+	for (uint32_t c = 0; c < f->ncalls; c++)
+		if (m->calls[f->first_call + c].callee == callee &&
+		    m->calls[f->first_call + c].loop == level)
+			return 1;
+	for (size_t i = 0; i < m->nseen; i++)
+		if (m->seen[i].caller == func && m->seen[i].callee == callee &&
+		    m->seen[i].loop == level)
+			return 1;
+	return 0;
 }
 
 void cp_search_graph_init(struct cp_search_graph *g)
@@ -114,7 +192,8 @@ uint32_t cp_search_node_thread(struct cp_search_graph *g, uint32_t i, int32_t t)
 }
 
 /* Children of a true focus (paper §5): calls made at `level` (-1: outside every loop of
- * func; else directly in that loop), and the loops whose parent is `level`. */
+ * func; else directly in that loop; static calls and calls seen on sampled paths), and
+ * the loops whose parent is `level`. */
 static size_t refine(struct cp_search_graph *g, const struct cp_code_model *m, uint32_t i,
 		     uint32_t func, int32_t level)
 {
@@ -123,9 +202,12 @@ static size_t refine(struct cp_search_graph *g, const struct cp_code_model *m, u
 	const struct cp_code_func *f = &m->funcs[func];
 	for (uint32_t c = 0; c < f->ncalls; c++) {
 		const struct cp_code_call *call = &m->calls[f->first_call + c];
-		if (call->loop == level)
+		if (call->loop == level && !m->funcs[call->callee].plt)
 			cp_search_node_get(g, hyp, CP_FOCUS_FUNC, call->callee, (int32_t)i);
 	}
+	for (size_t c = 0; c < m->nseen; c++)
+		if (m->seen[c].caller == func && m->seen[c].loop == level)
+			cp_search_node_get(g, hyp, CP_FOCUS_FUNC, m->seen[c].callee, (int32_t)i);
 	for (size_t l = 0; l < m->nloops; l++)
 		if (m->loops[l].func == func && m->loops[l].parent == level)
 			cp_search_node_get(g, hyp, CP_FOCUS_LOOP, (uint32_t)l, (int32_t)i);

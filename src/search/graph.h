@@ -22,9 +22,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ---- code model ---- */
+/* ---- code model ----
+ * Module > procedure > loop: the executable first (module 0), then the shared libraries
+ * the search adds while the program runs (dlopen'ed ones too). Functions and loops are
+ * appended module by module: an index, once given, never changes. */
+struct cp_code_module {
+	char *path;		     /* as the process maps it */
+	uint32_t first_func, nfuncs; /* model.funcs */
+};
+
 struct cp_code_func {
 	char *name;
+	uint32_t module;	     /* model.modules */
+	uint32_t plt;		     /* a PLT stub: not a focus (the call's target is, once seen
+				      * on a sampled path: cp_code_model_seen) */
 	uint32_t first_call, ncalls; /* model.calls */
 	uint64_t lo, hi;	     /* its main part's addresses (0, 0 when unknown) */
 };
@@ -38,25 +49,60 @@ struct cp_code_loop {
 	uint32_t func;
 	int32_t parent; /* enclosing loop, -1 outermost */
 	uint64_t header;
-	uint64_t lo, hi; /* lowest and highest address of its blocks (0, 0 when unknown) */
+	uint64_t lo, hi;	       /* lowest address of its blocks and end of the highest
+					* (0, 0 when unknown) */
+	uint32_t first_range, nranges; /* model.ranges: its blocks' address ranges (none:
+					* lo..hi is the loop) */
+};
+
+struct cp_code_range {
+	uint64_t lo, hi;
+};
+
+/* A call seen on sampled call paths (an indirect call, a call into another module through
+ * its PLT): caller's call site in loop `loop` (-1 none) reached callee. */
+struct cp_code_seen_call {
+	uint32_t caller, callee;
+	int32_t loop;
 };
 
 struct cp_code_model {
+	struct cp_code_module *modules;
+	size_t nmodules, modules_alloc;
+	struct cp_code_seen_call *seen;
+	size_t nseen, seen_alloc;
 	struct cp_code_func *funcs;
 	size_t nfuncs, funcs_alloc;
 	struct cp_code_call *calls;
 	size_t ncalls, calls_alloc;
 	struct cp_code_loop *loops;
 	size_t nloops, loops_alloc;
+	struct cp_code_range *ranges;
+	size_t nranges, ranges_alloc;
 };
 
 void cp_code_model_init(struct cp_code_model *m);
 void cp_code_model_release(struct cp_code_model *m);
-/* Appends a function; its calls must be added right after (cp_code_model_call). */
+/* Appends a module (its functions follow, cp_code_model_func); its index. */
+uint32_t cp_code_model_module(struct cp_code_model *m, const char *path);
+/* The module of that path, or -1. */
+long cp_code_model_module_find(const struct cp_code_model *m, const char *path);
+/* Appends a function of the last module; its calls must be added right after
+ * (cp_code_model_call). */
 uint32_t cp_code_model_func(struct cp_code_model *m, const char *name);
 void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop);
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent,
 			    uint64_t header);
+/* Adds an address range to loop l (the last loop added); lo/hi grow to cover it. */
+void cp_code_model_loop_range(struct cp_code_model *m, uint32_t l, uint64_t lo, uint64_t hi);
+/* Does loop l hold address a? */
+int cp_code_model_loop_has(const struct cp_code_model *m, uint32_t l, uint64_t a);
+/* Records a call seen on a sampled path (once per caller, callee, loop): 1 when new. */
+int cp_code_model_seen(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop);
+/* Is callee called from func at `level` (-1: outside every loop of func; else directly in
+ * that loop), by a static call or one seen on a sampled path? */
+int cp_code_model_calls_at(const struct cp_code_model *m, uint32_t func, int32_t level,
+			   uint32_t callee);
 
 /* ---- the search history graph ---- */
 enum cp_focus_kind { CP_FOCUS_FUNC = 0, CP_FOCUS_LOOP = 1 };

@@ -216,15 +216,16 @@ out:
 static void model_proc(struct cp_code_model *model, const struct cp_proc_table *procs, uint32_t fid,
 		       const struct cp_cfg *cfg, const struct cp_loop_nest *n)
 {
+	uint32_t fbase = model->modules[model->funcs[fid].module].first_func;
 	uint32_t base = (uint32_t)model->nloops;
 	for (size_t l = 0; l < n->nloops; l++) {
 		const struct cp_loop *lp = &n->loops[l];
 		uint32_t id = cp_code_model_loop(
 		    model, fid, lp->parent < 0 ? -1 : (int32_t)base + lp->parent, lp->header);
-		if (!lp->nranges)
-			continue;
-		model->loops[id].lo = n->ranges[lp->first_range].lo;
-		model->loops[id].hi = n->ranges[lp->first_range + lp->nranges - 1].hi;
+		for (uint32_t r = 0; r < lp->nranges; r++) /* in any order: a rotated loop's body
+							    * often lies before its header */
+			cp_code_model_loop_range(model, id, n->ranges[lp->first_range + r].lo,
+						 n->ranges[lp->first_range + r].hi);
 	}
 	for (size_t e = 0; e < cfg->nedges; e++) {
 		const struct cp_cfg_edge *ed = &cfg->edges[e];
@@ -235,7 +236,7 @@ static void model_proc(struct cp_code_model *model, const struct cp_proc_table *
 		if (!r || r->is_part)
 			continue;
 		int32_t loop = n->block_loop[ed->src];
-		cp_code_model_call(model, fid, r->proc, loop < 0 ? -1 : (int32_t)base + loop);
+		cp_code_model_call(model, fid, fbase + (uint32_t)r->proc, loop < 0 ? -1 : (int32_t)base + loop);
 	}
 }
 
@@ -252,10 +253,12 @@ int cp_code_model_from_module(struct cp_code_model *model, const char *path)
 	struct cp_cfg_oracle oracle = cp_cfg_module_oracle(&cm);
 	cp_cfg_init(&cfg);
 	cp_loop_nest_init(&n);
+	cp_code_model_module(model, path);
 	for (size_t i = 0; i < m.procs.nprocs; i++) {
 		uint32_t fid = cp_code_model_func(model, m.procs.procs[i].name);
 		model->funcs[fid].lo = m.procs.procs[i].lo;
 		model->funcs[fid].hi = m.procs.procs[i].hi;
+		model->funcs[fid].plt = (m.procs.procs[i].flags & CP_PROC_PLT) != 0;
 		if (m.procs.procs[i].flags & CP_PROC_PLT ||
 		    cp_cfg_module_build(&cm, &cfg, i, &oracle))
 			continue;

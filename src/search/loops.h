@@ -26,10 +26,10 @@ void cp_loop_plan_release(struct cp_loop_plan *p);
  * or has no loops (message says which); CP_EFORMAT when the module cannot be read. */
 int cp_loop_plan_make(struct cp_loop_plan *p, const char *path, const char *func);
 
-/* The code model of the search (graph.h) for every procedure of the module at path:
- * function i is procedure i of its procedure table (PLT stubs included, as callees),
- * with the calls each makes (direct calls; the innermost loop of the call site) and its
- * loop nest. 0, or the module's error. */
+/* Appends the module at path to the code model of the search (graph.h), with every
+ * procedure: its function first_func + i is procedure i of its procedure table (PLT stubs
+ * included, as callees), with the calls each makes (direct calls; the innermost loop of
+ * the call site) and its loop nest. 0, or the module's error (nothing appended). */
 struct cp_code_model;
 int cp_code_model_from_module(struct cp_code_model *model, const char *path);
 

@@ -9,26 +9,79 @@
 #include <string.h>
 #include <time.h>
 
-enum { PM_PTIME = 0, PM_CALLS, PM_LTIME, PM_LENTRIES, PM_LITER, PM_N };
+/* probe metrics, and mpi-time (libcallpath-mpi's wrappers: a wait for ExcessiveSyncWaiting) */
+enum { PM_PTIME = 0, PM_CALLS, PM_LTIME, PM_LENTRIES, PM_LITER, PM_MPI, PM_N };
+
+/* MemoryBound: the time of a page fault at least (a first touch of an anonymous page on the
+ * development machine: CPU time over 100,000 touches) and at most (FAULT_MAX_NS) */
+#define FAULT_NS 2000.0
+#define FAULT_MAX_NS 20000.0
 
 static const char *const smetric_name[CP_SM_N] = {"cputime", "wait-time", "io-time", "page-faults"};
-static const char *const pmetric_name[PM_N] = {"probe-time", "calls", "loop-time", "loop-entries",
-					       "loop-iterations"};
+static const char *const pmetric_name[PM_N] = {"probe-time",   "calls",		  "loop-time",
+					       "loop-entries", "loop-iterations", "mpi-time"};
 
 /* Address lookups over the model, built per read. */
 struct index {
 	const struct cp_code_model *m;
-	uint32_t *funcs; /* by lo */
+	uint32_t *funcs; /* by module, then lo */
 	size_t nfuncs;
 	uint32_t *fstamp, *lstamp, gen;
+	int32_t *modmap; /* the measurement's module id -> model module, -1 */
+	uint8_t *omp;	 /* the measurement's module id -> enum omp_class */
+	size_t nmodmap;
+	int has_omp; /* an OpenMP runtime or an MPI library is mapped */
 };
+
+/* What a module is to a parallel runtime's wait (as analyze's omp-wait): the OpenMP
+ * runtime, the MPI library, libc (the waits they call), other. */
+enum omp_class { OMP_OTHER = 0, OMP_RUNTIME, OMP_MPI, OMP_LIBC };
+
+static uint8_t omp_class_of(const char *path)
+{
+	static const char *const omp[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
+	static const char *const mpi[] = {"libmpi", "libopen-pal", "libopen-rte", "libpmix",
+					  "libcallpath-mpi"};
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (size_t i = 0; i < sizeof omp / sizeof *omp; i++)
+		if (!strncmp(base, omp[i], strlen(omp[i])))
+			return OMP_RUNTIME;
+	for (size_t i = 0; i < sizeof mpi / sizeof *mpi; i++)
+		if (!strncmp(base, mpi[i], strlen(mpi[i])))
+			return OMP_MPI;
+	return strncmp(base, "libc.so", 7) ? OMP_OTHER : OMP_LIBC;
+}
+
+/* Is node i's sample a parallel runtime's wait: below its last frame outside libc and the
+ * runtimes, a frame of the OpenMP runtime (a barrier, a worker waiting for work: OMP_RUNTIME)
+ * or of the MPI library (a call polling for a message: OMP_MPI)? OMP_OTHER if not. */
+static int runtime_wait(const struct index *x, const struct cp_mf_thr *t, size_t i)
+{
+	int found = OMP_OTHER;
+	for (size_t n = i, hops = 0; n < t->nnodes && n && hops < 256; hops++) {
+		const struct cp_mf_rnode *r = &t->nodes[n];
+		if (r->kind != CP_MF_NODE_CALL && r->kind != CP_MF_NODE_PC)
+			break;
+		uint8_t c = r->module < x->nmodmap ? x->omp[r->module] : OMP_OTHER;
+		if (c == OMP_OTHER)
+			break;
+		if (c != OMP_LIBC)
+			found = c;
+		if (r->parent >= n)
+			break;
+		n = r->parent;
+	}
+	return found;
+}
 
 static const struct cp_code_model *sort_model;
 static int by_lo(const void *a, const void *b)
 {
-	uint64_t x = sort_model->funcs[*(const uint32_t *)a].lo;
-	uint64_t y = sort_model->funcs[*(const uint32_t *)b].lo;
-	return x < y ? -1 : x > y;
+	const struct cp_code_func *x = &sort_model->funcs[*(const uint32_t *)a];
+	const struct cp_code_func *y = &sort_model->funcs[*(const uint32_t *)b];
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 static void index_init(struct index *x, const struct cp_code_model *m)
@@ -47,25 +100,45 @@ static void index_init(struct index *x, const struct cp_code_model *m)
 
 static void index_release(struct index *x)
 {
+	free(x->modmap);
+	free(x->omp);
 	free(x->funcs);
 	free(x->fstamp);
 	free(x->lstamp);
 }
 
-static long func_at(const struct index *x, uint64_t a)
+/* The model's function at address a of the measurement's module id, or -1. */
+static long func_at(const struct index *x, uint32_t id, uint64_t a)
 {
+	if (id >= x->nmodmap || x->modmap[id] < 0)
+		return -1;
+	uint32_t mod = (uint32_t)x->modmap[id];
 	size_t lo = 0, hi = x->nfuncs;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct cp_code_func *f = &x->m->funcs[x->funcs[mid]];
-		if (a < f->lo)
+		if (mod < f->module || (mod == f->module && a < f->lo))
 			hi = mid;
-		else if (a >= f->hi)
+		else if (mod > f->module || a >= f->hi)
 			lo = mid + 1;
 		else
 			return x->funcs[mid];
 	}
 	return -1;
+}
+
+/* The innermost loop of function f holding address a, or -1. */
+static int32_t loop_of(const struct cp_code_model *m, uint32_t f, uint64_t a)
+{
+	int32_t best = -1;
+	uint64_t span = UINT64_MAX;
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func == f && m->loops[l].hi - m->loops[l].lo < span &&
+		    cp_code_model_loop_has(m, (uint32_t)l, a)) {
+			span = m->loops[l].hi - m->loops[l].lo;
+			best = (int32_t)l;
+		}
+	return best;
 }
 
 void cp_search_snap_init(struct cp_search_snap *s)
@@ -79,8 +152,15 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->loops);
 	free(s->tids);
 	free(s->thread_cpu);
+	free(s->thread_any);
+	free(s->thread_run);
+	free(s->region);
 	free(s->thread_vals);
 	free(s->thread_delay);
+	free(s->seen);
+	for (size_t i = 0; i < s->nmodules; i++)
+		free(s->modules[i]);
+	free(s->modules);
 	cp_search_snap_init(s);
 }
 
@@ -91,9 +171,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Charges the sampled values v of node i once to each function and loop on its path. */
+static void add_values(double *to, const double *v)
+{
+	for (int k = 0; k < CP_SM_N; k++)
+		to[k] += v[k];
+}
+
+/* Charges the sampled values v of node i once to each function and loop on its path;
+ * `entry` relative to the executable (model module 0), `leaf` to every module modeled. */
 static void charge_path(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			uint32_t mod, size_t i, const double *v)
+			size_t i, const double *v)
 {
 	const struct cp_code_model *m = x->m;
 	double *tv = &s->thread_vals[s->nthreads * s->nfoci * CP_SM_N];
@@ -105,32 +192,33 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		int frame = r->kind == CP_MF_NODE_CALL || r->kind == CP_MF_NODE_PC ||
 			    r->kind == CP_MF_NODE_SIGNAL;
 		uint64_t a = r->offset - (r->kind == CP_MF_NODE_CALL && r->offset);
-		long f = frame && r->module == mod ? func_at(x, a) : -1;
-		if (f < 0 && prev >= 0) /* prev was called from outside the executable */
-			for (int k = 0; k < CP_SM_N; k++)
-				s->funcs[prev].entry[k] += v[k];
-		if (frame || f >= 0 || r->parent == UINT32_MAX)
-			prev = f;
+		long f = frame ? func_at(x, r->module, a) : -1;
+		long fexe = f >= 0 && !m->funcs[f].module ? f : -1;
+		if (fexe < 0 && prev >= 0) /* prev was called from outside the executable */
+			add_values(s->funcs[prev].entry, v);
+		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
+			prev = fexe;
 		if (f >= 0) {
-			if (f >= 0 && leaf)
-				for (int k = 0; k < CP_SM_N; k++)
-					s->funcs[f].leaf[k] += v[k];
-			leaf &= f < 0;
-			if (f >= 0 && x->fstamp[f] != x->gen) {
+			int32_t own = loop_of(m, (uint32_t)f, a);
+			if (own >= 0)
+				s->loops[own].own_cpu += v[CP_SM_CPU];
+			if (leaf)
+				add_values(s->funcs[f].leaf, v);
+			leaf = 0;
+			if (x->has_omp && r->parent < n && (t->nodes[r->parent].kind == CP_MF_NODE_REGION ||
+							     t->nodes[r->parent].kind == CP_MF_NODE_TASK))
+				s->region[f] = 1; /* the outlined function of a region */
+			if (x->fstamp[f] != x->gen) {
 				x->fstamp[f] = x->gen;
-				for (int k = 0; k < CP_SM_N; k++) {
-					s->funcs[f].sampled[k] += v[k];
-					tv[(size_t)f * CP_SM_N + k] += v[k];
-				}
+				add_values(s->funcs[f].sampled, v);
+				add_values(&tv[(size_t)f * CP_SM_N], v);
 			}
-			for (size_t l = 0; f >= 0 && l < m->nloops; l++)
-				if (m->loops[l].func == (uint32_t)f && a >= m->loops[l].lo &&
-				    a < m->loops[l].hi && x->lstamp[l] != x->gen) {
+			for (size_t l = 0; l < m->nloops; l++)
+				if (m->loops[l].func == (uint32_t)f && x->lstamp[l] != x->gen &&
+				    cp_code_model_loop_has(m, (uint32_t)l, a)) {
 					x->lstamp[l] = x->gen;
-					for (int k = 0; k < CP_SM_N; k++) {
-						s->loops[l].sampled[k] += v[k];
-						tv[(m->nfuncs + l) * CP_SM_N + k] += v[k];
-					}
+					add_values(s->loops[l].sampled, v);
+					add_values(&tv[(m->nfuncs + l) * CP_SM_N], v);
 				}
 		}
 		if (r->parent == UINT32_MAX || r->parent >= n)
@@ -138,8 +226,44 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		n = r->parent;
 	}
 	if (prev >= 0)
-		for (int k = 0; k < CP_SM_N; k++)
-			s->funcs[prev].entry[k] += v[k];
+		add_values(s->funcs[prev].entry, v);
+}
+
+/* The calls on the thread's paths that the model has no static call for (an indirect
+ * call, a call into a library through its PLT): each frame of a modeled function and the
+ * nearest frame above it, when that is a modeled function too. */
+static void seen_calls(struct cp_search_snap *s, const struct index *x, const struct cp_mf_thr *t)
+{
+	for (size_t i = 1; i < t->nnodes; i++) {
+		const struct cp_mf_rnode *r = &t->nodes[i];
+		if (r->kind != CP_MF_NODE_CALL && r->kind != CP_MF_NODE_PC)
+			continue;
+		long g = func_at(x, r->module, r->offset - (r->kind == CP_MF_NODE_CALL));
+		uint32_t p = r->parent; /* skip OpenMP region and task nodes */
+		while (
+		    g >= 0 && p < i && p &&
+		    (t->nodes[p].kind == CP_MF_NODE_REGION || t->nodes[p].kind == CP_MF_NODE_TASK))
+			p = t->nodes[p].parent;
+		if (g < 0 || p >= i || !p || t->nodes[p].kind != CP_MF_NODE_CALL)
+			continue;
+		uint64_t site = t->nodes[p].offset - 1;
+		long f = func_at(x, t->nodes[p].module, site);
+		if (f < 0 || f == g)
+			continue;
+		int32_t loop = loop_of(x->m, (uint32_t)f, site);
+		if (cp_code_model_calls_at(x->m, (uint32_t)f, loop, (uint32_t)g))
+			continue;
+		size_t k = 0;
+		while (k < s->nseen &&
+		       (s->seen[k].caller != (uint32_t)f || s->seen[k].callee != (uint32_t)g ||
+			s->seen[k].loop != loop))
+			k++;
+		if (k == s->nseen) {
+			s->seen = xrealloc(s->seen, (s->nseen + 1) * sizeof *s->seen);
+			s->seen[s->nseen++] =
+			    (struct cp_code_seen_call){(uint32_t)f, (uint32_t)g, loop};
+		}
+	}
 }
 
 /* Has node i an ancestor probe node at the same offset? */
@@ -157,17 +281,17 @@ static int nested_probe(const struct cp_mf_thr *t, size_t i)
 	return 0;
 }
 
-static long loop_at(const struct cp_code_model *m, uint64_t header)
+static long loop_at(const struct cp_code_model *m, uint32_t mod, uint64_t header)
 {
 	for (size_t l = 0; l < m->nloops; l++)
-		if (m->loops[l].header == header)
+		if (m->loops[l].header == header && m->funcs[m->loops[l].func].module == mod)
 			return (long)l;
 	return -1;
 }
 
 /* Probe values of a thread: functions by their entry, loops by their header. */
 static void probe_values(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			 uint32_t mod, const int *pm)
+			 const int *pm)
 {
 	size_t nm = t->hdr.nmetrics;
 	double *incl = xcalloc(t->nnodes + 1, sizeof *incl);
@@ -180,19 +304,21 @@ static void probe_values(struct cp_search_snap *s, struct index *x, const struct
 	for (size_t i = 1; i < t->nnodes; i++) {
 		const struct cp_mf_rnode *r = &t->nodes[i];
 		const uint64_t *v = &t->values[i * nm];
-		if (r->kind != CP_MF_NODE_PC || r->module != mod)
+		if (r->kind != CP_MF_NODE_PC || r->module >= x->nmodmap || x->modmap[r->module] < 0)
 			continue;
 		double calls = pm[PM_CALLS] >= 0 ? (double)v[pm[PM_CALLS]] : 0;
 		double ent = pm[PM_LENTRIES] >= 0 ? (double)v[pm[PM_LENTRIES]] : 0;
 		double it = pm[PM_LITER] >= 0 ? (double)v[pm[PM_LITER]] : 0;
 		if (calls > 0 || incl[i] > 0) {
-			long f = func_at(x, r->offset);
+			long f = func_at(x, r->module, r->offset);
 			if (f >= 0 && x->m->funcs[f].lo == r->offset && !nested_probe(t, i)) {
 				s->funcs[f].probe_ns += incl[i];
 				s->funcs[f].calls += calls;
 			}
 		}
-		long l = ent > 0 || it > 0 ? loop_at(x->m, r->offset) : -1;
+		long l = ent > 0 || it > 0
+			     ? loop_at(x->m, (uint32_t)x->modmap[r->module], r->offset)
+			     : -1;
 		if (l >= 0) {
 			s->loops[l].calls += ent;
 			s->loops[l].iterations += it;
@@ -203,41 +329,66 @@ static void probe_values(struct cp_search_snap *s, struct index *x, const struct
 	free(incl);
 }
 
+/* The time of `faults` page faults sampled at an instruction where `cpu` ns of CPU time
+ * were sampled too: a signal-driven sampler charges the kernel's fault handling to the
+ * instruction that faulted, so that CPU time is the faults' time, measured — bounded by
+ * FAULT_NS and FAULT_MAX_NS per fault (an instruction that faulted once and then ran hot
+ * is not a fault storm). */
+static double fault_time(double faults, double cpu)
+{
+	double lo = faults * FAULT_NS, hi = faults * FAULT_MAX_NS;
+	return cpu > hi ? hi : cpu > lo ? cpu : lo;
+}
+
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			uint32_t mod, const int *sm, const int *pm)
+			const int *sm, const int *pm)
 {
 	size_t nm = t->hdr.nmetrics, per = s->nfoci * CP_SM_N;
-	double cpu = 0;
+	double cpu = 0, any_sum = 0;
 	s->thread_vals = xrealloc(s->thread_vals, (s->nthreads + 1) * per * sizeof *s->thread_vals);
 	memset(s->thread_vals + s->nthreads * per, 0, per * sizeof *s->thread_vals);
 	for (size_t i = 0; i < t->nnodes; i++) {
 		double v[CP_SM_N] = {0};
 		int any = 0;
 		for (int k = 0; k < CP_SM_N; k++)
-			if (sm[k] >= 0) {
+			if (sm[k] >= 0)
 				v[k] = (double)t->values[i * nm + (size_t)sm[k]];
-				any |= v[k] != 0;
-				s->total[k] += v[k];
-			}
+		if (pm[PM_MPI] >= 0)
+			v[CP_SM_WAIT] += (double)t->values[i * nm + (size_t)pm[PM_MPI]];
 		cpu += v[CP_SM_CPU];
+		v[CP_SM_FAULTS] = fault_time(v[CP_SM_FAULTS], v[CP_SM_CPU]);
+		int rw = v[CP_SM_CPU] > 0 && x->has_omp ? runtime_wait(x, t, i) : OMP_OTHER;
+		if (rw != OMP_OTHER) { /* CPU time the thread spent waiting (polling) */
+			if (rw == OMP_RUNTIME || pm[PM_MPI] < 0)
+				v[CP_SM_WAIT] += v[CP_SM_CPU]; /* else mpi-time holds it already */
+			v[CP_SM_CPU] = 0;
+		}
+		for (int k = 0; k < CP_SM_N; k++) {
+			any |= v[k] != 0;
+			s->total[k] += v[k];
+			any_sum += v[k];
+		}
 		if (any)
-			charge_path(s, x, t, mod, i, v);
+			charge_path(s, x, t, i, v);
 	}
-	probe_values(s, x, t, mod, pm);
+	probe_values(s, x, t, pm);
+	seen_calls(s, x, t);
 	s->tids = xrealloc(s->tids, (s->nthreads + 1) * sizeof *s->tids);
 	s->thread_cpu = xrealloc(s->thread_cpu, (s->nthreads + 1) * sizeof *s->thread_cpu);
+	s->thread_any = xrealloc(s->thread_any, (s->nthreads + 1) * sizeof *s->thread_any);
+	s->thread_any[s->nthreads] = any_sum;
 	s->thread_delay = xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
 	s->thread_delay[s->nthreads] = 0;
+	s->thread_run = xrealloc(s->thread_run, (s->nthreads + 1) * sizeof *s->thread_run);
+	s->thread_run[s->nthreads] = 0;
 	if (!t->hdr.end_ns) {
 		char path[96];
 		unsigned long long run = 0, delay = 0;
 		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->hdr.pid, t->hdr.tid);
 		FILE *f = fopen(path, "r");
-		s->thread_delay =
-		    xrealloc(s->thread_delay, (s->nthreads + 1) * sizeof *s->thread_delay);
-		s->thread_delay[s->nthreads] = 0;
 		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
 			s->thread_delay[s->nthreads] = (double)delay;
+			s->thread_run[s->nthreads] = (double)run;
 			s->run_delay_ns += (double)delay;
 			s->nlive++;
 		}
@@ -256,27 +407,52 @@ static int metric_index(const struct cp_mf_proc *p, const char *name)
 	return -1;
 }
 
-static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im,
-		       const char *exe)
+/* The measurement's modules mapped to the model's (by path), and their paths listed in
+ * s->modules (the mapped ones, for the search to add to its model). 0 when the
+ * executable is not among them yet. */
+static int map_modules(struct cp_search_snap *s, struct index *x, const struct cp_mf_proc *p)
+{
+	int exe = 0;
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (p->modules[i].id + (size_t)1 > x->nmodmap)
+			x->nmodmap = p->modules[i].id + (size_t)1;
+	x->modmap = xcalloc(x->nmodmap + 1, sizeof *x->modmap);
+	x->omp = xcalloc(x->nmodmap + 1, sizeof *x->omp);
+	for (size_t i = 0; i < x->nmodmap; i++)
+		x->modmap[i] = -1;
+	s->modules = xcalloc(p->nmodules + 1, sizeof *s->modules);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct cp_mf_module_info *mi = &p->modules[i];
+		if (!mi->path || mi->unloaded)
+			continue;
+		long mod = cp_code_model_module_find(x->m, mi->path);
+		x->modmap[mi->id] = (int32_t)mod;
+		x->omp[mi->id] = omp_class_of(mi->path);
+		x->has_omp |= x->omp[mi->id] == OMP_RUNTIME || x->omp[mi->id] == OMP_MPI;
+		exe |= mod == 0;
+		s->modules[s->nmodules++] = xstrdup(mi->path);
+	}
+	return exe;
+}
+
+static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im)
 {
 	int sm[CP_SM_N], pm[PM_N];
-	long mod = -1;
 	for (int k = 0; k < CP_SM_N; k++) {
 		sm[k] = metric_index(&im->proc, smetric_name[k]);
 		s->have[k] = sm[k] >= 0;
 	}
 	for (int k = 0; k < PM_N; k++)
 		pm[k] = metric_index(&im->proc, pmetric_name[k]);
-	for (size_t i = 0; i < im->proc.nmodules && mod < 0; i++)
-		if (im->proc.modules[i].path && !strcmp(im->proc.modules[i].path, exe))
-			mod = (long)im->proc.modules[i].id;
-	for (size_t j = 0; j < im->nthreads && mod >= 0; j++)
-		read_thread(s, x, &im->threads[j], (uint32_t)mod, sm, pm);
+	s->have[CP_SM_WAIT] |= pm[PM_MPI] >= 0;
+	int exe = map_modules(s, x, &im->proc);
+	for (size_t j = 0; j < im->nthreads && exe; j++)
+		read_thread(s, x, &im->threads[j], sm, pm);
 	s->done = im->proc.hdr.end_ns != 0;
 }
 
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
-			int pid, const char *exe)
+			int pid)
 {
 	struct cp_mf_dir d;
 	struct index x;
@@ -285,7 +461,9 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	s->funcs = xcalloc(m->nfuncs + 1, sizeof *s->funcs);
 	s->loops = xcalloc(m->nloops + 1, sizeof *s->loops);
 	s->nfuncs = m->nfuncs;
+	s->nloops = m->nloops;
 	s->nfoci = m->nfuncs + m->nloops;
+	s->region = xcalloc(s->nfuncs + 1, 1);
 	int rc = cp_mf_dir_open(&d, dir);
 	if (rc)
 		return rc;
@@ -297,21 +475,28 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 		rc = cp_error(CP_ENOENT, "no measurement of process %d in %s yet", pid, dir);
 	else {
 		index_init(&x, m);
-		read_image(s, &x, im, exe);
+		read_image(s, &x, im);
 		index_release(&x);
 	}
 	cp_mf_dir_release(&d);
 	return rc;
 }
 
+/* A focus's values in snapshot s; zero for a focus added to the model after s was read. */
+static const struct cp_focus_values *focus(const struct cp_search_snap *s, int kind,
+					   uint32_t target)
+{
+	static const struct cp_focus_values zero;
+	if (kind == CP_FOCUS_LOOP)
+		return target < s->nloops ? &s->loops[target] : &zero;
+	return target < s->nfuncs ? &s->funcs[target] : &zero;
+}
+
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 					    const struct cp_search_snap *b, int kind,
 					    uint32_t target)
 {
-	const struct cp_focus_values *x =
-	    kind == CP_FOCUS_LOOP ? &a->loops[target] : &a->funcs[target];
-	const struct cp_focus_values *y =
-	    kind == CP_FOCUS_LOOP ? &b->loops[target] : &b->funcs[target];
+	const struct cp_focus_values *x = focus(a, kind, target), *y = focus(b, kind, target);
 	struct cp_focus_values d;
 	for (int k = 0; k < CP_SM_N; k++) {
 		d.sampled[k] = y->sampled[k] - x->sampled[k];
@@ -321,55 +506,138 @@ struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 	d.probe_ns = y->probe_ns - x->probe_ns;
 	d.calls = y->calls - x->calls;
 	d.iterations = y->iterations - x->iterations;
+	d.own_cpu = y->own_cpu - x->own_cpu;
 	return d;
 }
+
+static double activity(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+		       int any);
+static void sched_delta(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+			double *run, double *delay);
 
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid)
 {
-	double va = 0, vb = 0;
-	for (size_t i = 0; i < a->nthreads; i++)
-		if (a->tids[i] == tid)
-			va = a->thread_cpu[i];
-	for (size_t i = 0; i < b->nthreads; i++)
-		if (b->tids[i] == tid)
-			vb = b->thread_cpu[i];
-	return vb - va;
+	return activity(a, b, tid, 0);
 }
 
-double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+static double thread_value(const struct cp_search_snap *s, int tid, int kind, uint32_t target,
+			   int k)
 {
-	double n = b->nlive ? (double)b->nlive : 1;
-	double t = (b->wall - a->wall) * 1e9 * n - (b->run_delay_ns - a->run_delay_ns);
-	return t > 0 ? t : 1;
-}
-
-static double thread_value(const struct cp_search_snap *s, int tid, size_t focus, int k)
-{
+	if (target >= (kind == CP_FOCUS_LOOP ? s->nloops : s->nfuncs))
+		return 0;
+	size_t at = kind == CP_FOCUS_LOOP ? s->nfuncs + target : target;
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->tids[i] == tid)
-			return s->thread_vals[(i * s->nfoci + focus) * CP_SM_N + (size_t)k];
+			return s->thread_vals[(i * s->nfoci + at) * CP_SM_N + (size_t)k];
 	return 0;
 }
 
 double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				   int tid, int kind, uint32_t target, int k)
 {
-	size_t focus = kind == CP_FOCUS_LOOP ? b->nfuncs + target : target;
-	return thread_value(b, tid, focus, k) - thread_value(a, tid, focus, k);
+	return thread_value(b, tid, kind, target, k) - thread_value(a, tid, kind, target, k);
+}
+
+/* Thread tid's sampled activity in (a, b]: CPU ns, or every sampled value (CPU, waits,
+ * I/O, faults) when `any`. */
+static double activity(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+		       int any)
+{
+	const double *va = any ? a->thread_any : a->thread_cpu;
+	const double *vb = any ? b->thread_any : b->thread_cpu;
+	double x = 0, y = 0;
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->tids[i] == tid)
+			x = va[i];
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->tids[i] == tid)
+			y = vb[i];
+	return y - x;
+}
+
+/* Wall time over (a, b] summed over the threads with activity in it (CPU time; any value
+ * when `any`), less the time each waited for a CPU (not when `any`). For CPU time, a
+ * thread that ran less than a tenth of the time it could (schedstat: a thread blocked in
+ * pthread_join but for a moment) is left out, unless every thread is. */
+static double active_time(const struct cp_search_snap *a, const struct cp_search_snap *b, int any)
+{
+	double t[2] = {0, 0}, wall = (b->wall - a->wall) * 1e9;
+	for (size_t i = 0; i < b->nthreads; i++) {
+		if (activity(a, b, b->tids[i], any) <= 0)
+			continue;
+		double run, d;
+		sched_delta(a, b, b->tids[i], &run, &d);
+		double base = wall - (!any && d > 0 && d < wall ? d : 0);
+		t[0] += base;
+		if (any || run <= 0 || run >= 0.1 * base)
+			t[1] += base;
+	}
+	double v = t[1] > 0 ? t[1] : t[0];
+	return v > 0 ? v : wall > 0 ? wall : 1;
 }
 
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
 {
-	double t = 0, wall = (b->wall - a->wall) * 1e9;
-	for (size_t i = 0; i < b->nthreads; i++) {
-		if (cp_search_snap_thread_cpu(a, b, b->tids[i]) <= 0)
-			continue;
-		double d = b->thread_delay[i];
-		for (size_t j = 0; j < a->nthreads; j++)
-			if (a->tids[j] == b->tids[i])
-				d -= a->thread_delay[j];
-		t += wall - (d > 0 && d < wall ? d : 0);
-	}
-	return t > 0 ? t : wall > 0 ? wall : 1;
+	return active_time(a, b, 0);
+}
+
+double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	return active_time(a, b, 1);
+}
+
+/* Thread i of snapshot s: its values' index for (kind, target), or -1. */
+static long at_of(const struct cp_search_snap *s, int kind, uint32_t target)
+{
+	if (target >= (kind == CP_FOCUS_LOOP ? s->nloops : s->nfuncs))
+		return -1;
+	return (long)(kind == CP_FOCUS_LOOP ? s->nfuncs + target : target);
+}
+
+/* Thread tid's schedstat (run, delay) delta over (a, b]. */
+static void sched_delta(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid,
+			double *run, double *delay)
+{
+	*run = *delay = 0;
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->tids[i] == tid)
+			*run = b->thread_run[i], *delay = b->thread_delay[i];
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->tids[i] == tid)
+			*run -= a->thread_run[i], *delay -= a->thread_delay[i];
+}
+
+double cp_search_snap_team_wait(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				const struct cp_code_model *m, int kind, uint32_t target, int tid)
+{
+	long at = at_of(b, kind, target);
+	uint32_t f = kind == CP_FOCUS_LOOP ? m->loops[target].func : target;
+	if (at < 0 || f >= b->nfuncs || !b->region[f] || b->nthreads < 2 ||
+	    (kind == CP_FOCUS_LOOP && m->loops[target].parent >= 0))
+		return 0;
+	double max = 0, sum = 0, mine = -1, busy = 0, n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->nthreads; i++) {
+			int t = b->tids[i];
+			double cpu = cp_search_snap_thread_value(a, b, t, kind, target, CP_SM_CPU);
+			double run, delay;
+			if (cpu <= 0)
+				continue;
+			sched_delta(a, b, t, &run, &delay);
+			double stretch = run > 0 && delay > 0 ? delay / run : 0, w = cpu * (1 + stretch);
+			if (!pass) {
+				double all = activity(a, b, t, 1) + activity(a, b, t, 0) * stretch;
+				max = w > max ? w : max;
+				busy = all > busy ? all : busy;
+				n++;
+				continue;
+			}
+			sum += max - w;
+			mine = t == tid ? max - w : mine;
+		}
+	if (n < 2 || busy <= 0)
+		return 0;
+	double v = (tid ? (mine > 0 ? mine : 0) : sum) / (n * busy);
+	return v > 1 ? 1 : v;
 }

@@ -20,16 +20,18 @@
 enum cp_smetric { CP_SM_CPU = 0, CP_SM_WAIT, CP_SM_IO, CP_SM_FAULTS, CP_SM_N };
 
 struct cp_focus_values {
-	double sampled[CP_SM_N]; /* inclusive, in the metric's unit (ns, ns, ns, faults) */
+	double sampled[CP_SM_N]; /* inclusive, ns (page faults: their time, see measure.c) */
 	double probe_ns;	 /* functions: probe-time below the outermost probe nodes;
 				  * loops: loop-time */
 	double calls;		 /* functions: calls; loops: entries */
 	double iterations;	 /* loops */
+	double own_cpu;		 /* loops: CPU ns sampled in the loop's own code (its
+				  * function's frame in it, in none of its nested loops) */
 	double entry[CP_SM_N];	 /* functions: samples on whose path it is the outermost
 				  * function of the executable after a frame outside it
 				  * (main, a thread's start routine, a callback) */
-	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in the
-				  * executable is this function (Deep Start) */
+	double leaf[CP_SM_N];	 /* functions: samples whose innermost frame in a module
+				  * of the model is this function (Deep Start) */
 };
 
 struct cp_search_snap {
@@ -40,9 +42,16 @@ struct cp_search_snap {
 	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
 	int *tids;		       /* [nthreads] */
 	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
+	double *thread_any;	       /* [nthreads] every sampled value per thread (activity) */
 	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
+	double *thread_run;	       /* [nthreads] time on a CPU (schedstat) */
+	uint8_t *region;	       /* [nfuncs] an OpenMP region's outlined function */
 	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
-	size_t nfuncs, nfoci;	       /* the model's functions; functions + loops */
+	size_t nfuncs, nloops, nfoci;  /* the model's functions, loops, both, when read */
+	struct cp_code_seen_call *seen; /* calls on sampled paths the model lacks */
+	size_t nseen;
+	char **modules; /* paths of the process's modules (mapped now) */
+	size_t nmodules;
 	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
 	size_t nlive;		       /* threads still running */
 	int done;		       /* the program has finished */
@@ -51,22 +60,39 @@ struct cp_search_snap {
 
 void cp_search_snap_init(struct cp_search_snap *s);
 void cp_search_snap_release(struct cp_search_snap *s);
-/* Reads the measurement directory dir: the image of process pid, the module at exe (the
- * model's). 0, or the reader's error (a directory still being created: CP_ENOENT). */
+/* Reads the measurement directory dir: the image of process pid, values charged to the
+ * model's modules (matched by path), the modules the process maps and the calls seen on
+ * its paths that the model lacks. 0, or the reader's error (a directory still being
+ * created: CP_ENOENT). */
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
-			int pid, const char *exe);
-/* Focus values of interval (a, b]: b - a. kind/target as in the graph. */
+			int pid);
+/* Focus values of interval (a, b]: b - a. kind/target as in the graph (a focus the model
+ * gained after a was read counts from zero). */
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,
 					    const struct cp_search_snap *b, int kind,
 					    uint32_t target);
-/* The program's time in (a, b]: wall time times the threads running at b, minus the
- * time they waited for a CPU (a loaded machine does not make a program less CPU bound). */
+/* The program's time in (a, b] for waits: wall time times the threads with sampled
+ * activity in it (CPU time, waits, I/O, faults: a helper thread blocked all along in a
+ * call nothing measures, such as an MPI library's progress thread, does not dilute the
+ * others' waits). */
 double cp_search_snap_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
-/* The same over the threads that ran (sampled CPU time) in (a, b] only: CPUBound's. */
+/* The runnable time in (a, b]: wall time times the threads that ran (sampled CPU time),
+ * minus the time they waited for a CPU (a loaded machine does not make a program less
+ * CPU bound): CPUBound's and MemoryBound's. */
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b);
 /* The sampled value (metric k) of thread tid in focus (kind, target) over (a, b]. */
 double cp_search_snap_thread_value(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				   int tid, int kind, uint32_t target, int k);
+/* OpenMP load imbalance: for a region's outlined function and its outermost loops (the
+ * work-shared ones, ended by the team's barrier), the wait the team's imbalance implies
+ * over (a, b], as a fraction of the team's time: each thread's time in the focus (its CPU
+ * time there stretched by its own wait for a CPU, schedstat) against the busiest
+ * thread's, summed over the threads that ran it (tid 0; or thread tid's own), over the
+ * team's time (threads times the busiest thread's sampled activity, stretched alike: not
+ * wall time, which on a throttled machine holds time neither running nor waiting). 0 for
+ * other foci. */
+double cp_search_snap_team_wait(const struct cp_search_snap *a, const struct cp_search_snap *b,
+				const struct cp_code_model *m, int kind, uint32_t target, int tid);
 /* The sampled CPU ns of thread tid in (a, b]. */
 double cp_search_snap_thread_cpu(const struct cp_search_snap *a, const struct cp_search_snap *b,
 				 int tid);

@@ -14,9 +14,11 @@ static const char *const state_name[] = {"queued", "pending", "true", "false"};
 void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap)
 {
 	const struct cp_search_node *n = &s->graph.nodes[i];
-	const char *base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
 	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
-	const char *fn = s->model.funcs[l ? l->func : n->target].name;
+	const struct cp_code_func *func = &s->model.funcs[l ? l->func : n->target];
+	const char *path = s->model.modules[func->module].path;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *fn = func->name;
 	const struct cp_search_info *in = i < s->info_alloc ? &s->info[i] : NULL;
 	const struct cp_search_syncfocus *sf = cp_search_sync_focus(s, n->sync);
 	size_t len;
@@ -45,50 +47,81 @@ static int refines(const struct cp_code_model *m, const struct cp_search_node *i
 	int32_t level = i->kind == CP_FOCUS_LOOP ? (int32_t)i->target : -1;
 	if (j->kind == CP_FOCUS_LOOP)
 		return m->loops[j->target].func == f && m->loops[j->target].parent == level;
-	for (uint32_t c = 0; c < m->funcs[f].ncalls; c++) {
-		const struct cp_code_call *call = &m->calls[m->funcs[f].first_call + c];
-		if (call->callee == j->target && call->loop == level)
-			return 1;
-	}
-	return 0;
+	return cp_code_model_calls_at(m, f, level, j->target);
 }
 
-/* Has true node i a true refinement (of the same hypothesis)? */
+/* Has true node i a true refinement: of the same hypothesis, or along the "why" axis at
+ * the same focus (MemoryBound for CPUBound: page-fault handling is CPU time, the more
+ * precise explanation of it)? */
 static int has_true_child(const struct cp_search *s, uint32_t i)
 {
 	const struct cp_search_node *a = &s->graph.nodes[i];
 	for (size_t j = 0; j < s->graph.n; j++) {
 		const struct cp_search_node *b = &s->graph.nodes[j];
-		if (j != i && b->state == CP_NODE_TRUE && b->hyp == a->hyp &&
-		    (b->parent == (int32_t)i ||
-		     (b->thread == a->thread && b->sync == a->sync && refines(&s->model, a, b))))
+		if (j == i || b->state != CP_NODE_TRUE)
+			continue;
+		/* a thread's node is as precise as its code focus: not when that is refined */
+		if (b->hyp == a->hyp &&
+		    (b->parent == (int32_t)i || ((b->thread == a->thread || b->thread < 0) &&
+						 b->sync == a->sync && refines(&s->model, a, b))))
+			return 1;
+		if (a->hyp == CP_HYP_CPU && b->hyp == CP_HYP_MEM && b->kind == a->kind &&
+		    b->target == a->target && b->thread == a->thread && b->sync == a->sync)
 			return 1;
 	}
 	return 0;
 }
 
+/* Rank classes: 0 the strongest most precise bottleneck of each hypothesis, 1 the other
+ * leaves of the true subgraph (the most precise), 2 the rest. */
 static const struct cp_search *sort_s;
+static uint8_t *sort_class;
 static int by_rank(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	int la = has_true_child(sort_s, a), lb = has_true_child(sort_s, b);
-	if (la != lb)
-		return la - lb; /* leaves of the true subgraph (the most precise) first */
+	if (sort_class[a] != sort_class[b])
+		return sort_class[a] - sort_class[b];
 	double va = sort_s->graph.nodes[a].value, vb = sort_s->graph.nodes[b].value;
 	return va > vb ? -1 : va < vb ? 1 : (a > b) - (a < b);
+}
+
+/* Classes of the n true nodes all[]: leaves 1, others 2; then the best leaf of each
+ * hypothesis 0 (different kinds of problem: each one's first before another's second). */
+static void classify(const struct cp_search *s, const uint32_t *all, size_t n, uint8_t *cls)
+{
+	for (size_t k = 0; k < n; k++)
+		cls[all[k]] = has_true_child(s, all[k]) ? 2 : 1;
+	for (uint32_t h = 0; h < CP_HYP_N; h++) {
+		long best = -1;
+		for (size_t k = 0; k < n; k++) {
+			const struct cp_search_node *x = &s->graph.nodes[all[k]];
+			if (x->hyp == h && cls[all[k]] == 1 &&
+			    (best < 0 || x->value > s->graph.nodes[best].value))
+				best = (long)all[k];
+		}
+		if (best >= 0)
+			cls[best] = 0;
+	}
 }
 
 size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t max)
 {
 	size_t n = 0;
 	uint32_t *all = malloc((s->graph.n + 1) * sizeof *all);
-	if (!all)
+	uint8_t *cls = calloc(s->graph.n + 1, 1);
+	if (!all || !cls) {
+		free(all);
+		free(cls);
 		return 0;
+	}
 	for (size_t i = 0; i < s->graph.n; i++)
 		if (s->graph.nodes[i].state == CP_NODE_TRUE)
 			all[n++] = (uint32_t)i;
+	classify(s, all, n, cls);
 	sort_s = s;
+	sort_class = cls;
 	qsort(all, n, sizeof *all, by_rank);
+	free(cls);
 	if (n > max)
 		n = max;
 	memcpy(out, all, n * sizeof *out);
@@ -183,8 +216,11 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 	json_str(out, cp_hyp_names[n->hyp]);
 	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", focus_kind(n));
 	json_str(out, name);
+	const struct cp_code_func *func = &s->model.funcs[l ? l->func : n->target];
+	fprintf(out, ", \"module\": ");
+	json_str(out, s->model.modules[func->module].path);
 	fprintf(out, ", \"function\": ");
-	json_str(out, s->model.funcs[l ? l->func : n->target].name);
+	json_str(out, func->name);
 	if (n->thread >= 0)
 		fprintf(out, ", \"thread\": %d", s->tids[n->thread]);
 	else
@@ -193,11 +229,13 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 		(unsigned long long)(l ? l->header : s->model.funcs[n->target].lo));
 	json_str(out, in->file);
 	fprintf(out,
-		", \"line\": %d, \"state\": \"%s\", \"value\": %.6f, \"started_s\": %.3f, "
+		", \"line\": %d, \"line_end\": %d, \"state\": \"%s\", \"value\": %.6f, "
+		"\"started_s\": %.3f, "
 		"\"decided_s\": %.3f, \"deep_start\": %s, \"calls\": %.0f, \"iterations\": %.0f, "
 		"\"probe_time_ns\": %.0f, \"note\": ",
-		in->line, state_name[n->state], n->value, in->started, n->decided,
-		n->deep ? "true" : "false", in->calls, in->iterations, in->probe_ns);
+		in->line, in->line_end ? in->line_end : in->line, state_name[n->state], n->value,
+		in->started, n->decided, n->deep ? "true" : "false", in->calls, in->iterations,
+		in->probe_ns);
 	json_str(out, in->note);
 	fputc('}', out);
 }

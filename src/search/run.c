@@ -21,9 +21,11 @@
  * search-loops.O2 with compute's loops probed, per iteration counted). */
 #define CALL_NS 80.0
 #define EDGE_NS 33.0
-/* MemoryBound: the time charged per page fault (a first touch of an anonymous page,
- * measured likewise: CPU time over 100,000 touches). */
-#define FAULT_NS 2000.0
+/* Cost prediction of loop probes: an iteration of a loop's own code is assumed to take at
+ * least this many ns per byte of that code (0.4 ns per 4-byte instruction: one
+ * instruction per cycle at 2.5 GHz). Loops that call functions or miss the cache take
+ * longer, so the prediction errs on the costly side. */
+#define LOOP_NS_PER_BYTE 0.1
 #define DEEP_MAX 3 /* Deep Start foci per hypothesis */
 #define BATCH_MAX 16
 #define THREADS_MAX 16	/* Machine refinements per code node */
@@ -42,7 +44,9 @@ struct run {
 	size_t epoch_alloc;
 	int *need;	/* per function: pending experiments that need its probes */
 	uint8_t *state; /* per function: PS_* */
-	const char *exe_base;
+	size_t nfuncs;	/* need[] and state[] cover the model's first nfuncs functions */
+	char **tried;	/* libraries whose code model failed (not tried again) */
+	size_t ntried;
 	size_t batch;
 	int connected;
 };
@@ -66,7 +70,73 @@ static int program_gone(const struct run *r)
 	return kill(r->s->pid, 0) && errno == ESRCH;
 }
 
-/* A new snapshot (epoch); retries while the directory is being written. */
+/* need[] and state[] grown to the model's functions. */
+static void funcs_grew(struct run *r)
+{
+	size_t n = r->s->model.nfuncs;
+	if (n <= r->nfuncs)
+		return;
+	r->need = xrealloc(r->need, (n + 1) * sizeof *r->need);
+	r->state = xrealloc(r->state, (n + 1) * sizeof *r->state);
+	memset(r->need + r->nfuncs, 0, (n + 1 - r->nfuncs) * sizeof *r->need);
+	memset(r->state + r->nfuncs, 0, (n + 1 - r->nfuncs) * sizeof *r->state);
+	r->nfuncs = n;
+}
+
+/* The libraries snapshot sn shows mapped that the model lacks (dlopen'ed ones too) enter
+ * it, under the --libraries policy. 1 when one was added. */
+static int add_modules(struct run *r, const struct cp_search_snap *sn)
+{
+	struct cp_search *s = r->s;
+	int added = 0;
+	for (size_t i = 0; i < sn->nmodules; i++) {
+		const char *path = sn->modules[i];
+		int tried = cp_code_model_module_find(&s->model, path) >= 0;
+		for (size_t k = 0; k < r->ntried && !tried; k++)
+			tried = !strcmp(r->tried[k], path);
+		if (tried || !cp_search_module_wanted(path, s->o.libraries))
+			continue;
+		size_t nf = s->model.nfuncs, nl = s->model.nloops;
+		if (cp_code_model_from_module(&s->model, path)) {
+			cp_search_note(s, "library %s not in the code model: %s", path,
+				       cp_error_message());
+			cp_error_clear();
+			r->tried = xrealloc(r->tried, (r->ntried + 1) * sizeof *r->tried);
+			r->tried[r->ntried++] = xstrdup(path);
+			continue;
+		}
+		cp_search_note(s, "library %s: %zu functions, %zu loops in the code model", path,
+			       s->model.nfuncs - nf, s->model.nloops - nl);
+		added = 1;
+	}
+	funcs_grew(r);
+	return added;
+}
+
+/* Calls seen on the sampled paths enter the model; a true focus that makes one gets the
+ * callee as a refinement (it was refined before the call was seen). */
+static void learn_calls(struct run *r, const struct cp_search_snap *sn)
+{
+	struct cp_search *s = r->s;
+	for (size_t c = 0; c < sn->nseen; c++) {
+		const struct cp_code_seen_call *k = &sn->seen[c];
+		if (!cp_code_model_seen(&s->model, k->caller, k->callee, k->loop))
+			continue;
+		for (size_t i = 0; i < s->graph.n; i++) {
+			const struct cp_search_node *n = &s->graph.nodes[i];
+			int at = n->kind == CP_FOCUS_LOOP ? k->loop == (int32_t)n->target
+							  : k->loop < 0 && n->target == k->caller;
+			if (n->state == CP_NODE_TRUE && n->thread < 0 && at)
+				cp_search_node_get(&s->graph, n->hyp, CP_FOCUS_FUNC, k->callee,
+						   (int32_t)i);
+		}
+	}
+}
+
+static void grow(struct run *r);
+
+/* A new snapshot (epoch); retries while the directory is being written. New libraries
+ * and calls it shows enter the model (and it is read again over the larger model). */
 static int snap(struct run *r, size_t *epoch)
 {
 	struct cp_search *s = r->s;
@@ -75,12 +145,16 @@ static int snap(struct run *r, size_t *epoch)
 	cp_search_snap_init(sn);
 	int rc = -1;
 	for (int tries = 0; tries < 50 && rc; tries++) {
-		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->exe);
+		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
+		if (!rc && add_modules(r, sn))
+			rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
 		if (rc)
 			sleep_s(0.05);
 	}
 	if (rc)
 		return rc;
+	learn_calls(r, sn);
+	grow(r);
 	*epoch = r->nsnaps++;
 	return 0;
 }
@@ -118,11 +192,19 @@ static void set_note(struct cp_search *s, uint32_t i, const char *why)
 	cp_search_note(s, "%s cannot be patched: %s (decided from samples only)", name, why);
 }
 
+/* The probe pattern of function f: MODULE:FUNCTION (the module's file name). */
+static void func_pattern(const struct cp_search *s, uint32_t f, char *pat, size_t cap)
+{
+	const char *path = s->model.modules[s->model.funcs[f].module].path;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	snprintf(pat, cap, "%s:%s", base, s->model.funcs[f].name);
+}
+
 /* "add" of function f's entry probe: 0, or the refusal in why. */
 static int add_entry(struct run *r, uint32_t f, char *why, size_t cap)
 {
 	char pat[1024], reply[CP_CONTROL_REPLY_MAX];
-	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
+	func_pattern(r->s, f, pat, sizeof pat);
 	int rc = cp_control_request(&r->ctl, "add", pat, reply, sizeof reply, 30), n = 0, ref = 0,
 	    used = 0;
 	if (rc) {
@@ -142,7 +224,8 @@ static int add_loops(struct run *r, uint32_t f, char *why, size_t cap)
 	char reply[CP_CONTROL_REPLY_MAX];
 	struct cp_loop_plan plan;
 	cp_loop_plan_init(&plan);
-	int rc = cp_loop_plan_make(&plan, r->s->exe, r->s->model.funcs[f].name);
+	const struct cp_code_model *m = &r->s->model;
+	int rc = cp_loop_plan_make(&plan, m->modules[m->funcs[f].module].path, m->funcs[f].name);
 	if (!rc)
 		rc =
 		    cp_control_request(&r->ctl, "loops", plan.request.buf, reply, sizeof reply, 30);
@@ -150,6 +233,41 @@ static int add_loops(struct run *r, uint32_t f, char *why, size_t cap)
 		snprintf(why, cap, "%s", cp_error_message());
 	cp_loop_plan_release(&plan);
 	return rc;
+}
+
+/* The bytes of loop l's own code: its ranges less those of its directly nested loops. */
+static double loop_own_bytes(const struct cp_code_model *m, uint32_t l)
+{
+	double b = 0;
+	for (size_t k = 0; k < m->nloops; k++) {
+		const struct cp_code_loop *L = &m->loops[k];
+		double sign = k == l ? 1 : L->parent == (int32_t)l ? -1 : 0;
+		for (uint32_t j = 0; sign && j < L->nranges; j++)
+			b += sign * (double)(m->ranges[L->first_range + j].hi -
+					     m->ranges[L->first_range + j].lo);
+	}
+	return b > 16 ? b : 16;
+}
+
+/* The predicted cost of function f's loop probes, as a fraction of the time, before they
+ * go in: per loop, the CPU time sampled in the loop's own code per ns of wall time (from
+ * the earliest snapshot kept to the latest) divided by the shortest iteration that code
+ * allows (LOOP_NS_PER_BYTE) gives the executions per ns; times the calibrated cost of
+ * one. */
+static double predict_loop_cost(const struct run *r, uint32_t f)
+{
+	const struct cp_search *s = r->s;
+	const struct cp_search_snap *b = &r->snaps[r->nsnaps - 1], *a = NULL;
+	for (size_t e = 0; e + 1 < r->nsnaps && !a; e++)
+		if (r->snaps[e].funcs)
+			a = &r->snaps[e];
+	double c = 0, wall = a ? (b->wall - a->wall) * 1e9 : 0;
+	for (size_t l = 0; l < s->model.nloops && wall > 0; l++)
+		if (s->model.loops[l].func == f)
+			c += cp_search_snap_delta(a, b, CP_FOCUS_LOOP, (uint32_t)l).own_cpu / wall *
+			     s->per_edge_ns /
+			     (loop_own_bytes(&s->model, (uint32_t)l) * LOOP_NS_PER_BYTE);
+	return c;
 }
 
 /* The probes node i's experiment needs (its function's entry; its loops for a loop). */
@@ -180,6 +298,20 @@ static void install(struct run *r, uint32_t i)
 	 * its fault samples alone. */
 	if (n->kind != CP_FOCUS_LOOP || r->state[f] != PS_ENTRY || n->hyp == CP_HYP_MEM)
 		return;
+	double predicted = r->nsnaps ? predict_loop_cost(r, f) : 0;
+	if (predicted > s->o.cost_limit) {
+		char pat[1024];
+		r->state[f] = PS_NOLOOPS;
+		snprintf(why, sizeof why,
+			 "loop probes not inserted: predicted to cost %.0f%% of the time",
+			 100 * predicted);
+		free(s->info[i].note);
+		s->info[i].note = xstrdup(why);
+		func_pattern(s, f, pat, sizeof pat);
+		cp_search_note(s, "%s: %s (over the %.0f%% limit); its loops decided from samples",
+			       pat, why, 100 * s->o.cost_limit);
+		return;
+	}
 	if (add_loops(r, f, why, sizeof why)) {
 		r->state[f] = PS_NOLOOPS;
 		set_note(s, i, why);
@@ -194,23 +326,33 @@ static void uninstall(struct run *r, uint32_t f)
 	if (--r->need[f] > 0 || r->state[f] == PS_NONE || r->state[f] == PS_REFUSED ||
 	    r->state[f] == PS_COSTLY)
 		return;
-	snprintf(pat, sizeof pat, "%s:%s", r->exe_base, r->s->model.funcs[f].name);
+	func_pattern(r->s, f, pat, sizeof pat);
 	if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
 		cp_error_clear(); /* the program went away: nothing to remove */
 	r->state[f] = PS_NONE;
+}
+
+/* The time hypothesis h's values are fractions of over (a, b]: CPUBound's and
+ * MemoryBound's (page faults are handled on a CPU) the runnable time of the threads that
+ * ran; the waits' the wall time of the threads with activity (a wait's time is wall time,
+ * a thread's wait for a CPU while it polls included). */
+static double hyp_time(int h, const struct cp_search_snap *a, const struct cp_search_snap *b)
+{
+	return h == CP_HYP_CPU || h == CP_HYP_MEM ? cp_search_snap_cpu_time(a, b)
+						  : cp_search_snap_time(a, b);
 }
 
 /* The value of hypothesis h on focus values d over (a, b]: a fraction of the program's
  * time. CPUBound: the CPU time sampled in the focus, or the probes' time in it less their
  * own calibrated cost when that is more (samples that land in a loop probe's snippets are
  * not charged to the loop; the probes' time counts only finished activations). */
-static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_values *d,
-			const struct cp_search_snap *a, const struct cp_search_snap *b, int leaf)
+static double hyp_value(const struct cp_search *s, int h, const struct cp_search_node *n,
+			const struct cp_focus_values *d, const struct cp_search_snap *a,
+			const struct cp_search_snap *b, int leaf)
 {
-	double time = h == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
+	double time = hyp_time(h, a, b);
 	double v = leaf ? d->leaf[hyp_metric[h]] : d->sampled[hyp_metric[h]];
-	if (h == CP_HYP_MEM)
-		v *= FAULT_NS;
+
 	if (h == CP_HYP_CPU && !leaf) {
 		/* wall time: less the share its threads waited for a CPU */
 		double nact = 0;
@@ -224,7 +366,17 @@ static double hyp_value(const struct cp_search *s, int h, const struct cp_focus_
 			v = p;
 	}
 	v /= time;
+	if (h == CP_HYP_SYNC && !leaf) /* an OpenMP team's imbalance: its waits at barriers */
+		v += cp_search_snap_team_wait(a, b, &s->model, n->kind, n->target, 0);
 	return v > 1 ? 1 : v;
+}
+
+/* Loop l's probe executions (entries and iterations) over (a, b]. */
+static double loop_executions(const struct cp_search_snap *a, const struct cp_search_snap *b,
+			      uint32_t l)
+{
+	struct cp_focus_values d = cp_search_snap_delta(a, b, CP_FOCUS_LOOP, l);
+	return d.calls + d.iterations;
 }
 
 /* The probes' cost over (a, b]: executions times the calibrated costs, as a fraction. */
@@ -233,11 +385,9 @@ static double probe_cost(const struct cp_search *s, const struct cp_search_snap 
 {
 	double ns = 0, time = (b->wall - a->wall) * 1e9;
 	for (size_t f = 0; f < s->model.nfuncs; f++)
-		ns += (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+		ns += cp_search_snap_delta(a, b, CP_FOCUS_FUNC, (uint32_t)f).calls * s->per_call_ns;
 	for (size_t l = 0; l < s->model.nloops; l++)
-		ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
-		       a->loops[l].iterations) *
-		      s->per_edge_ns;
+		ns += loop_executions(a, b, (uint32_t)l) * s->per_edge_ns;
 	return time > 0 ? ns / time : 0;
 }
 
@@ -245,12 +395,10 @@ static double probe_cost(const struct cp_search *s, const struct cp_search_snap 
 static double func_cost(const struct cp_search *s, uint32_t f, const struct cp_search_snap *a,
 			const struct cp_search_snap *b)
 {
-	double ns = (b->funcs[f].calls - a->funcs[f].calls) * s->per_call_ns;
+	double ns = cp_search_snap_delta(a, b, CP_FOCUS_FUNC, f).calls * s->per_call_ns;
 	for (size_t l = 0; l < s->model.nloops; l++)
 		if (s->model.loops[l].func == f)
-			ns += (b->loops[l].calls - a->loops[l].calls + b->loops[l].iterations -
-			       a->loops[l].iterations) *
-			      s->per_edge_ns;
+			ns += loop_executions(a, b, (uint32_t)l) * s->per_edge_ns;
 	return ns / ((b->wall - a->wall) * 1e9 + 1);
 }
 
@@ -266,7 +414,7 @@ static void check_cost(struct run *r, size_t e0, size_t e)
 		double c = func_cost(s, f, &r->snaps[e0], &r->snaps[e]);
 		if (c <= s->o.cost_limit)
 			continue;
-		snprintf(pat, sizeof pat, "%s:%s", r->exe_base, s->model.funcs[f].name);
+		func_pattern(s, f, pat, sizeof pat);
 		if (cp_control_request(&r->ctl, "remove", pat, reply, sizeof reply, 30))
 			cp_error_clear();
 		r->state[f] = PS_COSTLY;
@@ -297,15 +445,15 @@ static void refine_threads(struct run *r, uint32_t i, const struct cp_search_sna
 	int k = hyp_metric[n.hyp];
 	if (b->nthreads < 2)
 		return;
-	double time =
-	    n.hyp == CP_HYP_CPU ? cp_search_snap_cpu_time(a, b) : cp_search_snap_time(a, b);
+	double time = hyp_time((int)n.hyp, a, b);
 	for (size_t j = 0, made = 0; j < b->nthreads && made < THREADS_MAX; j++) {
 		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
-		if (n.hyp == CP_HYP_MEM)
-			v *= FAULT_NS;
+		v /= time;
+		if (n.hyp == CP_HYP_SYNC)
+			v += cp_search_snap_team_wait(a, b, &s->model, n.kind, n.target, b->tids[j]);
 		if (v <= 0)
 			continue;
-		v = v / time > 1 ? 1 : v / time;
+		v = v > 1 ? 1 : v;
 		uint32_t c =
 		    cp_search_node_thread(&s->graph, i, cp_search_thread_index(s, b->tids[j]));
 		if (s->graph.nodes[c].state != CP_NODE_QUEUED)
@@ -331,7 +479,7 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	if (!last && cpu < MIN_CPU_NS && b->wall - a->wall < 4 * s->o.interval)
 		return;
 	uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
-	double v = hyp_value(s, (int)n->hyp, &d, a, b, 0), t = now_s() - s->t0;
+	double v = hyp_value(s, (int)n->hyp, n, &d, a, b, 0), t = now_s() - s->t0;
 	int yes = v >= s->o.threshold;
 	struct cp_search_info *in = &s->info[i];
 	in->calls = d.calls;
@@ -370,7 +518,7 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 		for (size_t f = 0; f < m->nfuncs; f++) {
 			struct cp_focus_values d =
 			    cp_search_snap_delta(a, b, CP_FOCUS_FUNC, (uint32_t)f);
-			v[f] = hyp_value(s, h, &d, a, b, 1);
+			v[f] = hyp_value(s, h, NULL, &d, a, b, 1);
 		}
 		for (int k = 0; k < DEEP_MAX; k++) {
 			long best = -1;
@@ -420,7 +568,7 @@ static void roots(struct run *r, const struct cp_search_snap *a)
 			const struct cp_code_func *fn = &s->model.funcs[f];
 			int is_main = !strcmp(fn->name, "main");
 			int is_start = !strcmp(fn->name, "_start") || (entry && fn->lo == entry);
-			if (fn->lo &&
+			if (fn->lo && !fn->module && f < a->nfuncs &&
 			    (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 && !is_start)))
 				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
 						   (uint32_t)f, -1);
@@ -465,13 +613,17 @@ static int round_(struct run *r, uint32_t *started)
 		r->epoch[started[j]] = (uint32_t)e0;
 	if (!pending_or_queued(&s->graph, 1) && !pending_or_queued(&s->graph, 0))
 		return 0;
-	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05;
-	sleep_s(check);
-	size_t ec;
-	if (snap(r, &ec))
-		return -1;
-	check_cost(r, e0, ec);
-	sleep_s(s->o.interval - check > 0 ? s->o.interval - check : 0);
+	/* the cost is checked every fifth of the interval, over the last check's window (a
+	 * thread enters a probed function's copy only at its next call) */
+	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05, t_end = now_s();
+	t_end += s->o.interval;
+	for (size_t ep = e0, ec; now_s() + check < t_end; ep = ec) {
+		sleep_s(check);
+		if (snap(r, &ec))
+			return -1;
+		check_cost(r, ep, ec);
+	}
+	sleep_s(t_end - now_s() > 0 ? t_end - now_s() : 0);
 	int gone = program_gone(r);
 	if (snap(r, &e1))
 		return -1;
@@ -515,6 +667,9 @@ static void run_release(struct run *r)
 {
 	for (size_t e = 0; e < r->nsnaps; e++)
 		cp_search_snap_release(&r->snaps[e]);
+	for (size_t i = 0; i < r->ntried; i++)
+		free(r->tried[i]);
+	free(r->tried);
 	free(r->snaps);
 	free(r->epoch);
 	free(r->need);
@@ -568,9 +723,7 @@ int cp_search_run(struct cp_search *s)
 	memset(&r, 0, sizeof r);
 	r.s = s;
 	r.batch = 4;
-	r.exe_base = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe;
-	r.need = xcalloc(s->model.nfuncs + 1, sizeof *r.need);
-	r.state = xcalloc(s->model.nfuncs + 1, sizeof *r.state);
+	funcs_grew(&r);
 	s->per_call_ns = CALL_NS;
 	s->per_edge_ns = EDGE_NS;
 	int rc = connect_(&r);

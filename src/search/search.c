@@ -1,6 +1,7 @@
 /* The experiment loop of `callpath search` (search.h). */
 #include "search/search.h"
 
+#include "analyze/structure/cache.h"
 #include "analyze/symbolize.h"
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -39,6 +40,23 @@ void cp_search_opts_init(struct cp_search_opts *o)
 	o->after = 0.5;
 	o->interval = 0.5;
 	o->deep_start = 1;
+	o->libraries = CP_LIBS_USER;
+}
+
+int cp_search_module_wanted(const char *path, int libs)
+{
+	static const char *const system_dirs[] = {"/lib/",	  "/lib32/",	 "/lib64/",
+						  "/usr/lib/",	  "/usr/lib32/", "/usr/lib64/",
+						  "/usr/libexec/"};
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (libs == CP_LIBS_NONE || path[0] != '/' || strstr(base, "libcallpath") ||
+	    !strncmp(base, "ld-linux", 8) || !strncmp(base, "linux-vdso", 10))
+		return 0;
+	for (size_t i = 0; libs == CP_LIBS_USER && i < sizeof system_dirs / sizeof *system_dirs;
+	     i++)
+		if (!strncmp(path, system_dirs[i], strlen(system_dirs[i])))
+			return 0;
+	return 1;
 }
 
 void cp_search_note(struct cp_search *s, const char *fmt, ...)
@@ -54,13 +72,13 @@ void cp_search_note(struct cp_search *s, const char *fmt, ...)
 		fprintf(s->o.progress, "callpath search: %s\n", buf);
 }
 
-/* Source position of an address of the executable. */
-static void locate(struct cp_search *s, uint64_t addr, char **file, int *line)
+/* Source position of an address of the module at path. */
+static void locate(struct cp_search *s, const char *path, uint64_t addr, char **file, int *line)
 {
 	struct cp_sym_info si;
 	*file = NULL;
 	*line = 0;
-	if (!addr || cp_symbolizer_lookup(s->sym, s->exe, NULL, 0, addr, 0, &si)) {
+	if (!addr || cp_symbolizer_lookup(s->sym, path, NULL, 0, addr, 0, &si)) {
 		cp_error_clear();
 		return;
 	}
@@ -72,6 +90,51 @@ static void locate(struct cp_search *s, uint64_t addr, char **file, int *line)
 		*line = l;
 	}
 	cp_error_clear();
+}
+
+/* The structure (`callpath struct`, cached by build-id) of module mod, or NULL. */
+static const struct cp_structure *module_struct(struct cp_search *s, uint32_t mod)
+{
+	if (mod >= s->nstructs) {
+		size_t n = s->model.nmodules;
+		s->structs = xrealloc(s->structs, n * sizeof *s->structs);
+		s->struct_state = xrealloc(s->struct_state, n);
+		memset(s->structs + s->nstructs, 0, (n - s->nstructs) * sizeof *s->structs);
+		memset(s->struct_state + s->nstructs, 0, n - s->nstructs);
+		s->nstructs = n;
+	}
+	if (!s->struct_state[mod]) {
+		struct cp_struct_options opt;
+		struct cp_struct_result res;
+		memset(&opt, 0, sizeof opt);
+		memset(&res, 0, sizeof res);
+		int rc = cp_struct_get(s->model.modules[mod].path, 0, &opt, &s->structs[mod], &res);
+		cp_struct_result_release(&res);
+		s->struct_state[mod] = rc ? 2 : 1;
+		cp_error_clear();
+	}
+	return s->struct_state[mod] == 1 ? &s->structs[mod] : NULL;
+}
+
+/* A loop's source position as `callpath struct` names it (the loop scope of its header:
+ * in the inlined frame that holds it, so an inlined function's loop has that function's
+ * lines). 0 when found. */
+static int locate_loop(struct cp_search *s, uint32_t mod, uint64_t header,
+		       struct cp_search_info *in)
+{
+	const struct cp_structure *st = module_struct(s, mod);
+	uint32_t chain[64];
+	int n = st ? cp_structure_chain(st, header, chain, 64) : 0;
+	for (int k = n; k-- > 0;) {
+		const struct cp_st_scope *sc = &st->scopes[chain[k]];
+		if (sc->kind != CP_ST_LOOP || sc->addr != header || !sc->file)
+			continue;
+		in->file = xstrdup(cp_structure_string(st, sc->file));
+		in->line = (int)sc->line;
+		in->line_end = (int)(sc->line_hi > sc->line ? sc->line_hi : sc->line);
+		return 0;
+	}
+	return -1;
 }
 
 /* Keeps info[] as long as the graph. */
@@ -86,7 +149,11 @@ void cp_search_sync_info(struct cp_search *s)
 		const struct cp_search_node *n = &s->graph.nodes[i];
 		uint64_t a = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].header
 						      : s->model.funcs[n->target].lo;
-		locate(s, a, &s->info[i].file, &s->info[i].line);
+		uint32_t f = n->kind == CP_FOCUS_LOOP ? s->model.loops[n->target].func : n->target;
+		uint32_t mod = s->model.funcs[f].module;
+		if (n->kind != CP_FOCUS_LOOP || locate_loop(s, mod, a, &s->info[i]))
+			locate(s, s->model.modules[mod].path, a, &s->info[i].file,
+			       &s->info[i].line);
 	}
 	s->ninfo = s->graph.n;
 }
@@ -133,5 +200,10 @@ void cp_search_release(struct cp_search *s)
 	cp_code_model_release(&s->model);
 	if (s->sym)
 		cp_symbolizer_free(s->sym);
+	for (size_t i = 0; i < s->nstructs; i++)
+		if (s->struct_state[i] == 1)
+			cp_structure_release(&s->structs[i]);
+	free(s->structs);
+	free(s->struct_state);
 	memset(s, 0, sizeof *s);
 }

@@ -24,6 +24,16 @@ int cp_hyp_find(const char *name);
 const char *cp_hyp_event(int h);
 
 struct cp_symbolizer;
+struct cp_structure;
+
+/* Which shared libraries of the program enter the code model (docs/cmd-search.md). */
+enum cp_search_libs {
+	CP_LIBS_NONE = 0, /* the executable only */
+	CP_LIBS_USER,	  /* and libraries outside the system's library directories */
+	CP_LIBS_ALL	  /* and every library (callpath's runtime and the loader aside) */
+};
+/* Does a module at path enter the model under policy libs? */
+int cp_search_module_wanted(const char *path, int libs);
 
 struct cp_search_opts {
 	double threshold;	     /* fraction of the program's time (0.2) */
@@ -33,6 +43,7 @@ struct cp_search_opts {
 	double for_s;		     /* longest search (0: until nothing is pending) */
 	double interval;	     /* seconds per experiment */
 	int deep_start;		     /* run the sampling phase first */
+	int libraries;		     /* enum cp_search_libs (CP_LIBS_USER) */
 	FILE *progress;		     /* a line per decision, or NULL */
 	volatile sig_atomic_t *stop; /* set (by a signal handler) to end the search, or NULL */
 };
@@ -44,8 +55,8 @@ struct cp_search_info {
 	double calls, iterations, probe_ns; /* the probes' values over its experiment */
 	double started;			    /* seconds since the search began */
 	char *note;			    /* why its focus could not be patched, or NULL */
-	char *file;			    /* source of the function's entry or loop's header */
-	int line;
+	char *file;			    /* source of the function's entry or the loop */
+	int line, line_end;		    /* loop: its line and the extent's last line */
 };
 
 struct cp_search {
@@ -69,6 +80,9 @@ struct cp_search {
 	char **notes;
 	size_t nnotes;
 	struct cp_symbolizer *sym;
+	struct cp_structure *structs; /* [model.nmodules] `callpath struct` of each module */
+	uint8_t *struct_state;	      /* [model.nmodules] 0 not read, 1 read, 2 unusable */
+	size_t nstructs;
 	struct cp_search_sync *syncobj; /* the SyncObject hierarchy (syncobj.h), or NULL */
 };
 

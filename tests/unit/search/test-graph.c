@@ -74,6 +74,51 @@ static void test_refine(void **state)
 	cp_code_model_release(&model);
 }
 
+/* A second module (a library, dlopen'ed) appended to the model: its functions follow the
+ * executable's with their own calls; a call seen on sampled paths (main's loop L0 calls
+ * the library's entry through a pointer) refines like a static one; PLT stubs are never
+ * foci. */
+static void test_library(void **state)
+{
+	struct cp_search_graph g;
+	(void)state;
+	build();
+	uint32_t f_plt = cp_code_model_func(&model, "dlsym@plt");
+	model.funcs[f_plt].plt = 1;
+	cp_code_model_call(&model, f_init, f_plt, -1);
+	uint32_t lib = cp_code_model_module(&model, "/opt/lib/libk.so");
+	uint32_t f_apply = cp_code_model_func(&model, "apply");
+	uint32_t f_inner = cp_code_model_func(&model, "inner");
+	cp_code_model_call(&model, f_apply, f_inner, -1);
+	assert_int_equal(model.funcs[f_apply].module, lib);
+	assert_int_equal(model.funcs[f_main].module, 0);
+	assert_int_equal(model.modules[lib].first_func, f_apply);
+	assert_int_equal(model.modules[lib].nfuncs, 2);
+	assert_int_equal(cp_code_model_module_find(&model, "/opt/lib/libk.so"), (long)lib);
+	assert_int_equal(cp_code_model_module_find(&model, "/opt/lib/other.so"), -1);
+	/* seen once per (caller, callee, loop) */
+	assert_int_equal(cp_code_model_seen(&model, f_main, f_apply, (int32_t)l0), 1);
+	assert_int_equal(cp_code_model_seen(&model, f_main, f_apply, (int32_t)l0), 0);
+	assert_true(cp_code_model_calls_at(&model, f_main, (int32_t)l0, f_apply));
+	assert_false(cp_code_model_calls_at(&model, f_main, -1, f_apply));
+	assert_true(cp_code_model_calls_at(&model, f_main, (int32_t)l0, f_solve));
+	cp_search_graph_init(&g);
+	uint32_t root = cp_search_node_get(&g, 0, CP_FOCUS_FUNC, f_main, -1);
+	cp_search_decide(&g, &model, root, 1, 0.9, 1.0);
+	assert_int_equal(has(&g, CP_FOCUS_FUNC, f_apply), -1); /* not outside the loops */
+	int n_l0 = has(&g, CP_FOCUS_LOOP, l0), n_init = has(&g, CP_FOCUS_FUNC, f_init);
+	assert_int_equal(cp_search_decide(&g, &model, (uint32_t)n_l0, 1, 0.8, 2.0), 3);
+	int n_apply = has(&g, CP_FOCUS_FUNC, f_apply);
+	assert_true(n_apply >= 0);
+	assert_int_equal(g.nodes[n_apply].parent, n_l0);
+	assert_int_equal(cp_search_decide(&g, &model, (uint32_t)n_apply, 1, 0.7, 3.0), 1);
+	assert_true(has(&g, CP_FOCUS_FUNC, f_inner) >= 0);
+	assert_int_equal(cp_search_decide(&g, &model, (uint32_t)n_init, 1, 0.3, 3.0), 0);
+	assert_int_equal(has(&g, CP_FOCUS_FUNC, f_plt), -1);
+	cp_search_graph_release(&g);
+	cp_code_model_release(&model);
+}
+
 static void test_cost_limit(void **state)
 {
 	struct cp_search_graph g;
@@ -156,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_refine),
+	    cmocka_unit_test(test_library),
 	    cmocka_unit_test(test_cost_limit),
 	    cmocka_unit_test(test_dot),
 	    cmocka_unit_test(test_thread),

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/error.h"
 #include "search/graph.h"
 #include "search/loops.h"
 
@@ -39,15 +40,21 @@ static int32_t call_loop(const struct cp_code_model *m, long f, long callee)
 	return -2;
 }
 
+/* The model of tests/workloads/loops.O2 (its path in path). */
+static void load(struct cp_code_model *m, char *path, size_t cap)
+{
+	const char *build = getenv("CP_BUILD_DIR");
+	snprintf(path, cap, "%s/tests/workloads/loops.O2", build ? build : "build");
+	cp_code_model_init(m);
+	assert_int_equal(cp_code_model_from_module(m, path), 0);
+}
+
 static void test_model(void **state)
 {
 	char path[4096];
-	const char *build = getenv("CP_BUILD_DIR");
 	struct cp_code_model m;
 	(void)state;
-	snprintf(path, sizeof path, "%s/tests/workloads/loops.O2", build ? build : "build");
-	cp_code_model_init(&m);
-	assert_int_equal(cp_code_model_from_module(&m, path), 0);
+	load(&m, path, sizeof path);
 	long nested = func(&m, "nested"), cil = func(&m, "calls_in_loop");
 	long callee = func(&m, "callee"), main_ = func(&m, "main"), tiny = func(&m, "tiny");
 	assert_true(nested >= 0 && cil >= 0 && callee >= 0 && main_ >= 0 && tiny >= 0);
@@ -61,8 +68,37 @@ static void test_model(void **state)
 	cp_code_model_release(&m);
 }
 
+/* A second module appended (as a library the program loads): its functions, calls and
+ * loops follow the first module's, its calls point at its own functions. */
+static void test_two_modules(void **state)
+{
+	char path[4096];
+	struct cp_code_model m;
+	(void)state;
+	load(&m, path, sizeof path);
+	size_t nf = m.nfuncs, nl = m.nloops;
+	assert_int_equal(cp_code_model_from_module(&m, "/nonexistent/lib.so"), CP_ENOENT);
+	cp_error_clear();
+	assert_int_equal(m.nmodules, 1);
+	assert_int_equal(cp_code_model_from_module(&m, path), 0);
+	assert_int_equal(m.nmodules, 2);
+	assert_int_equal(m.modules[1].first_func, nf);
+	assert_int_equal(m.nfuncs, 2 * nf);
+	assert_int_equal(m.nloops, 2 * nl);
+	long cil = func(&m, "calls_in_loop"), callee = func(&m, "callee");
+	long cil2 = cil + (long)nf, callee2 = callee + (long)nf;
+	assert_string_equal(m.funcs[cil2].name, "calls_in_loop");
+	assert_int_equal(m.funcs[cil2].module, 1);
+	assert_int_equal(call_loop(&m, cil2, callee), -2); /* not into the first module */
+	int32_t l = call_loop(&m, cil2, callee2);
+	assert_true(l >= (int32_t)nl);
+	assert_int_equal(m.loops[l].func, (uint32_t)cil2);
+	cp_code_model_release(&m);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_model)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_model),
+					   cmocka_unit_test(test_two_modules)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
