@@ -450,7 +450,8 @@ static void refine_threads(struct run *r, uint32_t i, const struct cp_search_sna
 		double v = cp_search_snap_thread_value(a, b, b->tids[j], n.kind, n.target, k);
 		v /= time;
 		if (n.hyp == CP_HYP_SYNC)
-			v += cp_search_snap_team_wait(a, b, &s->model, n.kind, n.target, b->tids[j]);
+			v +=
+			    cp_search_snap_team_wait(a, b, &s->model, n.kind, n.target, b->tids[j]);
 		if (v <= 0)
 			continue;
 		v = v > 1 ? 1 : v;

@@ -200,10 +200,8 @@ static void test_thread(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_refine),
-	    cmocka_unit_test(test_library),
-	    cmocka_unit_test(test_cost_limit),
-	    cmocka_unit_test(test_dot),
+	    cmocka_unit_test(test_refine),     cmocka_unit_test(test_library),
+	    cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_dot),
 	    cmocka_unit_test(test_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
