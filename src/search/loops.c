@@ -236,7 +236,8 @@ static void model_proc(struct cp_code_model *model, const struct cp_proc_table *
 		if (!r || r->is_part)
 			continue;
 		int32_t loop = n->block_loop[ed->src];
-		cp_code_model_call(model, fid, fbase + (uint32_t)r->proc, loop < 0 ? -1 : (int32_t)base + loop);
+		cp_code_model_call(model, fid, fbase + (uint32_t)r->proc,
+				   loop < 0 ? -1 : (int32_t)base + loop);
 	}
 }
 

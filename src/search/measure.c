@@ -205,8 +205,9 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			if (leaf)
 				add_values(s->funcs[f].leaf, v);
 			leaf = 0;
-			if (x->has_omp && r->parent < n && (t->nodes[r->parent].kind == CP_MF_NODE_REGION ||
-							     t->nodes[r->parent].kind == CP_MF_NODE_TASK))
+			if (x->has_omp && r->parent < n &&
+			    (t->nodes[r->parent].kind == CP_MF_NODE_REGION ||
+			     t->nodes[r->parent].kind == CP_MF_NODE_TASK))
 				s->region[f] = 1; /* the outlined function of a region */
 			if (x->fstamp[f] != x->gen) {
 				x->fstamp[f] = x->gen;
@@ -625,7 +626,8 @@ double cp_search_snap_team_wait(const struct cp_search_snap *a, const struct cp_
 			if (cpu <= 0)
 				continue;
 			sched_delta(a, b, t, &run, &delay);
-			double stretch = run > 0 && delay > 0 ? delay / run : 0, w = cpu * (1 + stretch);
+			double stretch = run > 0 && delay > 0 ? delay / run : 0,
+			       w = cpu * (1 + stretch);
 			if (!pass) {
 				double all = activity(a, b, t, 1) + activity(a, b, t, 0) * stretch;
 				max = w > max ? w : max;

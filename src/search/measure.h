@@ -35,27 +35,27 @@ struct cp_focus_values {
 };
 
 struct cp_search_snap {
-	double wall;		       /* CLOCK_MONOTONIC seconds when read */
-	double total[CP_SM_N];	       /* the program's totals */
-	struct cp_focus_values *funcs; /* [model.nfuncs] */
-	struct cp_focus_values *loops; /* [model.nloops] */
-	size_t nthreads;	       /* threads with a file (the program's, every one seen) */
-	int *tids;		       /* [nthreads] */
-	double *thread_cpu;	       /* [nthreads] sampled CPU ns per thread */
-	double *thread_any;	       /* [nthreads] every sampled value per thread (activity) */
-	double *thread_delay;	       /* [nthreads] time waiting for a CPU (schedstat) */
-	double *thread_run;	       /* [nthreads] time on a CPU (schedstat) */
-	uint8_t *region;	       /* [nfuncs] an OpenMP region's outlined function */
-	double *thread_vals;	       /* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
-	size_t nfuncs, nloops, nfoci;  /* the model's functions, loops, both, when read */
+	double wall;			/* CLOCK_MONOTONIC seconds when read */
+	double total[CP_SM_N];		/* the program's totals */
+	struct cp_focus_values *funcs;	/* [model.nfuncs] */
+	struct cp_focus_values *loops;	/* [model.nloops] */
+	size_t nthreads;		/* threads with a file (the program's, every one seen) */
+	int *tids;			/* [nthreads] */
+	double *thread_cpu;		/* [nthreads] sampled CPU ns per thread */
+	double *thread_any;		/* [nthreads] every sampled value per thread (activity) */
+	double *thread_delay;		/* [nthreads] time waiting for a CPU (schedstat) */
+	double *thread_run;		/* [nthreads] time on a CPU (schedstat) */
+	uint8_t *region;		/* [nfuncs] an OpenMP region's outlined function */
+	double *thread_vals;		/* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
+	size_t nfuncs, nloops, nfoci;	/* the model's functions, loops, both, when read */
 	struct cp_code_seen_call *seen; /* calls on sampled paths the model lacks */
 	size_t nseen;
 	char **modules; /* paths of the process's modules (mapped now) */
 	size_t nmodules;
-	double run_delay_ns;	       /* live threads' time waiting for a CPU (schedstat) */
-	size_t nlive;		       /* threads still running */
-	int done;		       /* the program has finished */
-	int have[CP_SM_N];	       /* the metric is measured */
+	double run_delay_ns; /* live threads' time waiting for a CPU (schedstat) */
+	size_t nlive;	     /* threads still running */
+	int done;	     /* the program has finished */
+	int have[CP_SM_N];   /* the metric is measured */
 };
 
 void cp_search_snap_init(struct cp_search_snap *s);
