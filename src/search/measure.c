@@ -29,6 +29,7 @@ struct index {
 	uint32_t *fstamp, *lstamp, gen;
 	int32_t *modmap; /* the measurement's module id -> model module, -1 */
 	uint8_t *omp;	 /* the measurement's module id -> enum omp_class */
+	int32_t *modidx; /* the measurement's module id -> index in snap->modules, -1 */
 	size_t nmodmap;
 	int has_omp; /* an OpenMP runtime or an MPI library is mapped */
 };
@@ -102,6 +103,7 @@ static void index_release(struct index *x)
 {
 	free(x->modmap);
 	free(x->omp);
+	free(x->modidx);
 	free(x->funcs);
 	free(x->fstamp);
 	free(x->lstamp);
@@ -161,6 +163,7 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	for (size_t i = 0; i < s->nmodules; i++)
 		free(s->modules[i]);
 	free(s->modules);
+	free(s->module_own);
 	cp_search_snap_init(s);
 }
 
@@ -341,6 +344,16 @@ static double fault_time(double faults, double cpu)
 	return cpu > hi ? hi : cpu > lo ? cpu : lo;
 }
 
+/* A node's values at its own instruction, to its module (the search admits a system library
+ * by them, run.c add_modules). */
+static void own_in_module(struct cp_search_snap *s, const struct index *x,
+			  const struct cp_mf_rnode *r, double own)
+{
+	if (own > 0 && r->kind == CP_MF_NODE_PC && r->module < x->nmodmap &&
+	    x->modidx[r->module] >= 0)
+		s->module_own[x->modidx[r->module]] += own;
+}
+
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
 			const int *sm, const int *pm)
 {
@@ -364,11 +377,14 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 				v[CP_SM_WAIT] += v[CP_SM_CPU]; /* else mpi-time holds it already */
 			v[CP_SM_CPU] = 0;
 		}
+		double own = 0;
 		for (int k = 0; k < CP_SM_N; k++) {
 			any |= v[k] != 0;
 			s->total[k] += v[k];
-			any_sum += v[k];
+			own += v[k];
 		}
+		any_sum += own;
+		own_in_module(s, x, &t->nodes[i], own);
 		if (any)
 			charge_path(s, x, t, i, v);
 	}
@@ -419,9 +435,11 @@ static int map_modules(struct cp_search_snap *s, struct index *x, const struct c
 			x->nmodmap = p->modules[i].id + (size_t)1;
 	x->modmap = xcalloc(x->nmodmap + 1, sizeof *x->modmap);
 	x->omp = xcalloc(x->nmodmap + 1, sizeof *x->omp);
+	x->modidx = xcalloc(x->nmodmap + 1, sizeof *x->modidx);
 	for (size_t i = 0; i < x->nmodmap; i++)
-		x->modmap[i] = -1;
+		x->modmap[i] = x->modidx[i] = -1;
 	s->modules = xcalloc(p->nmodules + 1, sizeof *s->modules);
+	s->module_own = xcalloc(p->nmodules + 1, sizeof *s->module_own);
 	for (size_t i = 0; i < p->nmodules; i++) {
 		const struct cp_mf_module_info *mi = &p->modules[i];
 		if (!mi->path || mi->unloaded)
@@ -431,6 +449,7 @@ static int map_modules(struct cp_search_snap *s, struct index *x, const struct c
 		x->omp[mi->id] = omp_class_of(mi->path);
 		x->has_omp |= x->omp[mi->id] == OMP_RUNTIME || x->omp[mi->id] == OMP_MPI;
 		exe |= mod == 0;
+		x->modidx[mi->id] = (int32_t)s->nmodules;
 		s->modules[s->nmodules++] = xstrdup(mi->path);
 	}
 	return exe;

@@ -50,7 +50,8 @@ struct cp_search_snap {
 	size_t nfuncs, nloops, nfoci;	/* the model's functions, loops, both, when read */
 	struct cp_code_seen_call *seen; /* calls on sampled paths the model lacks */
 	size_t nseen;
-	char **modules; /* paths of the process's modules (mapped now) */
+	char **modules;	    /* paths of the process's modules (mapped now) */
+	double *module_own; /* [nmodules] values sampled at each one's own instructions */
 	size_t nmodules;
 	double run_delay_ns; /* live threads' time waiting for a CPU (schedstat) */
 	size_t nlive;	     /* threads still running */

@@ -83,6 +83,24 @@ static void funcs_grew(struct run *r)
 	r->nfuncs = n;
 }
 
+/* Under --libraries user, a system library enters too once its own instructions hold a
+ * quarter of the threshold of everything sampled (xz's time is in liblzma: without it the
+ * search stopped at lzma_code's call site). */
+static int hot_library(const struct run *r, const struct cp_search_snap *sn, size_t i)
+{
+	struct cp_search *s = r->s;
+	double all = 0;
+	for (int k = 0; k < CP_SM_N; k++)
+		all += sn->total[k];
+	if (s->o.libraries != CP_LIBS_USER ||
+	    !cp_search_module_wanted(sn->modules[i], CP_LIBS_ALL) || all <= 0 ||
+	    sn->module_own[i] < 0.25 * s->o.threshold * all)
+		return 0;
+	cp_search_note(s, "system library %s: %.0f%% of the samples at its own code",
+		       sn->modules[i], 100 * sn->module_own[i] / all);
+	return 1;
+}
+
 /* The libraries snapshot sn shows mapped that the model lacks (dlopen'ed ones too) enter
  * it, under the --libraries policy. 1 when one was added. */
 static int add_modules(struct run *r, const struct cp_search_snap *sn)
@@ -94,7 +112,8 @@ static int add_modules(struct run *r, const struct cp_search_snap *sn)
 		int tried = cp_code_model_module_find(&s->model, path) >= 0;
 		for (size_t k = 0; k < r->ntried && !tried; k++)
 			tried = !strcmp(r->tried[k], path);
-		if (tried || !cp_search_module_wanted(path, s->o.libraries))
+		if (tried ||
+		    !(cp_search_module_wanted(path, s->o.libraries) || hot_library(r, sn, i)))
 			continue;
 		size_t nf = s->model.nfuncs, nl = s->model.nloops;
 		if (cp_code_model_from_module(&s->model, path)) {
