@@ -39,8 +39,10 @@ assert len(others) == 2 and all(r["exclusive"][ix["cputime.delta"]] < delta for 
 PY
 done
 
-# Text: the row of beta says "up", alpha's and gamma_'s do not.
-run "$CALLPATH" diff "$WORK/a" "$WORK/b" --ascii
+# Text: the row of beta says "up", alpha's and gamma_'s do not. With B scaled to A's total:
+# measured as they are, alpha and gamma_ did take 12-15 % more CPU time in B's run once
+# (z ~ 5, CI's other test loading the machine differently), which diff rightly marks.
+run "$CALLPATH" diff "$WORK/a" "$WORK/b" --ascii --normalize total
 grep -Eq ' up +.*beta ' "$WORK/run.out" || fail "no 'up' on beta's row: $(cat "$WORK/run.out")"
 if grep -E ' up +.*(alpha|gamma_) ' "$WORK/run.out"; then fail "alpha or gamma_ marked up"; fi
 
