@@ -24,6 +24,9 @@ args_of() {
 	steady | mallocbusy) echo "1 2" ;;
 	threads) echo 3 ;;
 	omp-regions) echo "imbalance 60" ;;
+	search-loops) echo 1 ;;
+	shortthreads) echo 100 ;; # 1000 threads: 3,000 --thread reports, 60 s
+	untilsig) echo "$WORK/untilsig.ready burn 1" ;; # else it burns 60 s waiting for a signal
 	esac
 }
 

@@ -2,12 +2,13 @@
  * argv[1] once running, so the test signals a program that is surely there. With argv[2]
  * "catch", SIGUSR1 and SIGUSR2 are caught: it prints "caught N" and exits 0. With "count",
  * SIGINT is caught: after the first one it runs 300 ms more, then prints "caught 2 K
- * times" (K: how many arrived) and exits 0. It gives up after about 60 s (exit 3): no
- * signal came. */
+ * times" (K: how many arrived) and exits 0. It gives up after about 60 s, or argv[3]
+ * seconds (exit 3): no signal came. */
 #include "common.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
-	time_t end = time(NULL) + 60;
+	time_t end = time(NULL) + (argc > 3 ? atoi(argv[3]) : 60);
 	while (!caught && time(NULL) < end)
 		burn();
 	if (caught && count) {
