@@ -182,25 +182,25 @@ static void items_make(struct fview *v)
 	double *own = xcalloc(nm + 1, sizeof *own);
 	for (size_t i = 0; i < v->nb; i++) {
 		struct bscope *b = &v->b[i];
+		/* Copied: item_add grows v->vals, which in points into. */
 		const double *in = v->vals + b->vals, *kids = in + nm;
 		struct tok none = {0, CP_DB_NONE, 0, 0, 0, 0, b->id, b->frame};
-		if (!is_frame(b) && b->s.kind == CP_DBK_PROC) { /* a call */
-			struct tok site = {0, b->s.file, b->s.line, 0, 0, 0, b->id, b->frame};
-			item_add(v, b, 1, b->s.file != CP_DB_NONE || b->s.line > 0, site, in);
-			continue;
-		}
-		if (!b->nkids && b->s.kind == CP_DBK_STMT &&
-		    (b->s.file != CP_DB_NONE || b->s.line > 0)) {
-			struct tok st = {0, b->s.file, b->s.line, 0, 0, 0, b->id, b->frame};
-			item_add(v, b, 0, 1, st, in);
+		int call = !is_frame(b) && b->s.kind == CP_DBK_PROC;
+		if (call ||
+		    (!b->nkids && b->s.kind == CP_DBK_STMT &&
+		     (b->s.file != CP_DB_NONE || b->s.line > 0))) { /* a call, a statement */
+			struct tok at = {0, b->s.file, b->s.line, 0, 0, 0, b->id, b->frame};
+			memcpy(own, in, nm * sizeof *own);
+			item_add(v, b, call, !call || b->s.file != CP_DB_NONE || b->s.line > 0, at,
+				 own);
 			continue;
 		}
 		for (size_t m = 0; m < nm; m++) { /* own cost: <no line> */
-			own[m] = in[m] - kids[m];
-			if (!(fabs(own[m]) > 1e-9 * fabs(in[m])))
+			own[m] = b->nkids ? in[m] - kids[m] : in[m];
+			if (b->nkids && !(fabs(own[m]) > 1e-9 * fabs(in[m])))
 				own[m] = 0;
 		}
-		item_add(v, b, 0, 1, none, b->nkids ? own : in);
+		item_add(v, b, 0, 1, none, own);
 	}
 	free(own);
 }
@@ -616,7 +616,8 @@ static int below(struct cp_web_ctx *c, uint32_t key, const struct tok *a, size_t
 		 uint64_t only, struct fview *v)
 {
 	struct tok *copy = xcalloc(n + 1, sizeof *copy);
-	memcpy(copy, a, n * sizeof *copy);
+	if (n) /* a is NULL at a procedure's own level */
+		memcpy(copy, a, n * sizeof *copy);
 	int rc = path_kids(v, copy, n, parent, fn, arg, want_one, only);
 	free(copy);
 	(void)c;
