@@ -403,3 +403,81 @@ const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c)
 	c->full_rc = full_view(c, &v, &f);
 	return c->full_rc ? NULL : &f->p;
 }
+
+/* ---- per-thread values of a bottom-up or flat row ------------------------------------ */
+
+static int str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int vnode_is(const struct cp_vnode *n, const struct cp_web_row *r)
+{
+	return !strcmp(cp_vkind_name(n->kind), r->kind) && str_eq(n->name, r->name) &&
+	       str_eq(n->module, r->module) && str_eq(n->file, r->file) && n->line == r->line;
+}
+
+/* The node of v (the view of all threads, built as full_make does) that the id of the
+ * lazy view (read from the database) stands for: the rows from the root down to it, each
+ * matched to a child of the previous one by kind, name, module, file and line. */
+static int lazy_to_index(struct cp_web_ctx *c, const struct cp_web_node *id,
+			 const struct cp_view *v, uint32_t *out)
+{
+	struct cp_web_row *path = NULL;
+	size_t n = 0, alloc = 0;
+	struct cp_web_node at = *id;
+	int rc = 0;
+	for (;;) {
+		if (n == alloc)
+			path = xrealloc(path, (alloc = alloc ? alloc * 2 : 16) * sizeof *path);
+		if ((rc = cp_web_node_get(c, &at, &path[n])))
+			break;
+		n++;
+		if (!path[n - 1].has_parent)
+			break;
+		at = path[n - 1].parent;
+	}
+	uint32_t i = 0; /* path[n - 1] is the root */
+	for (size_t k = n - 1; !rc && k-- > 0;) {
+		uint32_t x = v->nodes[i].first_child;
+		while (x != UINT32_MAX && !vnode_is(&v->nodes[x], &path[k]))
+			x = v->nodes[x].next_sibling;
+		if (x == UINT32_MAX)
+			rc = cp_error(CP_ENOENT, "no such node");
+		i = x;
+	}
+	for (size_t k = 0; k < n; k++)
+		cp_web_row_release(&path[k]);
+	free(path);
+	*out = i;
+	return rc;
+}
+
+int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			    double *excl)
+{
+	const struct cp_profile *p = cp_web_full_profile(c);
+	if (!p)
+		return c->full_rc;
+	/* the view is built here, interning in the profile's pool: not while a job builds one */
+	if (c->m->async && c->m->async->jobs)
+		return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+	struct cp_view v;
+	struct cp_view_contribs rec;
+	memset(&rec, 0, sizeof rec);
+	int kind = id->view == CP_WEB_BU ? CP_VIEW_BOTTOM_UP : CP_VIEW_FLAT, rc = 0;
+	if (kind == CP_VIEW_BOTTOM_UP)
+		cp_view_bottom_up_rec(&p->td, &v, NULL, &rec);
+	else
+		cp_view_flat_rec(&p->td, &v, &rec);
+	uint32_t i = id->index;
+	if (id->level)
+		rc = lazy_to_index(c, id, &v, &i);
+	else if (i >= v.n)
+		rc = cp_error(CP_ENOENT, "no node %s%u", kind == CP_VIEW_FLAT ? "f" : "b", i);
+	if (!rc)
+		cp_profile_thread_values(p, kind, &rec, i, incl, excl);
+	cp_view_contribs_release(&rec);
+	cp_view_release(&v);
+	return rc;
+}
