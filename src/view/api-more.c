@@ -598,10 +598,11 @@ void cp_web_api_threads(struct cp_web_ctx *c, struct cp_web_resp *out)
 	struct cp_web_req all = *c->req;
 	all.thread = all.rank = -1;
 	all.stat = 0;
-	all.view = id->view;
+	all.view = CP_WEB_TD; /* the profile: no bottom-up or flat view of it is built for this */
 	const struct cp_web_req *orig = c->req;
 	c->req = &all;
 	const struct cp_profile *p = cp_web_full_profile(c);
+	all.view = id->view;
 	size_t n = p ? p->db.nprofiles : 0;
 	struct tval *tv = xcalloc(n + 1, sizeof *tv);
 	int rc = p ? 0 : c->full_rc;

@@ -456,7 +456,12 @@ static int lazy_to_index(struct cp_web_ctx *c, const struct cp_web_node *id,
 int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
 			    double *excl)
 {
+	struct cp_web_req td = *c->req; /* the profile alone: no view of it is cached for this */
+	const struct cp_web_req *orig = c->req;
+	td.view = CP_WEB_TD;
+	c->req = &td;
 	const struct cp_profile *p = cp_web_full_profile(c);
+	c->req = orig;
 	if (!p)
 		return c->full_rc;
 	/* the view is built here, interning in the profile's pool: not while a job builds one */
