@@ -26,6 +26,10 @@ struct cp_web_full {
 	int built[3][5];
 	int refs; /* the model's and the load jobs' (changed under the server's lock) */
 	struct name_id *files, *procs; /* sorted by name, for ids of view nodes */
+	/* /api/threads of bottom-up [0] and flat [1] rows: the view with its contributions */
+	struct cp_view rows[2];
+	struct cp_view_contribs rec[2];
+	int rows_built[2];
 };
 
 static int name_cmp(const void *a, const void *b)
@@ -57,6 +61,11 @@ void cp_web_full_free(struct cp_web_full *f)
 		for (int s = 0; s < 5; s++)
 			if (f->built[k][s])
 				cp_view_release(&f->views[k][s]);
+	for (int k = 0; k < 2; k++)
+		if (f->rows_built[k]) {
+			cp_view_release(&f->rows[k]);
+			cp_view_contribs_release(&f->rec[k]);
+		}
 	cp_profile_release(&f->p);
 	free(f->files);
 	free(f->procs);
@@ -464,25 +473,26 @@ int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, 
 	c->req = orig;
 	if (!p)
 		return c->full_rc;
-	/* the view is built here, interning in the profile's pool: not while a job builds one */
-	if (c->m->async && c->m->async->jobs)
-		return cp_error(CP_WEB_LOADING, "the whole profile is loading");
-	struct cp_view v;
-	struct cp_view_contribs rec;
-	memset(&rec, 0, sizeof rec);
-	int kind = id->view == CP_WEB_BU ? CP_VIEW_BOTTOM_UP : CP_VIEW_FLAT, rc = 0;
-	if (kind == CP_VIEW_BOTTOM_UP)
-		cp_view_bottom_up_rec(&p->td, &v, NULL, &rec);
-	else
-		cp_view_flat_rec(&p->td, &v, &rec);
+	struct cp_web_full *f = c->m->full;
+	int k = id->view == CP_WEB_BU ? 0 : 1, kind = k ? CP_VIEW_FLAT : CP_VIEW_BOTTOM_UP;
+	if (!f->rows_built[k]) {
+		/* built here, interning in the profile's pool: not while a job builds a view */
+		if (c->m->async && c->m->async->jobs)
+			return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+		if (k)
+			cp_view_flat_rec(&p->td, &f->rows[k], &f->rec[k]);
+		else
+			cp_view_bottom_up_rec(&p->td, &f->rows[k], NULL, &f->rec[k]);
+		f->rows_built[k] = 1;
+	}
+	const struct cp_view *v = &f->rows[k];
 	uint32_t i = id->index;
+	int rc = 0;
 	if (id->level)
-		rc = lazy_to_index(c, id, &v, &i);
-	else if (i >= v.n)
-		rc = cp_error(CP_ENOENT, "no node %s%u", kind == CP_VIEW_FLAT ? "f" : "b", i);
+		rc = lazy_to_index(c, id, v, &i);
+	else if (i >= v->n)
+		rc = cp_error(CP_ENOENT, "no node %s%u", k ? "f" : "b", i);
 	if (!rc)
-		cp_profile_thread_values(p, kind, &rec, i, incl, excl);
-	cp_view_contribs_release(&rec);
-	cp_view_release(&v);
+		cp_profile_thread_values(p, kind, &f->rec[k], i, incl, excl);
 	return rc;
 }
