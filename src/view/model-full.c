@@ -138,6 +138,16 @@ static const struct cp_view *full_build(struct cp_web_full *f, int k, int s)
 	return &f->views[k][s];
 }
 
+/* The bottom-up (k 0) or flat (1) view of f's profile with the contributions of its rows,
+ * for /api/threads: into f->rows[k], f->rec[k] (interning as full_make does). */
+static void rows_make(struct cp_web_full *f, int k)
+{
+	if (k)
+		cp_view_flat_rec(&f->p.td, &f->rows[k], &f->rec[k]);
+	else
+		cp_view_bottom_up_rec(&f->p.td, &f->rows[k], NULL, &f->rec[k]);
+}
+
 /* ---- loading off the request thread (a server's model: m->async) -------------------- */
 
 struct job {
@@ -147,6 +157,7 @@ struct job {
 	uint64_t generation;
 	int64_t thread, rank;
 	int view, stat;
+	int rows; /* 1 + k: builds f's rows[k] for /api/threads (bottom-up 0, flat 1) */
 };
 
 void cp_web_async_init(struct cp_web_async *a)
@@ -226,13 +237,17 @@ static void *job_run(void *arg)
 	struct cp_view view;
 	int rc = 0, have_view = 0;
 	test_gate();
-	if (!f && !(rc = full_load(j->path, j->name, j->thread, j->rank, &f)))
+	if (j->rows)
+		rows_make(f, j->rows - 1);
+	else if (!f && !(rc = full_load(j->path, j->name, j->thread, j->rank, &f)))
 		full_build(f, j->view, j->stat);
 	else if (f && !rc) {
 		full_make(f, j->view, j->stat, &view);
 		have_view = 1;
 	}
 	pthread_mutex_lock(&a->lock);
+	if (j->rows)
+		f->rows_built[j->rows - 1] = 1;
 	job_install(j, rc, &f, &view, &have_view);
 	if (have_view)
 		cp_view_release(&view);
@@ -245,6 +260,23 @@ static void *job_run(void *arg)
 	free(j->name);
 	free(j);
 	return NULL;
+}
+
+/* Called with a->lock held: runs job j on a thread of its own; CP_WEB_LOADING. */
+static int job_spawn(struct cp_web_async *a, struct job *j)
+{
+	int e = cp_web_spawn(job_run, j);
+	if (e) {
+		cp_web_full_free(j->f);
+		free(j->path);
+		free(j->name);
+		free(j);
+		return cp_error(CP_EIO, "view: cannot start a loading thread: %s", strerror(e));
+	}
+	a->jobs++;
+	a->loading = 1;
+	a->loading_gen = j->generation;
+	return cp_error(CP_WEB_LOADING, "the whole profile is loading");
 }
 
 /* Called with a->lock held: starts a job for the request's selection unless one runs;
@@ -265,23 +297,12 @@ static int full_start(struct cp_web_ctx *c)
 		return cp_error(CP_ENOENT, "no thread (profile) %lld", (long long)r->thread);
 	struct job *j = xcalloc(1, sizeof *j);
 	*j = (struct job){m,	     NULL,    xstrdup(m->path), xstrdup(m->name), m->generation,
-			  r->thread, r->rank, r->view,		r->stat};
+			  r->thread, r->rank, r->view,		r->stat,	  0};
 	if (m->full && m->full->thread == r->thread && m->full->rank == r->rank) {
 		j->f = m->full; /* loaded: only the view is missing */
 		j->f->refs++;
 	}
-	int e = cp_web_spawn(job_run, j);
-	if (e) {
-		cp_web_full_free(j->f);
-		free(j->path);
-		free(j->name);
-		free(j);
-		return cp_error(CP_EIO, "view: cannot start a loading thread: %s", strerror(e));
-	}
-	a->jobs++;
-	a->loading = 1;
-	a->loading_gen = m->generation;
-	return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+	return job_spawn(a, j);
 }
 
 /* The view of the request, built on first use. */
@@ -462,6 +483,25 @@ static int lazy_to_index(struct cp_web_ctx *c, const struct cp_web_node *id,
 	return rc;
 }
 
+/* With the lock: a job building f->rows[k] unless a job runs; CP_WEB_LOADING. */
+static int rows_start(struct cp_web_model *m, struct cp_web_full *f, int k)
+{
+	struct cp_web_async *a = m->async;
+	if (a->loading && a->loading_gen == m->generation)
+		return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+	struct job *j = xcalloc(1, sizeof *j);
+	*j = (struct job){.m = m,
+			  .f = f,
+			  .path = xstrdup(m->path),
+			  .name = xstrdup(m->name),
+			  .generation = m->generation,
+			  .thread = f->thread,
+			  .rank = f->rank,
+			  .rows = 1 + k};
+	f->refs++;
+	return job_spawn(a, j);
+}
+
 int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
 			    double *excl)
 {
@@ -475,14 +515,10 @@ int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, 
 		return c->full_rc;
 	struct cp_web_full *f = c->m->full;
 	int k = id->view == CP_WEB_BU ? 0 : 1, kind = k ? CP_VIEW_FLAT : CP_VIEW_BOTTOM_UP;
+	if (!f->rows_built[k] && c->m->async) /* built on a thread of its own */
+		return rows_start(c->m, f, k);
 	if (!f->rows_built[k]) {
-		/* built here, interning in the profile's pool: not while a job builds a view */
-		if (c->m->async && c->m->async->jobs)
-			return cp_error(CP_WEB_LOADING, "the whole profile is loading");
-		if (k)
-			cp_view_flat_rec(&p->td, &f->rows[k], &f->rec[k]);
-		else
-			cp_view_bottom_up_rec(&p->td, &f->rows[k], NULL, &f->rec[k]);
+		rows_make(f, k);
 		f->rows_built[k] = 1;
 	}
 	const struct cp_view *v = &f->rows[k];
