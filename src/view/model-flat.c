@@ -71,12 +71,18 @@ struct fview {
 			   * terminated */
 };
 
-static size_t vals_new(struct fview *v, size_t n)
+/* Room for n more values (v->vals may move). */
+static void vals_reserve(struct fview *v, size_t n)
 {
 	if (v->nvals + n > v->avals) {
 		v->avals = (v->nvals + n) * 2;
 		v->vals = xrealloc(v->vals, v->avals * sizeof *v->vals);
 	}
+}
+
+static size_t vals_new(struct fview *v, size_t n)
+{
+	vals_reserve(v, n);
 	memset(v->vals + v->nvals, 0, n * sizeof *v->vals);
 	v->nvals += n;
 	return v->nvals - n;
@@ -180,6 +186,7 @@ static void items_make(struct fview *v)
 		}
 	}
 	double *own = xcalloc(nm + 1, sizeof *own);
+	vals_reserve(v, v->nb * nm); /* an item each at most: `in` below stays where it is */
 	for (size_t i = 0; i < v->nb; i++) {
 		struct bscope *b = &v->b[i];
 		const double *in = v->vals + b->vals, *kids = in + nm;
@@ -616,7 +623,8 @@ static int below(struct cp_web_ctx *c, uint32_t key, const struct tok *a, size_t
 		 uint64_t only, struct fview *v)
 {
 	struct tok *copy = xcalloc(n + 1, sizeof *copy);
-	memcpy(copy, a, n * sizeof *copy);
+	if (n) /* a is NULL for the procedure's own rows */
+		memcpy(copy, a, n * sizeof *copy);
 	int rc = path_kids(v, copy, n, parent, fn, arg, want_one, only);
 	free(copy);
 	(void)c;
