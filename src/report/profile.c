@@ -486,6 +486,60 @@ void cp_profile_rank_stats(const struct cp_profile *p, size_t m, const uint32_t 
 	free(start);
 }
 
+/* A derived view's raw values (nraw metrics per node) for the group whose top-down values
+ * are in one, through the contributions rec; credit (bottom-up: one.n * nraw scratch, else
+ * NULL). Node `only` alone into vin/vex[0..nraw), or every node (only == UINT32_MAX). vin and
+ * vex must be zero. */
+static void group_contribs(const struct cp_view *one, const struct cp_view_contribs *rec,
+			   double *credit, size_t nraw, uint32_t only, double *vin, double *vex)
+{
+	if (credit) {
+		memset(credit, 0, one->n * nraw * sizeof(double));
+		for (uint32_t j = 1; j < one->n; j++)
+			if (rec->outer_of[j] != UINT32_MAX)
+				for (size_t m = 0; m < nraw; m++)
+					credit[(size_t)rec->outer_of[j] * nraw + m] +=
+					    cp_view_excl(one, j)[m];
+	}
+	for (size_t k = 0; k < rec->n; k++) {
+		const struct cp_view_contrib *c = &rec->v[k];
+		if (only != UINT32_MAX && c->node != only)
+			continue;
+		size_t at = only == UINT32_MAX ? (size_t)c->node * nraw : 0;
+		const double *si = credit ? cp_view_incl(one, c->src) : cp_view_excl(one, c->src);
+		const double *se =
+		    credit ? credit + (size_t)c->src * nraw : cp_view_excl(one, c->src);
+		for (size_t m = 0; m < nraw; m++) {
+			vin[at + m] += si[m];
+			if (c->excl)
+				vex[at + m] += se[m];
+		}
+	}
+	if (only == UINT32_MAX || only == 0)
+		for (size_t m = 0; m < nraw; m++)
+			vin[m] = cp_view_incl(one, 0)[m];
+}
+
+void cp_profile_thread_values(const struct cp_profile *p, int kind,
+			      const struct cp_view_contribs *rec, uint32_t node, double *incl,
+			      double *excl)
+{
+	size_t nraw = p->sum.nraw, np = p->db.nprofiles;
+	struct cp_view one;
+	td_shape(p, &one);
+	double *credit =
+	    kind == CP_VIEW_BOTTOM_UP ? xmalloc((one.n * nraw + 1) * sizeof(double)) : NULL;
+	memset(incl, 0, np * nraw * sizeof(double));
+	memset(excl, 0, np * nraw * sizeof(double));
+	for (uint32_t pr = 0; pr < np; pr++) {
+		td_group(p, &pr, 1, &one);
+		group_contribs(&one, rec, credit, nraw, node, incl + (size_t)pr * nraw,
+			       excl + (size_t)pr * nraw);
+	}
+	free(credit);
+	cp_view_release(&one);
+}
+
 void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		     const struct cp_view_limits *lim, struct cp_view *out)
 {
@@ -550,28 +604,7 @@ void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		} else {
 			memset(vin, 0, out->n * nraw * sizeof(double));
 			memset(vex, 0, out->n * nraw * sizeof(double));
-			if (credit) {
-				memset(credit, 0, one.n * nraw * sizeof(double));
-				for (uint32_t j = 1; j < one.n; j++)
-					if (rec.outer_of[j] != UINT32_MAX)
-						for (size_t m = 0; m < nraw; m++)
-							credit[(size_t)rec.outer_of[j] * nraw +
-							       m] += cp_view_excl(&one, j)[m];
-			}
-			for (size_t k = 0; k < rec.n; k++) {
-				const struct cp_view_contrib *c = &rec.v[k];
-				const double *si = credit ? cp_view_incl(&one, c->src)
-							  : cp_view_excl(&one, c->src);
-				const double *se = credit ? credit + (size_t)c->src * nraw
-							  : cp_view_excl(&one, c->src);
-				for (size_t m = 0; m < nraw; m++) {
-					vin[(size_t)c->node * nraw + m] += si[m];
-					if (c->excl)
-						vex[(size_t)c->node * nraw + m] += se[m];
-				}
-			}
-			for (size_t m = 0; m < nraw; m++)
-				vin[m] = cp_view_incl(&one, 0)[m];
+			group_contribs(&one, &rec, credit, nraw, UINT32_MAX, vin, vex);
 		}
 		for (uint32_t i = 0; i < out->n; i++) {
 			struct acc *a = acc + (size_t)i * nraw * 2;

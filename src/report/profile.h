@@ -104,6 +104,14 @@ void cp_profile_eval_derived(const struct cp_profile *p, struct cp_view *v);
 void cp_profile_view(const struct cp_profile *p, int kind, int stat,
 		     const struct cp_view_limits *lim, struct cp_view *out);
 
+/* Each database profile's own raw values (nraw metrics) of node `node` of the bottom-up or
+ * flat view (kind) built of p->td by cp_view_bottom_up_rec / cp_view_flat_rec with
+ * contributions rec: what that view of the profile's thread alone holds (0 where it has no
+ * such row). incl and excl: nprofiles * nraw values, profile-major. */
+void cp_profile_thread_values(const struct cp_profile *p, int kind,
+			      const struct cp_view_contribs *rec, uint32_t node, double *incl,
+			      double *excl);
+
 /* omp-summary.c: the summary's table of OpenMP regions (the n with the most work), if the
  * database has the OpenMP metrics. */
 void cp_report_print_omp(const struct cp_profile *p, FILE *out, size_t n);

@@ -518,6 +518,19 @@ static void write_stat(struct strbuf *b, const char *key, const struct tval *v, 
 	strbuf_addch(b, '}');
 }
 
+/* Profile pr's value of the request's metric from its raw values in[0..nraw) (and ex):
+ * the derived metrics evaluated into in[nraw..] (and ex). */
+static struct tval tval_of(const struct cp_web_ctx *c, size_t nraw, uint32_t pr, double *in,
+			   double *ex)
+{
+	for (size_t m = nraw; m < c->ms.n; m++) {
+		struct cp_expr *e = m < c->ms.ndb ? c->m->formulas[m] : c->ms.exprs[m];
+		in[m] = e ? cp_expr_eval(e, in) : NAN;
+		ex[m] = e ? cp_expr_eval(e, ex) : NAN;
+	}
+	return (struct tval){pr, in[c->req->metric], ex[c->req->metric]};
+}
+
 /* Per-profile inclusive and exclusive values of metric of the top-down scope `scope`. */
 static void thread_values(struct cp_web_ctx *c, const struct cp_profile *p, uint32_t scope,
 			  struct tval *tv)
@@ -539,16 +552,32 @@ static void thread_values(struct cp_web_ctx *c, const struct cp_profile *p, uint
 			if (mark[x->scope] & 2)
 				ex[x->metric] += x->value;
 		}
-		for (size_t m = nraw; m < nm; m++) {
-			struct cp_expr *e = m < c->ms.ndb ? c->m->formulas[m] : c->ms.exprs[m];
-			in[m] = e ? cp_expr_eval(e, in) : NAN;
-			ex[m] = e ? cp_expr_eval(e, ex) : NAN;
-		}
-		tv[pr] = (struct tval){pr, in[c->req->metric], ex[c->req->metric]};
+		tv[pr] = tval_of(c, nraw, pr, in, ex);
 	}
 	free(in);
 	free(ex);
 	free(mark);
+}
+
+/* Per-profile values of metric of the bottom-up or flat row id. */
+static int row_values(struct cp_web_ctx *c, const struct cp_web_node *id, size_t np,
+		      struct tval *tv)
+{
+	size_t nraw = cp_db_nraw(&c->m->head), nm = c->ms.n;
+	double *rin = xcalloc(np * nraw + 1, sizeof *rin),
+	       *rex = xcalloc(np * nraw + 1, sizeof *rex);
+	double *in = xcalloc(nm + 1, sizeof *in), *ex = xcalloc(nm + 1, sizeof *ex);
+	int rc = cp_web_full_row_threads(c, id, rin, rex);
+	for (uint32_t pr = 0; !rc && pr < np; pr++) {
+		memcpy(in, rin + pr * nraw, nraw * sizeof *in);
+		memcpy(ex, rex + pr * nraw, nraw * sizeof *ex);
+		tv[pr] = tval_of(c, nraw, pr, in, ex);
+	}
+	free(rin);
+	free(rex);
+	free(in);
+	free(ex);
+	return rc;
 }
 
 void cp_web_api_threads(struct cp_web_ctx *c, struct cp_web_resp *out)
@@ -561,28 +590,34 @@ void cp_web_api_threads(struct cp_web_ctx *c, struct cp_web_resp *out)
 		return;
 	}
 	const struct cp_web_node *id = &c->req->node;
-	if (id->view != CP_WEB_TD || id->noline) {
-		cp_web_resp_error(out, 400, "threads: a top-down scope is needed");
+	if (id->view == CP_WEB_TD && id->noline) {
+		cp_web_resp_error(out, 400,
+				  "threads: a scope or a bottom-up or flat row is needed");
 		return;
 	}
 	struct cp_web_req all = *c->req;
 	all.thread = all.rank = -1;
 	all.stat = 0;
+	all.view = CP_WEB_TD; /* the profile: no bottom-up or flat view of it is built for this */
 	const struct cp_web_req *orig = c->req;
 	c->req = &all;
 	const struct cp_profile *p = cp_web_full_profile(c);
+	all.view = id->view;
+	size_t n = p ? p->db.nprofiles : 0;
+	struct tval *tv = xcalloc(n + 1, sizeof *tv);
+	int rc = p ? 0 : c->full_rc;
+	if (p && id->view != CP_WEB_TD)
+		rc = row_values(c, id, n, tv);
+	else if (p && id->index >= p->db.nscopes)
+		rc = cp_error(CP_ENOENT, "no scope %u", id->index);
+	else if (p)
+		thread_values(c, p, id->index, tv);
 	c->req = orig;
-	if (!p) {
-		cp_web_api_fail(out, c->full_rc);
+	if (rc) {
+		cp_web_api_fail(out, rc);
+		free(tv);
 		return;
 	}
-	if (id->index >= p->db.nscopes) {
-		cp_web_resp_error(out, 404, "no scope %u", id->index);
-		return;
-	}
-	struct tval *tv = xcalloc(p->db.nprofiles + 1, sizeof *tv);
-	thread_values(c, p, id->index, tv);
-	size_t n = p->db.nprofiles;
 	qsort(tv, n, sizeof *tv, tval_cmp);
 	write_profiles(h, b);
 	char buf[32];

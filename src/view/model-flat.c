@@ -71,12 +71,18 @@ struct fview {
 			   * terminated */
 };
 
-static size_t vals_new(struct fview *v, size_t n)
+/* Room for n more values (v->vals may move). */
+static void vals_reserve(struct fview *v, size_t n)
 {
 	if (v->nvals + n > v->avals) {
 		v->avals = (v->nvals + n) * 2;
 		v->vals = xrealloc(v->vals, v->avals * sizeof *v->vals);
 	}
+}
+
+static size_t vals_new(struct fview *v, size_t n)
+{
+	vals_reserve(v, n);
 	memset(v->vals + v->nvals, 0, n * sizeof *v->vals);
 	v->nvals += n;
 	return v->nvals - n;
@@ -180,6 +186,7 @@ static void items_make(struct fview *v)
 		}
 	}
 	double *own = xcalloc(nm + 1, sizeof *own);
+	vals_reserve(v, v->nb * nm); /* an item each at most: `in` below stays where it is */
 	for (size_t i = 0; i < v->nb; i++) {
 		struct bscope *b = &v->b[i];
 		/* Copied: item_add grows v->vals, which in points into. */

@@ -26,6 +26,10 @@ struct cp_web_full {
 	int built[3][5];
 	int refs; /* the model's and the load jobs' (changed under the server's lock) */
 	struct name_id *files, *procs; /* sorted by name, for ids of view nodes */
+	/* /api/threads of bottom-up [0] and flat [1] rows: the view with its contributions */
+	struct cp_view rows[2];
+	struct cp_view_contribs rec[2];
+	int rows_built[2];
 };
 
 static int name_cmp(const void *a, const void *b)
@@ -57,6 +61,11 @@ void cp_web_full_free(struct cp_web_full *f)
 		for (int s = 0; s < 5; s++)
 			if (f->built[k][s])
 				cp_view_release(&f->views[k][s]);
+	for (int k = 0; k < 2; k++)
+		if (f->rows_built[k]) {
+			cp_view_release(&f->rows[k]);
+			cp_view_contribs_release(&f->rec[k]);
+		}
 	cp_profile_release(&f->p);
 	free(f->files);
 	free(f->procs);
@@ -129,6 +138,16 @@ static const struct cp_view *full_build(struct cp_web_full *f, int k, int s)
 	return &f->views[k][s];
 }
 
+/* The bottom-up (k 0) or flat (1) view of f's profile with the contributions of its rows,
+ * for /api/threads: into f->rows[k], f->rec[k] (interning as full_make does). */
+static void rows_make(struct cp_web_full *f, int k)
+{
+	if (k)
+		cp_view_flat_rec(&f->p.td, &f->rows[k], &f->rec[k]);
+	else
+		cp_view_bottom_up_rec(&f->p.td, &f->rows[k], NULL, &f->rec[k]);
+}
+
 /* ---- loading off the request thread (a server's model: m->async) -------------------- */
 
 struct job {
@@ -138,6 +157,7 @@ struct job {
 	uint64_t generation;
 	int64_t thread, rank;
 	int view, stat;
+	int rows; /* 1 + k: builds f's rows[k] for /api/threads (bottom-up 0, flat 1) */
 };
 
 void cp_web_async_init(struct cp_web_async *a)
@@ -217,13 +237,17 @@ static void *job_run(void *arg)
 	struct cp_view view;
 	int rc = 0, have_view = 0;
 	test_gate();
-	if (!f && !(rc = full_load(j->path, j->name, j->thread, j->rank, &f)))
+	if (j->rows)
+		rows_make(f, j->rows - 1);
+	else if (!f && !(rc = full_load(j->path, j->name, j->thread, j->rank, &f)))
 		full_build(f, j->view, j->stat);
 	else if (f && !rc) {
 		full_make(f, j->view, j->stat, &view);
 		have_view = 1;
 	}
 	pthread_mutex_lock(&a->lock);
+	if (j->rows)
+		f->rows_built[j->rows - 1] = 1;
 	job_install(j, rc, &f, &view, &have_view);
 	if (have_view)
 		cp_view_release(&view);
@@ -236,6 +260,23 @@ static void *job_run(void *arg)
 	free(j->name);
 	free(j);
 	return NULL;
+}
+
+/* Called with a->lock held: runs job j on a thread of its own; CP_WEB_LOADING. */
+static int job_spawn(struct cp_web_async *a, struct job *j)
+{
+	int e = cp_web_spawn(job_run, j);
+	if (e) {
+		cp_web_full_free(j->f);
+		free(j->path);
+		free(j->name);
+		free(j);
+		return cp_error(CP_EIO, "view: cannot start a loading thread: %s", strerror(e));
+	}
+	a->jobs++;
+	a->loading = 1;
+	a->loading_gen = j->generation;
+	return cp_error(CP_WEB_LOADING, "the whole profile is loading");
 }
 
 /* Called with a->lock held: starts a job for the request's selection unless one runs;
@@ -256,23 +297,12 @@ static int full_start(struct cp_web_ctx *c)
 		return cp_error(CP_ENOENT, "no thread (profile) %lld", (long long)r->thread);
 	struct job *j = xcalloc(1, sizeof *j);
 	*j = (struct job){m,	     NULL,    xstrdup(m->path), xstrdup(m->name), m->generation,
-			  r->thread, r->rank, r->view,		r->stat};
+			  r->thread, r->rank, r->view,		r->stat,	  0};
 	if (m->full && m->full->thread == r->thread && m->full->rank == r->rank) {
 		j->f = m->full; /* loaded: only the view is missing */
 		j->f->refs++;
 	}
-	int e = cp_web_spawn(job_run, j);
-	if (e) {
-		cp_web_full_free(j->f);
-		free(j->path);
-		free(j->name);
-		free(j);
-		return cp_error(CP_EIO, "view: cannot start a loading thread: %s", strerror(e));
-	}
-	a->jobs++;
-	a->loading = 1;
-	a->loading_gen = m->generation;
-	return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+	return job_spawn(a, j);
 }
 
 /* The view of the request, built on first use. */
@@ -402,4 +432,103 @@ const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c)
 	struct cp_web_full *f;
 	c->full_rc = full_view(c, &v, &f);
 	return c->full_rc ? NULL : &f->p;
+}
+
+/* ---- per-thread values of a bottom-up or flat row ------------------------------------ */
+
+static int str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int vnode_is(const struct cp_vnode *n, const struct cp_web_row *r)
+{
+	return !strcmp(cp_vkind_name(n->kind), r->kind) && str_eq(n->name, r->name) &&
+	       str_eq(n->module, r->module) && str_eq(n->file, r->file) && n->line == r->line;
+}
+
+/* The node of v (the view of all threads, built as full_make does) that the id of the
+ * lazy view (read from the database) stands for: the rows from the root down to it, each
+ * matched to a child of the previous one by kind, name, module, file and line. */
+static int lazy_to_index(struct cp_web_ctx *c, const struct cp_web_node *id,
+			 const struct cp_view *v, uint32_t *out)
+{
+	struct cp_web_row *path = NULL;
+	size_t n = 0, alloc = 0;
+	struct cp_web_node at = *id;
+	int rc = 0;
+	for (;;) {
+		if (n == alloc)
+			path = xrealloc(path, (alloc = alloc ? alloc * 2 : 16) * sizeof *path);
+		if ((rc = cp_web_node_get(c, &at, &path[n])))
+			break;
+		n++;
+		if (!path[n - 1].has_parent)
+			break;
+		at = path[n - 1].parent;
+	}
+	uint32_t i = 0; /* path[n - 1] is the root */
+	for (size_t k = n - 1; !rc && k-- > 0;) {
+		uint32_t x = v->nodes[i].first_child;
+		while (x != UINT32_MAX && !vnode_is(&v->nodes[x], &path[k]))
+			x = v->nodes[x].next_sibling;
+		if (x == UINT32_MAX)
+			rc = cp_error(CP_ENOENT, "no such node");
+		i = x;
+	}
+	for (size_t k = 0; k < n; k++)
+		cp_web_row_release(&path[k]);
+	free(path);
+	*out = i;
+	return rc;
+}
+
+/* With the lock: a job building f->rows[k] unless a job runs; CP_WEB_LOADING. */
+static int rows_start(struct cp_web_model *m, struct cp_web_full *f, int k)
+{
+	struct cp_web_async *a = m->async;
+	if (a->loading && a->loading_gen == m->generation)
+		return cp_error(CP_WEB_LOADING, "the whole profile is loading");
+	struct job *j = xcalloc(1, sizeof *j);
+	*j = (struct job){.m = m,
+			  .f = f,
+			  .path = xstrdup(m->path),
+			  .name = xstrdup(m->name),
+			  .generation = m->generation,
+			  .thread = f->thread,
+			  .rank = f->rank,
+			  .rows = 1 + k};
+	f->refs++;
+	return job_spawn(a, j);
+}
+
+int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			    double *excl)
+{
+	struct cp_web_req td = *c->req; /* the profile alone: no view of it is cached for this */
+	const struct cp_web_req *orig = c->req;
+	td.view = CP_WEB_TD;
+	c->req = &td;
+	const struct cp_profile *p = cp_web_full_profile(c);
+	c->req = orig;
+	if (!p)
+		return c->full_rc;
+	struct cp_web_full *f = c->m->full;
+	int k = id->view == CP_WEB_BU ? 0 : 1, kind = k ? CP_VIEW_FLAT : CP_VIEW_BOTTOM_UP;
+	if (!f->rows_built[k] && c->m->async) /* built on a thread of its own */
+		return rows_start(c->m, f, k);
+	if (!f->rows_built[k]) {
+		rows_make(f, k);
+		f->rows_built[k] = 1;
+	}
+	const struct cp_view *v = &f->rows[k];
+	uint32_t i = id->index;
+	int rc = 0;
+	if (id->level)
+		rc = lazy_to_index(c, id, v, &i);
+	else if (i >= v->n)
+		rc = cp_error(CP_ENOENT, "no node %s%u", k ? "f" : "b", i);
+	if (!rc)
+		cp_profile_thread_values(p, kind, &f->rec[k], i, incl, excl);
+	return rc;
 }

@@ -139,6 +139,11 @@ int cp_web_spawn(void *(*fn)(void *), void *arg);
  * cp_error set when it cannot be read. */
 struct cp_profile;
 const struct cp_profile *cp_web_full_profile(struct cp_web_ctx *c);
+/* For a bottom-up or flat row id (the lazy view's or the full model's, of all threads):
+ * each profile's raw inclusive and exclusive values of it, as that view of the profile's
+ * thread alone holds (nprofiles * nraw each, profile-major). c->req: all threads, sum. */
+int cp_web_full_row_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			    double *excl);
 
 /* Evaluates the request's derived metrics of r from its database metrics. */
 void cp_web_eval(const struct cp_web_ctx *c, struct cp_web_row *r);

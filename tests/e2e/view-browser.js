@@ -253,6 +253,24 @@ async function otherViews(td) {
     n += compareRows(await domRows(), report(name), tab);
     await screenshot(tab);
   }
+  // 11b. Threads pane of a bottom-up row: its values per thread add up to report's row.
+  await page.click('#tabs button[data-view="bottom-up"]');
+  await page.waitForFunction(() => document.body.dataset.view === "bottom-up");
+  await idle();
+  const buProc = report("bu").nodes.filter((x) => x.kind === "procedure" && x.name !== "main")
+    .reduce((a, b) => (b.inclusive[0] > a.inclusive[0] ? b : a));
+  await page.click('#right-tabs button[data-pane="threads"]');
+  const buRow = await clickRow(buProc.name);
+  await page.waitForSelector('#threads .thr[data-node="' + buRow.id + '"] .barrow');
+  const buBars = await page.$$eval("#threads .barrow", (b) => b.map((x) => Number(x.dataset.value)));
+  check(buBars.filter((v) => v > 0).length >= 2, "bottom-up " + buProc.name + ": " + buBars.length + " thread bars");
+  const buSum = buBars.reduce((a, b) => a + b, 0);
+  check(close(buSum, buProc.inclusive[0]), "bottom-up " + buProc.name + " per thread sums to " + buSum + ", report " + buProc.inclusive[0]);
+  await screenshot("threads-bu");
+  await page.click('#right-tabs button[data-pane="source"]');
+  await page.click('#tabs button[data-view="flat"]');
+  await page.waitForFunction(() => document.body.dataset.view === "flat");
+  await idle();
   await page.click("#flatten");
   await idle();
   rows = await domRows();

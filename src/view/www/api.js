@@ -134,7 +134,8 @@ CP.Api.prototype.threadValues = function (id, metric) {
   if (this.bundle) return Promise.resolve(this.bundleThreads(id, metric));
   var saved = this.sel;
   this.sel = { stat: "sum", thread: "", rank: "" }; // the distribution is over all threads
-  var p = this.get("/api/threads", { node: id, metric: metric });
+  var view = { b: "bu", f: "flat" }[String(id).charAt(0)]; // a row of the view it is of
+  var p = this.get("/api/threads", { node: id, metric: metric, view: view });
   this.sel = saved;
   return p;
 };

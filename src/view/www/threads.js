@@ -12,7 +12,13 @@ CP.ThreadsPane = function (app, host) {
 
 CP.ThreadsPane.prototype.show = async function (n) {
   var app = this.app, host = this.host;
-  var r;
+  var r, sel = app.api.sel || {};
+  var one = function (v) { return v !== undefined && v !== null && v !== ""; };
+  if (/^[bf]/.test(n.id) && (one(sel.thread) || one(sel.rank))) { // such ids name rows of this selection's view
+    host.textContent = "";
+    host.appendChild(CP.el("div", { cls: "src-missing", text: "Per-thread values of bottom-up and flat rows: choose all threads." }));
+    return;
+  }
   try {
     r = await app.api.threadValues(n.id, app.metric);
   } catch (e) {
