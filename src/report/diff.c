@@ -332,10 +332,20 @@ static void write_folded(const struct diff *df, size_t k, FILE *out)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	for (uint32_t i = 1; i < v->n; i++) {
-		if (v->nodes[i].first_child != UINT32_MAX)
-			continue; /* costs are on the leaves of a top-down view */
-		const double *x = cp_view_excl(v, i);
-		if (x[col(k, CP_DIFF_A)] == 0 && x[col(k, CP_DIFF_B)] == 0)
+		/* A node's own cost: its inclusive less its children's. Mostly on the leaves, but a
+		 * row matched across the runs may be a leaf in one run only: B's loader row under
+		 * A's loader row with children lost B's start-up charge. */
+		double x[2] = {cp_view_incl(v, i)[col(k, CP_DIFF_A)],
+			       cp_view_incl(v, i)[col(k, CP_DIFF_B)]};
+		for (uint32_t c = v->nodes[i].first_child; c != UINT32_MAX;
+		     c = v->nodes[c].next_sibling) {
+			x[0] -= cp_view_incl(v, c)[col(k, CP_DIFF_A)];
+			x[1] -= cp_view_incl(v, c)[col(k, CP_DIFF_B)];
+		}
+		for (int j = 0; j < 2; j++)
+			if (fabs(x[j]) < 0.5)
+				x[j] = 0; /* rounding of summed children */
+		if (x[0] == 0 && x[1] == 0)
 			continue;
 		frame_path(v, i, &sb);
 		uint32_t id = cp_intern_id(&paths, sb.buf);
@@ -344,8 +354,8 @@ static void write_folded(const struct diff *df, size_t k, FILE *out)
 			XGROW(sum, 2 * (size_t)id + 2, alloc);
 			memset(sum + old, 0, (alloc - old) * sizeof(*sum));
 		}
-		sum[2 * id] += x[col(k, CP_DIFF_A)];
-		sum[2 * id + 1] += x[col(k, CP_DIFF_B)];
+		sum[2 * id] += x[0];
+		sum[2 * id + 1] += x[1];
 	}
 	for (size_t id = 0; id < paths.count; id++) {
 		long long a = llround(sum[2 * id]), b = llround(sum[2 * id + 1]);
