@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include "base/error.h"
+#include "record/control.h"
 #include "record/record.h"
 #include "search/search.h"
 
@@ -228,10 +229,9 @@ static int find_pid(const char *dir, pid_t child, int *status)
 		struct dirent *e;
 		int pid = 0;
 		while (d && (e = readdir(d)) && !pid) {
-			size_t n = strlen(e->d_name);
-			if (n > 8 && !strcmp(e->d_name + n - 8, ".control") &&
-			    ours(atoi(e->d_name), child))
-				pid = atoi(e->d_name);
+			int p = cp_control_fifo_pid(e->d_name);
+			if (p && ours(p, child))
+				pid = p;
 		}
 		if (d)
 			closedir(d);

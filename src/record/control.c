@@ -192,6 +192,15 @@ void cp_control_close(struct cp_control *c)
 	c->reply_fd = -1;
 }
 
+int cp_control_fifo_pid(const char *name)
+{
+	char *end;
+	long pid = strtol(name, &end, 10);
+	return pid > 0 && pid <= INT_MAX && end != name && !strcmp(end, CP_CONTROL_SUFFIX)
+		   ? (int)pid
+		   : 0;
+}
+
 void cp_control_sweep(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -199,11 +208,8 @@ void cp_control_sweep(const char *dir)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (pid <= 0 || strcmp(end, ".control"))
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		int pid = cp_control_fifo_pid(e->d_name);
+		if (!pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char path[PATH_MAX];
 		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)

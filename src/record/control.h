@@ -34,6 +34,10 @@ int cp_control_request(struct cp_control *c, const char *verb, const char *arg, 
 /* Removes the reply FIFO. */
 void cp_control_close(struct cp_control *c);
 
+/* The pid a directory entry named "PID.control" (a control FIFO) belongs to; 0 for any
+ * other name. */
+int cp_control_fifo_pid(const char *name);
+
 /* Removes the control FIFOs (<pid>.control) in dir of processes that no longer exist: a
  * program killed by a signal leaves its FIFO behind (its runtime's exit code never ran). */
 void cp_control_sweep(const char *dir);
