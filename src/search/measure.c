@@ -202,8 +202,8 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
 			prev = fexe;
 		if (f >= 0) {
-			int32_t own = loop_of(m, (uint32_t)f, a);
-			if (own >= 0)
+			int32_t own = leaf ? loop_of(m, (uint32_t)f, a) : -1;
+			if (own >= 0) /* the sample's own pc: not a call made in the loop */
 				s->loops[own].own_cpu += v[CP_SM_CPU];
 			if (leaf)
 				add_values(s->funcs[f].leaf, v);

@@ -178,12 +178,13 @@ static int snap(struct run *r, size_t *epoch)
 	return 0;
 }
 
-/* Snapshots no pending node starts at (but the last) are freed. */
-static void snaps_gc(struct run *r)
+/* Snapshots no pending node starts at are freed, but the last and keep (the start of the
+ * round just measured: the loop-cost prediction's window, see predict_loop_cost). */
+static void snaps_gc(struct run *r, size_t keep)
 {
 	const struct cp_search_graph *g = &r->s->graph;
 	for (size_t e = 0; e + 1 < r->nsnaps; e++) {
-		int used = 0;
+		int used = e == keep;
 		for (size_t i = 0; i < g->n && !used; i++)
 			used = g->nodes[i].state == CP_NODE_PENDING && r->epoch[i] == e;
 		if (!used)
@@ -289,6 +290,18 @@ static double predict_loop_cost(const struct run *r, uint32_t f)
 	return c;
 }
 
+/* The note of a loop node of function f (a copy), NULL if none has one. */
+static char *loops_note(const struct cp_search *s, uint32_t f)
+{
+	for (size_t j = 0; j < s->graph.n; j++) {
+		const struct cp_search_node *o = &s->graph.nodes[j];
+		if (o->kind == CP_FOCUS_LOOP && s->model.loops[o->target].func == f &&
+		    s->info[j].note)
+			return xstrdup(s->info[j].note);
+	}
+	return NULL;
+}
+
 /* The probes node i's experiment needs (its function's entry; its loops for a loop). */
 static void install(struct run *r, uint32_t i)
 {
@@ -312,6 +325,8 @@ static void install(struct run *r, uint32_t i)
 						      : "its probes cost more than the limit");
 		return;
 	}
+	if (n->kind == CP_FOCUS_LOOP && r->state[f] == PS_NOLOOPS && !s->info[i].note)
+		s->info[i].note = loops_note(s, f); /* why its function's loops are not probed */
 	/* Loop probes for CPUBound, ExcessiveSyncWaiting and ExcessiveIOBlocking (samples and
 	 * the wait/io triggers unwind through the relocated copy); MemoryBound is decided on
 	 * its fault samples alone. */
@@ -660,7 +675,7 @@ static int round_(struct run *r, uint32_t *started)
 		if (s->graph.nodes[i].state == CP_NODE_PENDING)
 			decide(r, (uint32_t)i, b, gone);
 	s->intervals++;
-	snaps_gc(r);
+	snaps_gc(r, e0);
 	if (gone) {
 		s->program_exited = 1;
 		return 0;
