@@ -35,7 +35,8 @@ struct cp_focus_values {
 };
 
 struct cp_search_snap {
-	double wall;			/* CLOCK_MONOTONIC seconds when read */
+	double wall;			/* CLOCK_MONOTONIC seconds when read (or when the
+					 * program ended, if it has) */
 	double total[CP_SM_N];		/* the program's totals */
 	struct cp_focus_values *funcs;	/* [model.nfuncs] */
 	struct cp_focus_values *loops;	/* [model.nloops] */
