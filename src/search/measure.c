@@ -5,6 +5,8 @@
 #include "base/xalloc.h"
 #include "format/measure-read.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -159,6 +161,8 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->region);
 	free(s->thread_vals);
 	free(s->thread_delay);
+	free(s->thread_lost);
+	free(s->thread_at);
 	free(s->seen);
 	for (size_t i = 0; i < s->nmodules; i++)
 		free(s->modules[i]);
@@ -354,8 +358,50 @@ static void own_in_module(struct cp_search_snap *s, const struct index *x,
 		s->module_own[x->modidx[r->module]] += own;
 }
 
+/* The schedstat of every thread of process pid, read just before its measurement files
+ * are: run and delay (ns) and when they were read (monotonic seconds), by tid. */
+struct sched_table {
+	int *tids;
+	double (*v)[3];
+	size_t n;
+};
+
+static void sched_table_read(struct sched_table *st, int pid)
+{
+	char path[96];
+	memset(st, 0, sizeof *st);
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *dir = opendir(path);
+	for (struct dirent *e; dir && (e = readdir(dir));) {
+		unsigned long long run = 0, delay = 0;
+		int tid = atoi(e->d_name);
+		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
+		FILE *f = tid > 0 ? fopen(path, "r") : NULL;
+		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
+			st->tids = xrealloc(st->tids, (st->n + 1) * sizeof *st->tids);
+			st->v = xrealloc(st->v, (st->n + 1) * sizeof *st->v);
+			st->tids[st->n] = tid;
+			st->v[st->n][0] = (double)run, st->v[st->n][1] = (double)delay;
+			st->v[st->n++][2] = now_s();
+		}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* Thread t's entry: run[0], delay[1], [2] when read (0: not found, or it has ended). */
+static void sched_of(const struct sched_table *st, const struct cp_mf_thr *t, double sched[3])
+{
+	sched[0] = sched[1] = sched[2] = 0;
+	for (size_t i = 0; i < st->n && !t->hdr.end_ns; i++)
+		if (st->tids[i] == t->hdr.tid)
+			memcpy(sched, st->v[i], sizeof st->v[i]);
+}
+
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			const int *sm, const int *pm)
+			const int *sm, const int *pm, double period, const double *sched)
 {
 	size_t nm = t->hdr.nmetrics, per = s->nfoci * CP_SM_N;
 	double cpu = 0, any_sum = 0;
@@ -398,19 +444,15 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 	s->thread_delay[s->nthreads] = 0;
 	s->thread_run = xrealloc(s->thread_run, (s->nthreads + 1) * sizeof *s->thread_run);
 	s->thread_run[s->nthreads] = 0;
-	if (!t->hdr.end_ns) {
-		char path[96];
-		unsigned long long run = 0, delay = 0;
-		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->hdr.pid, t->hdr.tid);
-		FILE *f = fopen(path, "r");
-		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
-			s->thread_delay[s->nthreads] = (double)delay;
-			s->thread_run[s->nthreads] = (double)run;
-			s->run_delay_ns += (double)delay;
-			s->nlive++;
-		}
-		if (f)
-			fclose(f);
+	s->thread_lost = xrealloc(s->thread_lost, (s->nthreads + 1) * sizeof *s->thread_lost);
+	s->thread_lost[s->nthreads] = (double)t->hdr.dropped * period;
+	s->thread_at = xrealloc(s->thread_at, (s->nthreads + 1) * sizeof *s->thread_at);
+	s->thread_at[s->nthreads] = sched[2];
+	if (sched[2] > 0) {
+		s->thread_run[s->nthreads] = sched[0];
+		s->thread_delay[s->nthreads] = sched[1];
+		s->run_delay_ns += sched[1];
+		s->nlive++;
 	}
 	s->tids[s->nthreads] = t->hdr.tid;
 	s->thread_cpu[s->nthreads++] = cpu;
@@ -455,7 +497,8 @@ static int map_modules(struct cp_search_snap *s, struct index *x, const struct c
 	return exe;
 }
 
-static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im)
+static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im,
+		       const struct sched_table *st)
 {
 	int sm[CP_SM_N], pm[PM_N];
 	for (int k = 0; k < CP_SM_N; k++) {
@@ -466,8 +509,12 @@ static void read_image(struct cp_search_snap *s, struct index *x, const struct c
 		pm[k] = metric_index(&im->proc, pmetric_name[k]);
 	s->have[CP_SM_WAIT] |= pm[PM_MPI] >= 0;
 	int exe = map_modules(s, x, &im->proc);
-	for (size_t j = 0; j < im->nthreads && exe; j++)
-		read_thread(s, x, &im->threads[j], sm, pm);
+	double period = sm[CP_SM_CPU] >= 0 ? (double)im->proc.hdr.metrics[sm[CP_SM_CPU]].period : 0;
+	for (size_t j = 0; j < im->nthreads && exe; j++) {
+		double sched[3];
+		sched_of(st, &im->threads[j], sched);
+		read_thread(s, x, &im->threads[j], sm, pm, period, sched);
+	}
 	s->done = im->proc.hdr.end_ns != 0;
 }
 
@@ -491,15 +538,19 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	cp_search_snap_release(s);
 	s->wall = now_s();
 	clock_gettime(CLOCK_REALTIME, &real);
+	struct sched_table st;
 	s->funcs = xcalloc(m->nfuncs + 1, sizeof *s->funcs);
 	s->loops = xcalloc(m->nloops + 1, sizeof *s->loops);
 	s->nfuncs = m->nfuncs;
 	s->nloops = m->nloops;
 	s->nfoci = m->nfuncs + m->nloops;
 	s->region = xcalloc(s->nfuncs + 1, 1);
+	sched_table_read(&st, pid); /* right before the files: their samples' window */
 	int rc = cp_mf_dir_open(&d, dir);
-	if (rc)
+	if (rc) {
+		free(st.tids), free(st.v);
 		return rc;
+	}
 	const struct cp_mf_image *im = NULL;
 	for (size_t i = 0; i < d.nimages; i++)
 		if (d.images[i].proc.hdr.pid == pid)
@@ -508,11 +559,12 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 		rc = cp_error(CP_ENOENT, "no measurement of process %d in %s yet", pid, dir);
 	else {
 		index_init(&x, m);
-		read_image(s, &x, im);
+		read_image(s, &x, im, &st);
 		s->wall = ended_at(im, s->wall, &real);
 		index_release(&x);
 	}
 	cp_mf_dir_release(&d);
+	free(st.tids), free(st.v);
 	return rc;
 }
 
@@ -590,25 +642,59 @@ static double activity(const struct cp_search_snap *a, const struct cp_search_sn
 	return y - x;
 }
 
+/* The wall time (ns) of thread i of b over (a, b]: between the readings of its schedstat
+ * when both were read, else `all` (the snapshots' times). A snapshot's schedstat was read
+ * after its files had been processed, which under load took long enough (a large model:
+ * Debian's python3) for its wait for a CPU to be of another window than its samples and
+ * its time: the runnable time was off by a factor of 3 either way (a CPU-bound Py_RunMain
+ * decided at 15-55 %). Now the three are taken together, right before the files. */
+static double thread_wall(const struct cp_search_snap *a, const struct cp_search_snap *b,
+			  size_t i, double all)
+{
+	for (size_t j = 0; j < a->nthreads; j++)
+		if (a->tids[j] == b->tids[i] && a->thread_at[j] > 0 && b->thread_at[i] > 0)
+			return (b->thread_at[i] - a->thread_at[j]) * 1e9;
+	return all;
+}
+
+/* Thread tid's CPU time lost to dropped samples over (a, b]. */
+static double lost_delta(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid)
+{
+	double x = 0, y = 0;
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->tids[i] == tid)
+			x = a->thread_lost[i];
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->tids[i] == tid)
+			y = b->thread_lost[i];
+	return y > x ? y - x : 0;
+}
+
 /* Wall time over (a, b] summed over the threads with activity in it (CPU time; any value
- * when `any`), less the time each waited for a CPU (not when `any`). For CPU time, a
- * thread that ran less than a tenth of the time it could (schedstat: a thread blocked in
- * pthread_join but for a moment) is left out, unless every thread is. */
+ * when `any`), less the time each waited for a CPU and the CPU time of its dropped samples
+ * (not when `any`). For CPU time, a thread that ran less than a tenth of the time it could
+ * (schedstat: a thread blocked in pthread_join but for a moment) is left out, unless every
+ * thread is. The dropped samples are mostly those that hit a thread inside a probe's
+ * handler (the runtime is busy there): time of the probes, not the program's, which in an
+ * interval with hot probes (an interpreter's per-opcode functions) made every focus look
+ * less CPU bound (Debian's python3: Py_RunMain, under all the time, at 55 %). */
 static double active_time(const struct cp_search_snap *a, const struct cp_search_snap *b, int any)
 {
-	double t[2] = {0, 0}, wall = (b->wall - a->wall) * 1e9;
+	double t[2] = {0, 0}, all = (b->wall - a->wall) * 1e9;
 	for (size_t i = 0; i < b->nthreads; i++) {
 		if (activity(a, b, b->tids[i], any) <= 0)
 			continue;
-		double run, d;
+		double run, d, wall = thread_wall(a, b, i, all);
 		sched_delta(a, b, b->tids[i], &run, &d);
 		double base = wall - (!any && d > 0 && d < wall ? d : 0);
+		double lost = any ? 0 : lost_delta(a, b, b->tids[i]);
+		base -= lost < base ? lost : 0;
 		t[0] += base;
 		if (any || run <= 0 || run >= 0.1 * base)
 			t[1] += base;
 	}
 	double v = t[1] > 0 ? t[1] : t[0];
-	return v > 0 ? v : wall > 0 ? wall : 1;
+	return v > 0 ? v : all > 0 ? all : 1;
 }
 
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)

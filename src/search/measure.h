@@ -46,6 +46,8 @@ struct cp_search_snap {
 	double *thread_any;		/* [nthreads] every sampled value per thread (activity) */
 	double *thread_delay;		/* [nthreads] time waiting for a CPU (schedstat) */
 	double *thread_run;		/* [nthreads] time on a CPU (schedstat) */
+	double *thread_lost;		/* [nthreads] CPU ns of its dropped samples */
+	double *thread_at;		/* [nthreads] when its schedstat was read, or 0 */
 	uint8_t *region;		/* [nfuncs] an OpenMP region's outlined function */
 	double *thread_vals;		/* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
 	size_t nfuncs, nloops, nfoci;	/* the model's functions, loops, both, when read */
