@@ -29,6 +29,7 @@ struct index {
 	uint32_t *funcs; /* by module, then lo */
 	size_t nfuncs;
 	uint32_t *fstamp, *lstamp, gen;
+	uint32_t *loop_first, *loops; /* function f's loops: loops[loop_first[f]..[f + 1]) */
 	int32_t *modmap; /* the measurement's module id -> model module, -1 */
 	uint8_t *omp;	 /* the measurement's module id -> enum omp_class */
 	int32_t *modidx; /* the measurement's module id -> index in snap->modules, -1 */
@@ -87,6 +88,23 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+/* Each function's loops, so that a frame looks at its function's loops only: scanning
+ * every loop of the model per frame took seconds per snapshot once a hot system library
+ * entered it (Debian's sort: libc's 4618 loops; no experiment was decided for 6 s). */
+static void index_loops(struct index *x, const struct cp_code_model *m)
+{
+	x->loop_first = xcalloc(m->nfuncs + 2, sizeof *x->loop_first);
+	x->loops = xcalloc(m->nloops + 1, sizeof *x->loops);
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func < m->nfuncs)
+			x->loop_first[m->loops[l].func + 2]++;
+	for (size_t f = 2; f < m->nfuncs + 2; f++)
+		x->loop_first[f] += x->loop_first[f - 1];
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func < m->nfuncs)
+			x->loops[x->loop_first[m->loops[l].func + 1]++] = (uint32_t)l;
+}
+
 static void index_init(struct index *x, const struct cp_code_model *m)
 {
 	memset(x, 0, sizeof *x);
@@ -99,6 +117,7 @@ static void index_init(struct index *x, const struct cp_code_model *m)
 	qsort(x->funcs, x->nfuncs, sizeof *x->funcs, by_lo);
 	x->fstamp = xcalloc(m->nfuncs + 1, sizeof *x->fstamp);
 	x->lstamp = xcalloc(m->nloops + 1, sizeof *x->lstamp);
+	index_loops(x, m);
 }
 
 static void index_release(struct index *x)
@@ -109,6 +128,8 @@ static void index_release(struct index *x)
 	free(x->funcs);
 	free(x->fstamp);
 	free(x->lstamp);
+	free(x->loop_first);
+	free(x->loops);
 }
 
 /* The model's function at address a of the measurement's module id, or -1. */
@@ -132,16 +153,18 @@ static long func_at(const struct index *x, uint32_t id, uint64_t a)
 }
 
 /* The innermost loop of function f holding address a, or -1. */
-static int32_t loop_of(const struct cp_code_model *m, uint32_t f, uint64_t a)
+static int32_t loop_of(const struct index *x, uint32_t f, uint64_t a)
 {
+	const struct cp_code_model *m = x->m;
 	int32_t best = -1;
 	uint64_t span = UINT64_MAX;
-	for (size_t l = 0; l < m->nloops; l++)
-		if (m->loops[l].func == f && m->loops[l].hi - m->loops[l].lo < span &&
-		    cp_code_model_loop_has(m, (uint32_t)l, a)) {
+	for (uint32_t k = x->loop_first[f]; k < x->loop_first[f + 1]; k++) {
+		uint32_t l = x->loops[k];
+		if (m->loops[l].hi - m->loops[l].lo < span && cp_code_model_loop_has(m, l, a)) {
 			span = m->loops[l].hi - m->loops[l].lo;
 			best = (int32_t)l;
 		}
+	}
 	return best;
 }
 
@@ -206,7 +229,7 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
 			prev = fexe;
 		if (f >= 0) {
-			int32_t own = leaf ? loop_of(m, (uint32_t)f, a) : -1;
+			int32_t own = leaf ? loop_of(x, (uint32_t)f, a) : -1;
 			if (own >= 0) /* the sample's own pc: not a call made in the loop */
 				s->loops[own].own_cpu += v[CP_SM_CPU];
 			if (leaf)
@@ -221,13 +244,14 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 				add_values(s->funcs[f].sampled, v);
 				add_values(&tv[(size_t)f * CP_SM_N], v);
 			}
-			for (size_t l = 0; l < m->nloops; l++)
-				if (m->loops[l].func == (uint32_t)f && x->lstamp[l] != x->gen &&
-				    cp_code_model_loop_has(m, (uint32_t)l, a)) {
+			for (uint32_t k = x->loop_first[f]; k < x->loop_first[f + 1]; k++) {
+				uint32_t l = x->loops[k];
+				if (x->lstamp[l] != x->gen && cp_code_model_loop_has(m, l, a)) {
 					x->lstamp[l] = x->gen;
 					add_values(s->loops[l].sampled, v);
 					add_values(&tv[(m->nfuncs + l) * CP_SM_N], v);
 				}
+			}
 		}
 		if (r->parent == UINT32_MAX || r->parent >= n)
 			break;
@@ -258,7 +282,7 @@ static void seen_calls(struct cp_search_snap *s, const struct index *x, const st
 		long f = func_at(x, t->nodes[p].module, site);
 		if (f < 0 || f == g)
 			continue;
-		int32_t loop = loop_of(x->m, (uint32_t)f, site);
+		int32_t loop = loop_of(x, (uint32_t)f, site);
 		if (cp_code_model_calls_at(x->m, (uint32_t)f, loop, (uint32_t)g))
 			continue;
 		size_t k = 0;
