@@ -23,6 +23,7 @@ void cp_code_model_release(struct cp_code_model *m)
 	free(m->calls);
 	free(m->loops);
 	free(m->ranges);
+	free(m->parts);
 	cp_code_model_init(m);
 }
 
@@ -58,6 +59,12 @@ uint32_t cp_code_model_func(struct cp_code_model *m, const char *name)
 	f->lo = f->hi = 0;
 	f->plt = 0;
 	return (uint32_t)m->nfuncs++;
+}
+
+void cp_code_model_part(struct cp_code_model *m, uint32_t f, uint64_t lo, uint64_t hi)
+{
+	XGROW(m->parts, m->nparts + 1, m->parts_alloc);
+	m->parts[m->nparts++] = (struct cp_code_part){f, lo, hi};
 }
 
 void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop)

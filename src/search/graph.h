@@ -59,6 +59,12 @@ struct cp_code_range {
 	uint64_t lo, hi;
 };
 
+/* A split-off part of a function (GCC's foo.cold: a C++ throw, an unlikely error path). */
+struct cp_code_part {
+	uint32_t func;
+	uint64_t lo, hi;
+};
+
 /* A call seen on sampled call paths (an indirect call, a call into another module through
  * its PLT): caller's call site in loop `loop` (-1 none) reached callee. */
 struct cp_code_seen_call {
@@ -79,6 +85,8 @@ struct cp_code_model {
 	size_t nloops, loops_alloc;
 	struct cp_code_range *ranges;
 	size_t nranges, ranges_alloc;
+	struct cp_code_part *parts;
+	size_t nparts, parts_alloc;
 };
 
 void cp_code_model_init(struct cp_code_model *m);
@@ -93,6 +101,8 @@ uint32_t cp_code_model_func(struct cp_code_model *m, const char *name);
 void cp_code_model_call(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop);
 uint32_t cp_code_model_loop(struct cp_code_model *m, uint32_t func, int32_t parent,
 			    uint64_t header);
+/* Adds a split-off part [lo, hi) to function f. */
+void cp_code_model_part(struct cp_code_model *m, uint32_t f, uint64_t lo, uint64_t hi);
 /* Adds an address range to loop l (the last loop added); lo/hi grow to cover it. */
 void cp_code_model_loop_range(struct cp_code_model *m, uint32_t l, uint64_t lo, uint64_t hi);
 /* Does loop l hold address a? */

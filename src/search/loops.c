@@ -260,6 +260,9 @@ int cp_code_model_from_module(struct cp_code_model *model, const char *path)
 		model->funcs[fid].lo = m.procs.procs[i].lo;
 		model->funcs[fid].hi = m.procs.procs[i].hi;
 		model->funcs[fid].plt = (m.procs.procs[i].flags & CP_PROC_PLT) != 0;
+		for (size_t k = 0; k < m.procs.procs[i].nparts; k++)
+			cp_code_model_part(model, fid, m.procs.procs[i].parts[k].lo,
+					   m.procs.procs[i].parts[k].hi);
 		if (m.procs.procs[i].flags & CP_PROC_PLT ||
 		    cp_cfg_module_build(&cm, &cfg, i, &oracle))
 			continue;

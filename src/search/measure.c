@@ -5,6 +5,8 @@
 #include "base/xalloc.h"
 #include "format/measure-read.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +29,8 @@ struct index {
 	uint32_t *funcs; /* by module, then lo */
 	size_t nfuncs;
 	uint32_t *fstamp, *lstamp, gen;
+	uint32_t *loop_first, *loops; /* function f's loops: loops[loop_first[f]..[f + 1]) */
+	uint32_t *parts;	      /* the model's split-off parts, by module, then lo */
 	int32_t *modmap; /* the measurement's module id -> model module, -1 */
 	uint8_t *omp;	 /* the measurement's module id -> enum omp_class */
 	int32_t *modidx; /* the measurement's module id -> index in snap->modules, -1 */
@@ -85,6 +89,33 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static int part_by_lo(const void *a, const void *b)
+{
+	const struct cp_code_part *x = &sort_model->parts[*(const uint32_t *)a];
+	const struct cp_code_part *y = &sort_model->parts[*(const uint32_t *)b];
+	uint32_t mx = sort_model->funcs[x->func].module, my = sort_model->funcs[y->func].module;
+	if (mx != my)
+		return mx < my ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Each function's loops, so that a frame looks at its function's loops only: scanning
+ * every loop of the model per frame took seconds per snapshot once a hot system library
+ * entered it (Debian's sort: libc's 4618 loops; no experiment was decided for 6 s). */
+static void index_loops(struct index *x, const struct cp_code_model *m)
+{
+	x->loop_first = xcalloc(m->nfuncs + 2, sizeof *x->loop_first);
+	x->loops = xcalloc(m->nloops + 1, sizeof *x->loops);
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func < m->nfuncs)
+			x->loop_first[m->loops[l].func + 2]++;
+	for (size_t f = 2; f < m->nfuncs + 2; f++)
+		x->loop_first[f] += x->loop_first[f - 1];
+	for (size_t l = 0; l < m->nloops; l++)
+		if (m->loops[l].func < m->nfuncs)
+			x->loops[x->loop_first[m->loops[l].func + 1]++] = (uint32_t)l;
+}
+
 static void index_init(struct index *x, const struct cp_code_model *m)
 {
 	memset(x, 0, sizeof *x);
@@ -97,6 +128,11 @@ static void index_init(struct index *x, const struct cp_code_model *m)
 	qsort(x->funcs, x->nfuncs, sizeof *x->funcs, by_lo);
 	x->fstamp = xcalloc(m->nfuncs + 1, sizeof *x->fstamp);
 	x->lstamp = xcalloc(m->nloops + 1, sizeof *x->lstamp);
+	index_loops(x, m);
+	x->parts = xcalloc(m->nparts + 1, sizeof *x->parts);
+	for (size_t i = 0; i < m->nparts; i++)
+		x->parts[i] = (uint32_t)i;
+	qsort(x->parts, m->nparts, sizeof *x->parts, part_by_lo);
 }
 
 static void index_release(struct index *x)
@@ -107,6 +143,29 @@ static void index_release(struct index *x)
 	free(x->funcs);
 	free(x->fstamp);
 	free(x->lstamp);
+	free(x->loop_first);
+	free(x->loops);
+	free(x->parts);
+}
+
+/* The function whose split-off part (foo.cold) of model module mod holds a, or -1: a
+ * frame there is its function's (a C++ throw is in main.cold: without this a search of a
+ * program whose time is in exceptions found main at a third of its time). */
+static long part_at(const struct index *x, uint32_t mod, uint64_t a)
+{
+	size_t lo = 0, hi = x->m->nparts;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct cp_code_part *p = &x->m->parts[x->parts[mid]];
+		uint32_t pm = x->m->funcs[p->func].module;
+		if (mod < pm || (mod == pm && a < p->lo))
+			hi = mid;
+		else if (mod > pm || a >= p->hi)
+			lo = mid + 1;
+		else
+			return p->func;
+	}
+	return -1;
 }
 
 /* The model's function at address a of the measurement's module id, or -1. */
@@ -126,20 +185,22 @@ static long func_at(const struct index *x, uint32_t id, uint64_t a)
 		else
 			return x->funcs[mid];
 	}
-	return -1;
+	return part_at(x, mod, a);
 }
 
 /* The innermost loop of function f holding address a, or -1. */
-static int32_t loop_of(const struct cp_code_model *m, uint32_t f, uint64_t a)
+static int32_t loop_of(const struct index *x, uint32_t f, uint64_t a)
 {
+	const struct cp_code_model *m = x->m;
 	int32_t best = -1;
 	uint64_t span = UINT64_MAX;
-	for (size_t l = 0; l < m->nloops; l++)
-		if (m->loops[l].func == f && m->loops[l].hi - m->loops[l].lo < span &&
-		    cp_code_model_loop_has(m, (uint32_t)l, a)) {
+	for (uint32_t k = x->loop_first[f]; k < x->loop_first[f + 1]; k++) {
+		uint32_t l = x->loops[k];
+		if (m->loops[l].hi - m->loops[l].lo < span && cp_code_model_loop_has(m, l, a)) {
 			span = m->loops[l].hi - m->loops[l].lo;
 			best = (int32_t)l;
 		}
+	}
 	return best;
 }
 
@@ -159,6 +220,8 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	free(s->region);
 	free(s->thread_vals);
 	free(s->thread_delay);
+	free(s->thread_lost);
+	free(s->thread_at);
 	free(s->seen);
 	for (size_t i = 0; i < s->nmodules; i++)
 		free(s->modules[i]);
@@ -202,7 +265,7 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
 			prev = fexe;
 		if (f >= 0) {
-			int32_t own = leaf ? loop_of(m, (uint32_t)f, a) : -1;
+			int32_t own = leaf ? loop_of(x, (uint32_t)f, a) : -1;
 			if (own >= 0) /* the sample's own pc: not a call made in the loop */
 				s->loops[own].own_cpu += v[CP_SM_CPU];
 			if (leaf)
@@ -217,13 +280,14 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 				add_values(s->funcs[f].sampled, v);
 				add_values(&tv[(size_t)f * CP_SM_N], v);
 			}
-			for (size_t l = 0; l < m->nloops; l++)
-				if (m->loops[l].func == (uint32_t)f && x->lstamp[l] != x->gen &&
-				    cp_code_model_loop_has(m, (uint32_t)l, a)) {
+			for (uint32_t k = x->loop_first[f]; k < x->loop_first[f + 1]; k++) {
+				uint32_t l = x->loops[k];
+				if (x->lstamp[l] != x->gen && cp_code_model_loop_has(m, l, a)) {
 					x->lstamp[l] = x->gen;
 					add_values(s->loops[l].sampled, v);
 					add_values(&tv[(m->nfuncs + l) * CP_SM_N], v);
 				}
+			}
 		}
 		if (r->parent == UINT32_MAX || r->parent >= n)
 			break;
@@ -254,7 +318,7 @@ static void seen_calls(struct cp_search_snap *s, const struct index *x, const st
 		long f = func_at(x, t->nodes[p].module, site);
 		if (f < 0 || f == g)
 			continue;
-		int32_t loop = loop_of(x->m, (uint32_t)f, site);
+		int32_t loop = loop_of(x, (uint32_t)f, site);
 		if (cp_code_model_calls_at(x->m, (uint32_t)f, loop, (uint32_t)g))
 			continue;
 		size_t k = 0;
@@ -354,8 +418,50 @@ static void own_in_module(struct cp_search_snap *s, const struct index *x,
 		s->module_own[x->modidx[r->module]] += own;
 }
 
+/* The schedstat of every thread of process pid, read just before its measurement files
+ * are: run and delay (ns) and when they were read (monotonic seconds), by tid. */
+struct sched_table {
+	int *tids;
+	double (*v)[3];
+	size_t n;
+};
+
+static void sched_table_read(struct sched_table *st, int pid)
+{
+	char path[96];
+	memset(st, 0, sizeof *st);
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *dir = opendir(path);
+	for (struct dirent *e; dir && (e = readdir(dir));) {
+		unsigned long long run = 0, delay = 0;
+		int tid = atoi(e->d_name);
+		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
+		FILE *f = tid > 0 ? fopen(path, "r") : NULL;
+		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
+			st->tids = xrealloc(st->tids, (st->n + 1) * sizeof *st->tids);
+			st->v = xrealloc(st->v, (st->n + 1) * sizeof *st->v);
+			st->tids[st->n] = tid;
+			st->v[st->n][0] = (double)run, st->v[st->n][1] = (double)delay;
+			st->v[st->n++][2] = now_s();
+		}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* Thread t's entry: run[0], delay[1], [2] when read (0: not found, or it has ended). */
+static void sched_of(const struct sched_table *st, const struct cp_mf_thr *t, double sched[3])
+{
+	sched[0] = sched[1] = sched[2] = 0;
+	for (size_t i = 0; i < st->n && !t->hdr.end_ns; i++)
+		if (st->tids[i] == t->hdr.tid)
+			memcpy(sched, st->v[i], sizeof st->v[i]);
+}
+
 static void read_thread(struct cp_search_snap *s, struct index *x, const struct cp_mf_thr *t,
-			const int *sm, const int *pm)
+			const int *sm, const int *pm, double period, const double *sched)
 {
 	size_t nm = t->hdr.nmetrics, per = s->nfoci * CP_SM_N;
 	double cpu = 0, any_sum = 0;
@@ -398,19 +504,15 @@ static void read_thread(struct cp_search_snap *s, struct index *x, const struct 
 	s->thread_delay[s->nthreads] = 0;
 	s->thread_run = xrealloc(s->thread_run, (s->nthreads + 1) * sizeof *s->thread_run);
 	s->thread_run[s->nthreads] = 0;
-	if (!t->hdr.end_ns) {
-		char path[96];
-		unsigned long long run = 0, delay = 0;
-		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->hdr.pid, t->hdr.tid);
-		FILE *f = fopen(path, "r");
-		if (f && fscanf(f, "%llu %llu", &run, &delay) == 2) {
-			s->thread_delay[s->nthreads] = (double)delay;
-			s->thread_run[s->nthreads] = (double)run;
-			s->run_delay_ns += (double)delay;
-			s->nlive++;
-		}
-		if (f)
-			fclose(f);
+	s->thread_lost = xrealloc(s->thread_lost, (s->nthreads + 1) * sizeof *s->thread_lost);
+	s->thread_lost[s->nthreads] = (double)t->hdr.dropped * period;
+	s->thread_at = xrealloc(s->thread_at, (s->nthreads + 1) * sizeof *s->thread_at);
+	s->thread_at[s->nthreads] = sched[2];
+	if (sched[2] > 0) {
+		s->thread_run[s->nthreads] = sched[0];
+		s->thread_delay[s->nthreads] = sched[1];
+		s->run_delay_ns += sched[1];
+		s->nlive++;
 	}
 	s->tids[s->nthreads] = t->hdr.tid;
 	s->thread_cpu[s->nthreads++] = cpu;
@@ -455,7 +557,8 @@ static int map_modules(struct cp_search_snap *s, struct index *x, const struct c
 	return exe;
 }
 
-static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im)
+static void read_image(struct cp_search_snap *s, struct index *x, const struct cp_mf_image *im,
+		       const struct sched_table *st)
 {
 	int sm[CP_SM_N], pm[PM_N];
 	for (int k = 0; k < CP_SM_N; k++) {
@@ -466,9 +569,24 @@ static void read_image(struct cp_search_snap *s, struct index *x, const struct c
 		pm[k] = metric_index(&im->proc, pmetric_name[k]);
 	s->have[CP_SM_WAIT] |= pm[PM_MPI] >= 0;
 	int exe = map_modules(s, x, &im->proc);
-	for (size_t j = 0; j < im->nthreads && exe; j++)
-		read_thread(s, x, &im->threads[j], sm, pm);
+	double period = sm[CP_SM_CPU] >= 0 ? (double)im->proc.hdr.metrics[sm[CP_SM_CPU]].period : 0;
+	for (size_t j = 0; j < im->nthreads && exe; j++) {
+		double sched[3];
+		sched_of(st, &im->threads[j], sched);
+		read_thread(s, x, &im->threads[j], sm, pm, period, sched);
+	}
 	s->done = im->proc.hdr.end_ns != 0;
+}
+
+/* A snapshot's time, or the program's end when it has ended (the header's end_ns,
+ * CLOCK_REALTIME, against `real`, read with `wall`): the interval in which the program
+ * ended holds only its time until then. Without this, its last interval's values were
+ * diluted by the time after the end (a CPU-bound Py_RunMain decided at 27 %). */
+static double ended_at(const struct cp_mf_image *im, double wall, const struct timespec *real)
+{
+	double ago =
+	    (double)real->tv_sec + (double)real->tv_nsec / 1e9 - (double)im->proc.hdr.end_ns / 1e9;
+	return im->proc.hdr.end_ns && ago > 0 ? wall - ago : wall;
 }
 
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
@@ -476,17 +594,23 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 {
 	struct cp_mf_dir d;
 	struct index x;
+	struct timespec real;
 	cp_search_snap_release(s);
 	s->wall = now_s();
+	clock_gettime(CLOCK_REALTIME, &real);
+	struct sched_table st;
 	s->funcs = xcalloc(m->nfuncs + 1, sizeof *s->funcs);
 	s->loops = xcalloc(m->nloops + 1, sizeof *s->loops);
 	s->nfuncs = m->nfuncs;
 	s->nloops = m->nloops;
 	s->nfoci = m->nfuncs + m->nloops;
 	s->region = xcalloc(s->nfuncs + 1, 1);
+	sched_table_read(&st, pid); /* right before the files: their samples' window */
 	int rc = cp_mf_dir_open(&d, dir);
-	if (rc)
+	if (rc) {
+		free(st.tids), free(st.v);
 		return rc;
+	}
 	const struct cp_mf_image *im = NULL;
 	for (size_t i = 0; i < d.nimages; i++)
 		if (d.images[i].proc.hdr.pid == pid)
@@ -495,10 +619,12 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 		rc = cp_error(CP_ENOENT, "no measurement of process %d in %s yet", pid, dir);
 	else {
 		index_init(&x, m);
-		read_image(s, &x, im);
+		read_image(s, &x, im, &st);
+		s->wall = ended_at(im, s->wall, &real);
 		index_release(&x);
 	}
 	cp_mf_dir_release(&d);
+	free(st.tids), free(st.v);
 	return rc;
 }
 
@@ -576,25 +702,59 @@ static double activity(const struct cp_search_snap *a, const struct cp_search_sn
 	return y - x;
 }
 
+/* The wall time (ns) of thread i of b over (a, b]: between the readings of its schedstat
+ * when both were read, else `all` (the snapshots' times). A snapshot's schedstat was read
+ * after its files had been processed, which under load took long enough (a large model:
+ * Debian's python3) for its wait for a CPU to be of another window than its samples and
+ * its time: the runnable time was off by a factor of 3 either way (a CPU-bound Py_RunMain
+ * decided at 15-55 %). Now the three are taken together, right before the files. */
+static double thread_wall(const struct cp_search_snap *a, const struct cp_search_snap *b,
+			  size_t i, double all)
+{
+	for (size_t j = 0; j < a->nthreads; j++)
+		if (a->tids[j] == b->tids[i] && a->thread_at[j] > 0 && b->thread_at[i] > 0)
+			return (b->thread_at[i] - a->thread_at[j]) * 1e9;
+	return all;
+}
+
+/* Thread tid's CPU time lost to dropped samples over (a, b]. */
+static double lost_delta(const struct cp_search_snap *a, const struct cp_search_snap *b, int tid)
+{
+	double x = 0, y = 0;
+	for (size_t i = 0; i < a->nthreads; i++)
+		if (a->tids[i] == tid)
+			x = a->thread_lost[i];
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->tids[i] == tid)
+			y = b->thread_lost[i];
+	return y > x ? y - x : 0;
+}
+
 /* Wall time over (a, b] summed over the threads with activity in it (CPU time; any value
- * when `any`), less the time each waited for a CPU (not when `any`). For CPU time, a
- * thread that ran less than a tenth of the time it could (schedstat: a thread blocked in
- * pthread_join but for a moment) is left out, unless every thread is. */
+ * when `any`), less the time each waited for a CPU and the CPU time of its dropped samples
+ * (not when `any`). For CPU time, a thread that ran less than a tenth of the time it could
+ * (schedstat: a thread blocked in pthread_join but for a moment) is left out, unless every
+ * thread is. The dropped samples are mostly those that hit a thread inside a probe's
+ * handler (the runtime is busy there): time of the probes, not the program's, which in an
+ * interval with hot probes (an interpreter's per-opcode functions) made every focus look
+ * less CPU bound (Debian's python3: Py_RunMain, under all the time, at 55 %). */
 static double active_time(const struct cp_search_snap *a, const struct cp_search_snap *b, int any)
 {
-	double t[2] = {0, 0}, wall = (b->wall - a->wall) * 1e9;
+	double t[2] = {0, 0}, all = (b->wall - a->wall) * 1e9;
 	for (size_t i = 0; i < b->nthreads; i++) {
 		if (activity(a, b, b->tids[i], any) <= 0)
 			continue;
-		double run, d;
+		double run, d, wall = thread_wall(a, b, i, all);
 		sched_delta(a, b, b->tids[i], &run, &d);
 		double base = wall - (!any && d > 0 && d < wall ? d : 0);
+		double lost = any ? 0 : lost_delta(a, b, b->tids[i]);
+		base -= lost < base ? lost : 0;
 		t[0] += base;
 		if (any || run <= 0 || run >= 0.1 * base)
 			t[1] += base;
 	}
 	double v = t[1] > 0 ? t[1] : t[0];
-	return v > 0 ? v : wall > 0 ? wall : 1;
+	return v > 0 ? v : all > 0 ? all : 1;
 }
 
 double cp_search_snap_cpu_time(const struct cp_search_snap *a, const struct cp_search_snap *b)

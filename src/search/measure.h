@@ -35,7 +35,8 @@ struct cp_focus_values {
 };
 
 struct cp_search_snap {
-	double wall;			/* CLOCK_MONOTONIC seconds when read */
+	double wall;			/* CLOCK_MONOTONIC seconds when read (or when the
+					 * program ended, if it has) */
 	double total[CP_SM_N];		/* the program's totals */
 	struct cp_focus_values *funcs;	/* [model.nfuncs] */
 	struct cp_focus_values *loops;	/* [model.nloops] */
@@ -45,6 +46,8 @@ struct cp_search_snap {
 	double *thread_any;		/* [nthreads] every sampled value per thread (activity) */
 	double *thread_delay;		/* [nthreads] time waiting for a CPU (schedstat) */
 	double *thread_run;		/* [nthreads] time on a CPU (schedstat) */
+	double *thread_lost;		/* [nthreads] CPU ns of its dropped samples */
+	double *thread_at;		/* [nthreads] when its schedstat was read, or 0 */
 	uint8_t *region;		/* [nfuncs] an OpenMP region's outlined function */
 	double *thread_vals;		/* [nthreads][nfuncs + nloops][CP_SM_N] sampled values */
 	size_t nfuncs, nloops, nfoci;	/* the model's functions, loops, both, when read */

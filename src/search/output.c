@@ -129,13 +129,22 @@ size_t cp_search_bottlenecks(const struct cp_search *s, uint32_t *out, size_t ma
 	return n;
 }
 
+/* file:line, or without line information (a stripped program) MODULE+0xADDRESS, the
+ * ELF address of the function's entry or the loop's header as `report` names it. */
 static void print_where(const struct cp_search *s, uint32_t i, FILE *out)
 {
 	const struct cp_search_info *in = &s->info[i];
+	const struct cp_search_node *n = &s->graph.nodes[i];
+	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
+	const struct cp_code_func *f = &s->model.funcs[l ? l->func : n->target];
+	const char *path = s->model.modules[f->module].path;
 	if (in->file)
 		fprintf(out, "%s:%d", in->file, in->line);
-	else
+	else if (n->sync >= 0)
 		fprintf(out, "?");
+	else
+		fprintf(out, "%s+0x%llx", strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
+			(unsigned long long)(l ? l->header : f->lo));
 }
 
 void cp_search_print_text(const struct cp_search *s, FILE *out)
