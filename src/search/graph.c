@@ -107,6 +107,8 @@ int cp_code_model_loop_has(const struct cp_code_model *m, uint32_t l, uint64_t a
 
 int cp_code_model_seen(struct cp_code_model *m, uint32_t caller, uint32_t callee, int32_t loop)
 {
+	if (m->funcs[callee].plt) /* a sample in a PLT stub: the stub is no focus */
+		return 0;
 	for (size_t i = 0; i < m->nseen; i++)
 		if (m->seen[i].caller == caller && m->seen[i].callee == callee &&
 		    m->seen[i].loop == loop)

@@ -563,7 +563,7 @@ static void deep_start(struct run *r, const struct cp_search_snap *a,
 					uint32_t g = m->calls[m->funcs[f].first_call + c].callee;
 					deeper = g != f && v[g] >= s->o.threshold;
 				}
-				if (v[f] >= s->o.threshold && !deeper &&
+				if (v[f] >= s->o.threshold && !deeper && !m->funcs[f].plt &&
 				    (best < 0 || v[f] > v[best]))
 					best = (long)f;
 			}
@@ -603,7 +603,7 @@ static void roots(struct run *r, const struct cp_search_snap *a)
 			const struct cp_code_func *fn = &s->model.funcs[f];
 			int is_main = !strcmp(fn->name, "main");
 			int is_start = !strcmp(fn->name, "_start") || (entry && fn->lo == entry);
-			if (fn->lo && !fn->module && f < a->nfuncs &&
+			if (fn->lo && !fn->module && !fn->plt && f < a->nfuncs &&
 			    (is_main || (a->funcs[f].entry[hyp_metric[h]] > 0 && !is_start)))
 				cp_search_node_get(&s->graph, (uint32_t)h, CP_FOCUS_FUNC,
 						   (uint32_t)f, -1);

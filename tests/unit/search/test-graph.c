@@ -119,6 +119,27 @@ static void test_library(void **state)
 	cp_code_model_release(&model);
 }
 
+/* A call seen on a sampled path to a PLT stub (a sample taken in the stub) makes no focus:
+ * the stub is not code of the program's (the call's target is seen from its own samples);
+ * a call seen to a real function does. */
+static void test_seen_plt(void **state)
+{
+	struct cp_search_graph g;
+	(void)state;
+	build();
+	uint32_t f_stub = cp_code_model_func(&model, "free@plt");
+	model.funcs[f_stub].plt = 1;
+	assert_int_equal(cp_code_model_seen(&model, f_init, f_stub, -1), 0);
+	assert_int_equal(cp_code_model_seen(&model, f_init, f_kernel, -1), 1);
+	cp_search_graph_init(&g);
+	uint32_t n = cp_search_node_get(&g, 0, CP_FOCUS_FUNC, f_init, -1);
+	cp_search_decide(&g, &model, n, 1, 0.9, 1.0);
+	assert_true(has(&g, CP_FOCUS_FUNC, f_kernel) >= 0);
+	assert_int_equal(has(&g, CP_FOCUS_FUNC, f_stub), -1);
+	cp_search_graph_release(&g);
+	cp_code_model_release(&model);
+}
+
 static void test_cost_limit(void **state)
 {
 	struct cp_search_graph g;
@@ -202,7 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_refine),     cmocka_unit_test(test_library),
 	    cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_dot),
-	    cmocka_unit_test(test_thread),
+	    cmocka_unit_test(test_thread),     cmocka_unit_test(test_seen_plt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
