@@ -164,9 +164,9 @@ static int snap(struct run *r, size_t *epoch)
 	cp_search_snap_init(sn);
 	int rc = -1;
 	for (int tries = 0; tries < 50 && rc; tries++) {
-		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
+		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->gen);
 		if (!rc && add_modules(r, sn))
-			rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
+			rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->gen);
 		if (rc)
 			sleep_s(0.05);
 	}

@@ -1,0 +1,59 @@
+"""Checks a `callpath search` result on a program of several processes (tests/e2e/
+search-wrapper.sh, search-fork.sh, search-exec.sh): the process searched (the K-th search,
+default the last) is the workload's, its top 3 bottlenecks hold compute's hot loop, whose
+focus names that process (/Machine/HOST/PID), and search.json and the database's search
+table hold the same graph.
+
+Usage: search-procs-check.py DIR HOT_LINE PROGRAM_BASENAME [--search K] [--pid PID]
+       [--min-searches N]"""
+import argparse
+import json
+import sqlite3
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("dir")
+ap.add_argument("hot", type=int)
+ap.add_argument("program")
+ap.add_argument("--search", type=int, default=-1)
+ap.add_argument("--pid", type=int)
+ap.add_argument("--min-searches", type=int, default=1)
+a = ap.parse_args()
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+d = json.load(open(a.dir + "/search.json"))
+procs = d["processes"]
+if len(procs) < a.min_searches:
+    fail("%d processes searched, expected at least %d: %s" % (len(procs), a.min_searches, procs))
+p = procs[a.search]
+if not p["program"].endswith("/" + a.program):
+    fail("searched %s (%s), not %s: %s" % (p["program"], p["command"], a.program, p["reason"]))
+if a.pid is not None and p["pid"] != a.pid:
+    fail("searched process %d, not %d" % (p["pid"], a.pid))
+ids = range(p["first_node"], p["first_node"] + p["nodes"])
+mine = [b for b in d["bottlenecks"] if b["id"] in ids]
+hot = [b for b in mine[:3] if b["kind"] == "loop" and b["function"] == "compute"
+       and b["line"] in (a.hot, a.hot + 1)]
+if not hot:
+    fail("the hot loop (line %d) is not in process %d's top 3: %s" %
+         (a.hot, p["pid"], [(b["focus"], b["value"]) for b in mine[:5]]))
+if "/Machine/" not in hot[0]["focus"] or not hot[0]["focus"].endswith("/%d" % p["pid"]):
+    fail("the focus does not name the process: " + hot[0]["focus"])
+if hot[0]["pid"] != p["pid"]:
+    fail("node pid %d, process %d" % (hot[0]["pid"], p["pid"]))
+if [n["id"] for n in d["nodes"]] != list(range(len(d["nodes"]))):
+    fail("node ids not numbered on across the searches")
+db = sqlite3.connect(a.dir + "/callpath.db")
+rows = db.execute("SELECT id, state, focus FROM search ORDER BY id").fetchall()
+if [(n["id"], n["state"], n["focus"]) for n in d["nodes"]] != rows:
+    fail("the search table differs from search.json")
+ranked = db.execute("SELECT id FROM search WHERE rank > 0 ORDER BY rank").fetchall()
+if [r[0] for r in ranked] != [b["id"] for b in d["bottlenecks"]]:
+    fail("the search table's ranks differ from search.json's bottlenecks")
+print("process %d (%s): %s; hot loop %s %.1f%%" %
+      (p["pid"], p["command"], p["reason"], hot[0]["focus"], 100 * hot[0]["value"]))
