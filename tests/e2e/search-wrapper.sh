@@ -14,10 +14,11 @@ check=$CP_SOURCE_DIR/tests/e2e/search-procs-check.py
 # a child of the script (`; true` keeps the shell from exec'ing it)
 run "$CALLPATH" search --hypotheses CPUBound --after 0.3 --for 10 --kill --format json \
 	-o "$WORK/a" -- sh -c "\"$wl\" 20; true"
+python3 "$check" "$WORK/a" "$hot" search-loops.O2 || fail "child of a script"
 pid=$(sed -n 's/^callpath search: searching process \([0-9]*\) (.*search-loops.O2 20): .*/\1/p' \
 	"$WORK/run.err")
 [ -n "$pid" ] || fail "the choice of the workload was not said: $(grep 'searching process' "$WORK/run.err")"
-python3 "$check" "$WORK/a" "$hot" search-loops.O2 --pid "$pid" || fail "child of a script"
+python3 "$check" "$WORK/a" "$hot" search-loops.O2 --pid "$pid" >/dev/null || fail "another pid said"
 
 # two programs in turn: the first ends during its search, the second is searched next
 run "$CALLPATH" search --hypotheses CPUBound --after 0.3 --for 12 --kill --format json \
