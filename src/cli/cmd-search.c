@@ -300,16 +300,12 @@ static void on_interrupt(int sig)
 
 static double now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return cp_search_now();
 }
 
 static void sleep_s(double s)
 {
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (s > 0 && nanosleep(&ts, &ts) && errno == EINTR && !interrupted)
-		;
+	cp_search_sleep(s, &interrupted);
 }
 
 /* The first choice of a process measures at least CHOICE_MIN_S (--after included); when

@@ -139,6 +139,20 @@ void cp_search_procs_release(struct cp_search_procs *ps)
 	memset(ps, 0, sizeof *ps);
 }
 
+double cp_search_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cp_search_sleep(double s, volatile sig_atomic_t *stop)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	while (s > 0 && nanosleep(&ts, &ts) && errno == EINTR && !(stop && *stop))
+		;
+}
+
 double cp_search_procs_score(const struct cp_search_procs *a, const struct cp_search_procs *b,
 			     size_t i, unsigned hyps)
 {

@@ -9,6 +9,7 @@
 
 #include "search/measure.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,5 +49,10 @@ long cp_search_procs_busiest(const struct cp_search_procs *a, const struct cp_se
 /* The score of image i of b over (a, b] (as cp_search_procs_busiest ranks them). */
 double cp_search_procs_score(const struct cp_search_procs *a, const struct cp_search_procs *b,
 			     size_t i, unsigned hyps);
+
+/* CLOCK_MONOTONIC seconds; a sleep of s seconds, cut short once *stop is set (stop may be
+ * NULL). */
+double cp_search_now(void);
+void cp_search_sleep(double s, volatile sig_atomic_t *stop);
 
 #endif

@@ -5,6 +5,7 @@
 #include "base/xalloc.h"
 #include "record/control.h"
 #include "search/loops.h"
+#include "search/procs.h"
 #include "search/syncobj.h"
 
 #include <elf.h>
@@ -53,16 +54,12 @@ struct run {
 
 static double now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return cp_search_now();
 }
 
 static void sleep_s(double s)
 {
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	cp_search_sleep(s, NULL);
 }
 
 static int program_gone(const struct run *r)
