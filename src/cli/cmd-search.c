@@ -316,6 +316,22 @@ static void sleep_s(double s)
 #define CHOICE_WAIT_S 2.0
 #define CHOICE_STEP_S 0.05
 
+struct searches {
+	struct cp_search *v;
+	size_t n;
+};
+
+/* Images of an executable whose search was complete (its process went on: nothing was
+ * left to test) are no candidates: another process of the same code would give the same
+ * result. */
+static void exclude_searched(struct cp_search_procs *b, const struct searches *all)
+{
+	for (size_t i = 0; i < b->n; i++)
+		for (size_t k = 0; k < all->n && b->p[i].exe; k++)
+			if (!all->v[k].program_exited && !strcmp(all->v[k].exe, b->p[i].exe))
+				b->p[i].control = 0;
+}
+
 static size_t nlive(const struct cp_search_procs *p)
 {
 	size_t n = 0;
@@ -339,13 +355,14 @@ static void read_procs(struct cp_search_procs *p, const char *dir, pid_t child)
 /* The process image to search: the busiest live one of the program started by child over
  * (a, now], read into b (its index), or -1 when none is left; why in reason. */
 static long choose(const struct search_cli *c, const char *dir, pid_t child,
-		   const struct cp_search_procs *a, struct cp_search_procs *b, double wait,
-		   char *reason, size_t cap)
+		   const struct searches *all, const struct cp_search_procs *a,
+		   struct cp_search_procs *b, double wait, char *reason, size_t cap)
 {
 	double score = 0, share = 0, t_end = now_s() + wait;
 	long i = -1;
 	for (;;) {
 		read_procs(b, dir, child);
+		exclude_searched(b, all);
 		i = cp_search_procs_busiest(a, b, c->so.hyps, &score, &share);
 		if ((i >= 0 && score > 0 && b->wall - a->wall >= CHOICE_MIN_S) || !nlive(b) ||
 		    now_s() >= t_end || interrupted)
@@ -399,24 +416,23 @@ static int search_proc(struct search_cli *c, const struct cp_search_proc *p, con
 	return 0;
 }
 
-struct searches {
-	struct cp_search *v;
-	size_t n;
-};
-
-/* Is the search over after v's last search: stopped, or its process still runs? */
-static int all_done(const struct search_cli *c, const struct searches *all, double *for_left)
+/* Is the search over after the last search: stopped, or complete in a program of one
+ * process image (nimages)? (After a complete search in a program of several, another
+ * executable's busy process may be next.) */
+static int all_done(const struct search_cli *c, const struct searches *all, size_t nimages,
+		    double *for_left)
 {
 	const struct cp_search *s = &all->v[all->n - 1];
 	*for_left = c->so.for_s;
 	for (size_t k = 0; k < all->n; k++)
 		*for_left -= all->v[k].elapsed;
-	return s->interrupted || s->stopped_by_for || !s->program_exited ||
+	return s->interrupted || s->stopped_by_for || (!s->program_exited && nimages < 2) ||
 	       (c->so.for_s > 0 && *for_left <= 0) || interrupted;
 }
 
 /* Searches the program started by child: after --after, its busiest process image; when
- * that ends while others go on, the next busiest, and so on. */
+ * that ends while others go on, the next busiest, and so on; after a complete search, the
+ * busiest process of another executable, if one does anything. */
 static int search_all(struct search_cli *c, const char *dir, pid_t child, struct searches *all)
 {
 	struct cp_search_procs a, b;
@@ -429,7 +445,7 @@ static int search_all(struct search_cli *c, const char *dir, pid_t child, struct
 	sleep_s(c->so.after > CHOICE_MIN_S ? c->so.after : CHOICE_MIN_S);
 	for (double wait = CHOICE_WAIT_S;;
 	     wait = c->so.interval > 2 * CHOICE_MIN_S ? c->so.interval : 2 * CHOICE_MIN_S) {
-		long i = choose(c, dir, child, &a, &b, wait, reason, sizeof reason);
+		long i = choose(c, dir, child, all, &a, &b, wait, reason, sizeof reason);
 		if (i < 0)
 			break;
 		all->v = xrealloc(all->v, (all->n + 1) * sizeof *all->v);
@@ -440,12 +456,16 @@ static int search_all(struct search_cli *c, const char *dir, pid_t child, struct
 			rc = all->n ? 0 : rc;
 			break;
 		}
-		if (all_done(c, all, &for_left))
+		if (all_done(c, all, b.n, &for_left))
 			break;
 		read_procs(&a, dir, child); /* the next: measured from now */
 		if (!c->quiet)
-			fprintf(stderr, "callpath search: process %d ended after %.1f s\n",
-				all->v[all->n - 1].pid, now_s() - t0);
+			fprintf(stderr, "callpath search: process %d %s after %.1f s\n",
+				all->v[all->n - 1].pid,
+				all->v[all->n - 1].program_exited
+				    ? "ended"
+				    : "searched; looking for another program's busy process",
+				now_s() - t0);
 	}
 	if (!rc && !all->n && !interrupted) {
 		cli_error("search", "the program ended before the search began");
