@@ -71,8 +71,8 @@ struct cp_search {
 	int multi;	   /* the program has several process images: foci name the process */
 	char command[256]; /* the searched process's command line, or "" */
 	char reason[256];  /* why that process was chosen, or "" */
-	double t0;			 /* CLOCK_MONOTONIC at the start of the search */
-	double elapsed;			 /* seconds the search ran */
+	double t0;	   /* CLOCK_MONOTONIC at the start of the search */
+	double elapsed;	   /* seconds the search ran */
 	double per_call_ns, per_edge_ns; /* calibrated probe costs */
 	double cost_max, cost_last;	 /* fraction of time: highest and last interval */
 	double cost_sum;		 /* cost fraction times seconds, over the rounds */
