@@ -371,7 +371,9 @@ static long choose(const struct search_cli *c, const char *dir, pid_t child,
 	}
 	if (i < 0 || (score <= 0 && wait < CHOICE_WAIT_S))
 		return -1; /* after a searched process: only one that does something */
-	if (score <= 0)
+	if (nlive(b) == 1)
+		snprintf(reason, cap, "the only live process");
+	else if (score <= 0)
 		snprintf(reason, cap, "nothing sampled in %.1f s: the newest of %zu live processes",
 			 b->wall - a->wall, nlive(b));
 	else
