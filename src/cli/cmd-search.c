@@ -1,12 +1,17 @@
 /* callpath search [options] -- PROGRAM [ARGS...]: the Performance Consultant
  * (docs/cmd-search.md). The program runs under `record --control` with loop probes allowed
- * (in a child of this process, cp_record_run); this process finds its pid by its control
- * FIFO in the measurement directory and runs the search (src/search/search.h) on it. */
+ * (in a child of this process, cp_record_run); this process waits for its control FIFO in
+ * the measurement directory, chooses the busiest of its process images (a program started
+ * through a wrapper has several, src/search/procs.h) and runs the search
+ * (src/search/search.h) on it; when that process ends while the program goes on, on the
+ * next busiest. */
 #include "cli/cli.h"
 
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "record/control.h"
 #include "record/record.h"
+#include "search/procs.h"
 #include "search/search.h"
 
 #include <dirent.h>
@@ -202,14 +207,11 @@ static int record_setup(struct search_cli *c, struct cp_record_opts *o, char **a
 	return cli_record_runtime("search", o, runtime, sizeof runtime);
 }
 
-/* Is process pid the record child or a child of it (the program it started)? Under an
- * MPI launcher the ranks share the directory: each search takes its own rank's program. */
-static int ours(int pid, pid_t child)
+/* The parent of process pid (/proc), 0 when unknown. */
+static int parent_of(int pid)
 {
 	char path[64], buf[512];
 	int ppid = 0;
-	if (pid == child)
-		return 1;
 	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	FILE *f = fopen(path, "r");
 	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
@@ -217,7 +219,18 @@ static int ours(int pid, pid_t child)
 		fclose(f);
 	buf[n] = 0;
 	const char *p = strrchr(buf, ')'); /* after the command name */
-	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == child;
+	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+}
+
+/* Is process pid the record child or a descendant of it (the program it started, or a
+ * process the program started: a wrapper without the runtime has none of its own)? Under
+ * an MPI launcher the ranks share the directory: each search takes its own rank's. */
+static int ours(int pid, pid_t child)
+{
+	for (int hops = 0; hops < 32 && pid > 1; hops++, pid = parent_of(pid))
+		if (pid == child)
+			return 1;
+	return 0;
 }
 
 /* The program's pid: the name of the control FIFO its runtime makes in dir. 0 when the
@@ -245,20 +258,20 @@ static int find_pid(const char *dir, pid_t child, int *status)
 	return -1;
 }
 
-static void print_result(const struct cp_search *s, int format, FILE *out)
+static void print_result(const struct cp_search *v, size_t n, int format, FILE *out)
 {
 	if (format == 1)
-		cp_search_print_json(s, out);
+		cp_search_print_json_all(v, n, out);
 	else if (format == 2)
-		cp_search_print_dot(s, out);
+		cp_search_print_dot_all(v, n, out);
 	else
-		cp_search_print_text(s, out);
+		cp_search_print_text_all(v, n, out);
 	fflush(out);
 }
 
 /* search.json and search.dot in the measurement directory (search-rankN.json and
  * search-rankN.dot for MPI rank N > 0: the ranks share it). */
-static void store(const struct cp_search *s, const char *dir)
+static void store(const struct cp_search *v, size_t n, const char *dir)
 {
 	char path[PATH_MAX + 32], base[32] = "search";
 	int rank = cp_record_mpi_rank(NULL);
@@ -267,13 +280,13 @@ static void store(const struct cp_search *s, const char *dir)
 	snprintf(path, sizeof path, "%s/%s.json", dir, base);
 	FILE *f = fopen(path, "w");
 	if (f) {
-		cp_search_print_json(s, f);
+		cp_search_print_json_all(v, n, f);
 		fclose(f);
 	}
 	snprintf(path, sizeof path, "%s/%s.dot", dir, base);
 	f = fopen(path, "w");
 	if (f) {
-		cp_search_print_dot(s, f);
+		cp_search_print_dot_all(v, n, f);
 		fclose(f);
 	}
 }
@@ -285,42 +298,202 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/* The search of process pid (s, to release); prints and stores the result. SIGINT and
- * SIGTERM end the search (the partial result is printed); the record child forwards them
- * to the program. */
-static int search_pid(struct search_cli *c, int pid, const char *dir, struct cp_search *s)
+static double now_s(void)
+{
+	return cp_search_now();
+}
+
+static void sleep_s(double s)
+{
+	cp_search_sleep(s, &interrupted);
+}
+
+/* The first choice of a process measures at least CHOICE_MIN_S (--after included); when
+ * nothing was sampled in any process, it waits up to CHOICE_WAIT_S (then takes the newest
+ * process); the next choice, after a searched process ended, measures the live ones for up
+ * to an interval, until one has samples. */
+#define CHOICE_MIN_S 0.25
+#define CHOICE_WAIT_S 2.0
+#define CHOICE_STEP_S 0.05
+
+struct searches {
+	struct cp_search *v;
+	size_t n;
+};
+
+/* Images of an executable whose search was complete (its process went on: nothing was
+ * left to test) are no candidates: another process of the same code would give the same
+ * result. */
+static void exclude_searched(struct cp_search_procs *b, const struct searches *all)
+{
+	for (size_t i = 0; i < b->n; i++)
+		for (size_t k = 0; k < all->n && b->p[i].exe; k++)
+			if (!all->v[k].program_exited && !strcmp(all->v[k].exe, b->p[i].exe))
+				b->p[i].control = 0;
+}
+
+static size_t nlive(const struct cp_search_procs *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		n += p->p[i].live && p->p[i].control;
+	return n;
+}
+
+/* The program's process images into p; retried while the directory is being written (a
+ * thread file before its process file). */
+static void read_procs(struct cp_search_procs *p, const char *dir, pid_t child)
+{
+	for (int tries = 0; tries < 20; tries++) {
+		if (!cp_search_procs_read(p, dir, child))
+			return;
+		cp_error_clear();
+		sleep_s(CHOICE_STEP_S);
+	}
+}
+
+/* The process image to search: the busiest live one of the program started by child over
+ * (a, now], read into b (its index), or -1 when none is left; why in reason. */
+static long choose(const struct search_cli *c, const char *dir, pid_t child,
+		   const struct searches *all, const struct cp_search_procs *a,
+		   struct cp_search_procs *b, double wait, char *reason, size_t cap)
+{
+	double score = 0, share = 0, t_end = now_s() + wait;
+	long i = -1;
+	for (;;) {
+		read_procs(b, dir, child);
+		exclude_searched(b, all);
+		i = cp_search_procs_busiest(a, b, c->so.hyps, &score, &share);
+		if ((i >= 0 && score > 0 && b->wall - a->wall >= CHOICE_MIN_S) || !nlive(b) ||
+		    now_s() >= t_end || interrupted)
+			break;
+		sleep_s(CHOICE_STEP_S);
+	}
+	if (i < 0 || (score <= 0 && wait < CHOICE_WAIT_S))
+		return -1; /* after a searched process: only one that does something */
+	if (nlive(b) == 1)
+		snprintf(reason, cap, "the only live process");
+	else if (score <= 0)
+		snprintf(reason, cap, "nothing sampled in %.1f s: the newest of %zu live processes",
+			 b->wall - a->wall, nlive(b));
+	else
+		snprintf(reason, cap,
+			 "the busiest of %zu live processes: %.0f%% of their sampled time in "
+			 "%.2f s",
+			 nlive(b), 100 * share, b->wall - a->wall);
+	return i;
+}
+
+/* The search of process image p (s, to release). */
+static int search_proc(struct search_cli *c, const struct cp_search_proc *p, const char *dir,
+		       struct cp_search *s, const char *reason, int multi, double for_s)
 {
 	char exe[PATH_MAX], link[64];
-	snprintf(link, sizeof link, "/proc/%d/exe", pid);
-	if (!realpath(link, exe)) {
+	struct cp_search_opts so = c->so;
+	snprintf(link, sizeof link, "/proc/%d/exe", p->pid);
+	if (p->exe)
+		snprintf(exe, sizeof exe, "%s", p->exe);
+	else if (!realpath(link, exe)) {
 		cli_error("search", "the program ended before the search began");
 		return CLI_EXIT_FAILURE;
 	}
-	c->so.progress = c->quiet ? NULL : stderr;
-	c->so.stop = &interrupted;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_interrupt;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	int rc = cp_search_init(s, &c->so, pid, dir, exe);
+	so.after = 0; /* measured before the choice */
+	so.for_s = for_s;
+	so.progress = c->quiet ? NULL : stderr;
+	so.stop = &interrupted;
+	int rc = cp_search_init(s, &so, p->pid, dir, exe);
+	s->gen = p->gen;
+	s->multi = multi;
+	snprintf(s->command, sizeof s->command, "%.255s", p->command ? p->command : exe);
+	snprintf(s->reason, sizeof s->reason, "%s", reason);
+	if (!c->quiet)
+		fprintf(stderr, "callpath search: searching process %d (%s): %s\n", p->pid,
+			s->command, reason);
 	if (!rc)
 		rc = cp_search_run(s);
 	if (rc) {
 		cli_error("search", NULL);
 		return CLI_EXIT_FAILURE;
 	}
-	print_result(s, c->format, stdout);
-	store(s, dir);
-	if (c->kill && !s->program_exited)
-		kill(pid, SIGTERM);
 	return 0;
+}
+
+/* Is the search over after the last search: stopped, or complete in a program of one
+ * process image (nimages)? (After a complete search in a program of several, another
+ * executable's busy process may be next.) */
+static int all_done(const struct search_cli *c, const struct searches *all, size_t nimages,
+		    double *for_left)
+{
+	const struct cp_search *s = &all->v[all->n - 1];
+	*for_left = c->so.for_s;
+	for (size_t k = 0; k < all->n; k++)
+		*for_left -= all->v[k].elapsed;
+	return s->interrupted || s->stopped_by_for || (!s->program_exited && nimages < 2) ||
+	       (c->so.for_s > 0 && *for_left <= 0) || interrupted;
+}
+
+/* Searches the program started by child: after --after, its busiest process image; when
+ * that ends while others go on, the next busiest, and so on; after a complete search, the
+ * busiest process of another executable, if one does anything. */
+static int search_all(struct search_cli *c, const char *dir, pid_t child, struct searches *all)
+{
+	struct cp_search_procs a, b;
+	char reason[200];
+	double t0 = now_s(), for_left = c->so.for_s;
+	int rc = 0;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	read_procs(&a, dir, child);
+	sleep_s(c->so.after > CHOICE_MIN_S ? c->so.after : CHOICE_MIN_S);
+	for (double wait = CHOICE_WAIT_S;;
+	     wait = c->so.interval > 2 * CHOICE_MIN_S ? c->so.interval : 2 * CHOICE_MIN_S) {
+		long i = choose(c, dir, child, all, &a, &b, wait, reason, sizeof reason);
+		if (i < 0)
+			break;
+		all->v = xrealloc(all->v, (all->n + 1) * sizeof *all->v);
+		memset(&all->v[all->n], 0, sizeof *all->v);
+		rc = search_proc(c, &b.p[i], dir, &all->v[all->n++], reason, b.n > 1, for_left);
+		if (rc) { /* not searched: the earlier searches are the result */
+			cp_search_release(&all->v[--all->n]);
+			rc = all->n ? 0 : rc;
+			break;
+		}
+		if (all_done(c, all, b.n, &for_left))
+			break;
+		read_procs(&a, dir, child); /* the next: measured from now */
+		if (!c->quiet)
+			fprintf(stderr, "callpath search: process %d %s after %.1f s\n",
+				all->v[all->n - 1].pid,
+				all->v[all->n - 1].program_exited
+				    ? "ended"
+				    : "searched; looking for another program's busy process",
+				now_s() - t0);
+	}
+	if (!rc && !all->n && !interrupted) {
+		cli_error("search", "the program ended before the search began");
+		rc = CLI_EXIT_FAILURE;
+	}
+	cp_search_procs_release(&a);
+	cp_search_procs_release(&b);
+	return rc;
+}
+
+/* --kill: SIGTERM to the program's live processes, the newest first. */
+static void kill_program(const char *dir, pid_t child)
+{
+	struct cp_search_procs p;
+	memset(&p, 0, sizeof p);
+	read_procs(&p, dir, child);
+	for (size_t i = p.n; i-- > 0;)
+		if (p.p[i].live)
+			kill(p.p[i].pid, SIGTERM);
+	cp_search_procs_release(&p);
 }
 
 /* The analysis of the finished measurement, with the search table. Under MPI, rank 0
  * analyzes the job once the other ranks' files are complete (as record does); its search
  * goes into the database, the others' stay in their search-rankN.json. */
-static void analyze(const struct cp_search *s, const char *dir, int searched)
+static void analyze(const struct searches *all, const char *dir)
 {
 	char db[PATH_MAX + 32];
 	int nranks = 0, rank = cp_record_mpi_rank(&nranks);
@@ -329,16 +502,33 @@ static void analyze(const struct cp_search *s, const char *dir, int searched)
 	if (rank == 0 && nranks > 1)
 		cp_record_wait_ranks(dir, nranks, 10.0);
 	snprintf(db, sizeof db, "%s/callpath.db", dir);
-	if (cp_record_analyze(dir) || (searched && cp_search_store_db(s, db)))
+	if (cp_record_analyze(dir) || (all->n && cp_search_store_db_all(all->v, all->n, db)))
 		cli_error("search", NULL);
+}
+
+/* The searches of the program started by child, printed and stored; --kill ends it. */
+static int search_program(struct search_cli *c, const char *dir, pid_t child, struct searches *all)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	int rc = search_all(c, dir, child, all);
+	if (all->n) {
+		print_result(all->v, all->n, c->format, stdout);
+		store(all->v, all->n, dir);
+	}
+	if (c->kill && all->n && !all->v[all->n - 1].program_exited)
+		kill_program(dir, child);
+	return rc;
 }
 
 static int search_main(struct search_cli *c, char **argv)
 {
 	struct cp_record_opts o;
-	struct cp_search s;
+	struct searches all = {NULL, 0};
 	char dir[PATH_MAX], def[PATH_MAX];
-	memset(&s, 0, sizeof s);
 	if (record_setup(c, &o, argv))
 		return CLI_EXIT_FAILURE;
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -370,14 +560,16 @@ static int search_main(struct search_cli *c, char **argv)
 		if (pid)
 			kill(child, SIGTERM);
 	} else
-		rc = search_pid(c, pid, dir, &s);
+		rc = search_program(c, dir, child, &all);
 	if (pid > 0 && !c->quiet)
 		fprintf(stderr, "callpath search: waiting for %s to end%s\n", base,
 			c->kill ? "" : " (--kill ends it after the search)");
 	while (pid != 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	analyze(&s, dir, pid > 0 && !rc);
-	cp_search_release(&s);
+	analyze(&all, dir);
+	for (size_t k = 0; k < all.n; k++)
+		cp_search_release(&all.v[k]);
+	free(all.v);
 	if (!c->quiet)
 		fprintf(stderr, "callpath search: measurement and search in %s\n", dir);
 	return rc;

@@ -590,7 +590,7 @@ static double ended_at(const struct cp_mf_image *im, double wall, const struct t
 }
 
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
-			int pid)
+			int pid, long gen)
 {
 	struct cp_mf_dir d;
 	struct index x;
@@ -613,8 +613,9 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	}
 	const struct cp_mf_image *im = NULL;
 	for (size_t i = 0; i < d.nimages; i++)
-		if (d.images[i].proc.hdr.pid == pid)
-			im = &d.images[i]; /* the latest image of the pid (after exec) */
+		if (d.images[i].proc.hdr.pid == pid &&
+		    (gen < 0 || d.images[i].proc.hdr.gen == (uint32_t)gen))
+			im = &d.images[i]; /* that image, or the pid's latest (after exec) */
 	if (!im)
 		rc = cp_error(CP_ENOENT, "no measurement of process %d in %s yet", pid, dir);
 	else {

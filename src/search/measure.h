@@ -64,12 +64,13 @@ struct cp_search_snap {
 
 void cp_search_snap_init(struct cp_search_snap *s);
 void cp_search_snap_release(struct cp_search_snap *s);
-/* Reads the measurement directory dir: the image of process pid, values charged to the
- * model's modules (matched by path), the modules the process maps and the calls seen on
- * its paths that the model lacks. 0, or the reader's error (a directory still being
- * created: CP_ENOENT). */
+/* Reads the measurement directory dir: the image gen of process pid (gen < 0: its latest),
+ * values charged to the model's modules (matched by path), the modules the process maps
+ * and the calls seen on its paths that the model lacks. `done` once that image ended
+ * (exit, or an exec: the next image is another search's). 0, or the reader's error (a
+ * directory still being created: CP_ENOENT). */
 int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m, const char *dir,
-			int pid);
+			int pid, long gen);
 /* Focus values of interval (a, b]: b - a. kind/target as in the graph (a focus the model
  * gained after a was read counts from zero). */
 struct cp_focus_values cp_search_snap_delta(const struct cp_search_snap *a,

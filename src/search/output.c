@@ -36,6 +36,8 @@ void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size
 	if (n->thread >= 0 && len < cap)
 		snprintf(buf + len, cap - len, ",/Machine/%s/%d/%d", s->host, s->pid,
 			 s->tids[n->thread]);
+	else if (s->multi && len < cap)
+		snprintf(buf + len, cap - len, ",/Machine/%s/%d", s->host, s->pid);
 }
 
 /* Is focus j one of the refinements of focus i (paper §5: a function's callees outside
@@ -162,6 +164,8 @@ void cp_search_print_text(const struct cp_search *s, FILE *out)
 		: s->interrupted    ? "; interrupted (partial result)"
 		: s->stopped_by_for ? "; stopped by --for (partial result)"
 				    : "");
+	if (s->command[0])
+		fprintf(out, "Process %d (%s): %s\n", s->pid, s->command, s->reason);
 	fprintf(out, "\nBottlenecks (most precise first):\n");
 	if (!nb)
 		fprintf(out, "  none found above the threshold\n");
@@ -192,13 +196,9 @@ void cp_search_print_text(const struct cp_search *s, FILE *out)
 	free(b);
 }
 
-static void json_str(FILE *out, const char *v)
+/* v's characters, escaped for a JSON string. */
+static void json_str_body(FILE *out, const char *v)
 {
-	if (!v) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
@@ -206,6 +206,16 @@ static void json_str(FILE *out, const char *v)
 			fprintf(out, "\\u%04x", *p);
 		else
 			fputc(*p, out);
+}
+
+static void json_str(FILE *out, const char *v)
+{
+	if (!v) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	json_str_body(out, v);
 	fputc('"', out);
 }
 
@@ -214,14 +224,18 @@ static const char *focus_kind(const struct cp_search_node *n)
 	return n->sync >= 0 ? "syncobject" : n->kind == CP_FOCUS_LOOP ? "loop" : "function";
 }
 
-static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const char *first)
+/* Node i of s as JSON; its id and parent's numbered from base (the nodes of the searches
+ * before it). */
+static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const char *first,
+		      uint32_t base)
 {
 	char name[512];
 	const struct cp_search_node *n = &s->graph.nodes[i];
 	const struct cp_search_info *in = &s->info[i];
 	const struct cp_code_loop *l = n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
 	cp_search_focus_name(s, i, name, sizeof name);
-	fprintf(out, "{%s\"id\": %u, \"parent\": %d, \"hypothesis\": ", first, i, n->parent);
+	fprintf(out, "{%s\"id\": %u, \"parent\": %d, \"pid\": %d, \"hypothesis\": ", first,
+		base + i, n->parent < 0 ? -1 : (int)base + n->parent, s->pid);
 	json_str(out, cp_hyp_names[n->hyp]);
 	fprintf(out, ", \"kind\": \"%s\", \"focus\": ", focus_kind(n));
 	json_str(out, name);
@@ -249,10 +263,32 @@ static void json_node(const struct cp_search *s, uint32_t i, FILE *out, const ch
 	fputc('}', out);
 }
 
-void cp_search_print_json(const struct cp_search *s, FILE *out)
+/* The whole of searches v[0..n): experiments, rounds, time and the probes' cost. */
+struct totals {
+	size_t experiments, intervals, queued;
+	double elapsed, cost_max, cost_sum;
+};
+
+static struct totals totals_of(const struct cp_search *v, size_t n)
 {
-	uint32_t *b = malloc((s->graph.n + 1) * sizeof *b);
-	size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
+	struct totals t;
+	memset(&t, 0, sizeof t);
+	for (size_t k = 0; k < n; k++) {
+		t.experiments += v[k].experiments;
+		t.intervals += v[k].intervals;
+		t.queued += v[k].queued_rounds;
+		t.elapsed += v[k].elapsed;
+		t.cost_sum += v[k].cost_sum;
+		t.cost_max = v[k].cost_max > t.cost_max ? v[k].cost_max : t.cost_max;
+	}
+	return t;
+}
+
+/* The header: the first search's program and options, the totals, the last search's end. */
+static void json_header(const struct cp_search *v, size_t n, FILE *out)
+{
+	const struct cp_search *s = &v[0], *last = &v[n - 1];
+	struct totals t = totals_of(v, n);
 	fprintf(out, "{\n  \"version\": 1,\n  \"program\": ");
 	json_str(out, s->exe);
 	fprintf(out,
@@ -269,32 +305,108 @@ void cp_search_print_json(const struct cp_search *s, FILE *out)
 		"  \"experiments_per_s\": %.3f,\n  \"intervals\": %zu,\n"
 		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n  \"interrupted\": %s,\n"
 		"  \"cost\": {\"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, \"max\": %.5f, "
-		"\"mean\": %.5f, "
-		"\"rounds_queued\": %zu},\n  \"bottlenecks\": [",
-		s->elapsed, s->experiments,
-		s->elapsed > 0 ? (double)s->experiments / s->elapsed : 0, s->intervals,
-		s->program_exited ? "true" : "false", s->stopped_by_for ? "true" : "false",
-		s->interrupted ? "true" : "false", s->per_call_ns, s->per_edge_ns, s->cost_max,
-		s->elapsed > 0 ? s->cost_sum / s->elapsed : 0, s->queued_rounds);
-	for (size_t k = 0; k < nb; k++) {
-		char first[96];
-		snprintf(first, sizeof first, "\"rank\": %zu, \"threshold\": %.4f, ", k + 1,
-			 s->o.threshold);
-		fprintf(out, "%s\n    ", k ? "," : "");
-		json_node(s, b[k], out, first);
+		"\"mean\": %.5f, \"rounds_queued\": %zu},\n",
+		t.elapsed, t.experiments, t.elapsed > 0 ? (double)t.experiments / t.elapsed : 0,
+		t.intervals, last->program_exited ? "true" : "false",
+		last->stopped_by_for ? "true" : "false", last->interrupted ? "true" : "false",
+		s->per_call_ns, s->per_edge_ns, t.cost_max,
+		t.elapsed > 0 ? t.cost_sum / t.elapsed : 0, t.queued);
+}
+
+/* "processes": each search's process, why it was chosen, its share of the nodes. */
+static void json_processes(const struct cp_search *v, size_t n, FILE *out)
+{
+	size_t base = 0;
+	fprintf(out, "  \"processes\": [");
+	for (size_t k = 0; k < n; k++) {
+		const struct cp_search *s = &v[k];
+		fprintf(out, "%s\n    {\"pid\": %d, \"gen\": %ld, \"program\": ", k ? "," : "",
+			s->pid, s->gen);
+		json_str(out, s->exe);
+		fprintf(out, ", \"command\": ");
+		json_str(out, s->command[0] ? s->command : NULL);
+		fprintf(out, ", \"reason\": ");
+		json_str(out, s->reason[0] ? s->reason : NULL);
+		fprintf(out,
+			", \"first_node\": %zu, \"nodes\": %zu, \"duration_s\": %.3f, "
+			"\"experiments\": %zu, \"program_exited\": %s}",
+			base, s->graph.n, s->elapsed, s->experiments,
+			s->program_exited ? "true" : "false");
+		base += s->graph.n;
 	}
-	fprintf(out, "\n  ],\n  \"nodes\": [");
-	for (size_t i = 0; i < s->graph.n; i++) {
-		fprintf(out, "%s\n    ", i ? "," : "");
-		json_node(s, (uint32_t)i, out, "");
+	fprintf(out, "\n  ],\n");
+}
+
+/* The bottlenecks of the searches, ranked search by search. */
+static void json_bottlenecks(const struct cp_search *v, size_t n, FILE *out)
+{
+	size_t rank = 0;
+	uint32_t base = 0;
+	fprintf(out, "  \"bottlenecks\": [");
+	for (size_t k = 0; k < n; base += (uint32_t)v[k].graph.n, k++) {
+		const struct cp_search *s = &v[k];
+		uint32_t *b = malloc((s->graph.n + 1) * sizeof *b);
+		size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
+		for (size_t j = 0; j < nb; j++) {
+			char first[96];
+			snprintf(first, sizeof first, "\"rank\": %zu, \"threshold\": %.4f, ",
+				 ++rank, s->o.threshold);
+			fprintf(out, "%s\n    ", rank > 1 ? "," : "");
+			json_node(s, b[j], out, first, base);
+		}
+		free(b);
 	}
+	fprintf(out, "\n  ],\n");
+}
+
+void cp_search_print_json_all(const struct cp_search *v, size_t n, FILE *out)
+{
+	uint32_t base = 0;
+	size_t written = 0;
+	if (!n)
+		return;
+	json_header(v, n, out);
+	json_processes(v, n, out);
+	json_bottlenecks(v, n, out);
+	fprintf(out, "  \"nodes\": [");
+	for (size_t k = 0; k < n; base += (uint32_t)v[k].graph.n, k++)
+		for (size_t i = 0; i < v[k].graph.n; i++) {
+			fprintf(out, "%s\n    ", written++ ? "," : "");
+			json_node(&v[k], (uint32_t)i, out, "", base);
+		}
 	fprintf(out, "\n  ],\n  \"notes\": [");
-	for (size_t i = 0; i < s->nnotes; i++) {
-		fprintf(out, "%s\n    ", i ? "," : "");
-		json_str(out, s->notes[i]);
-	}
+	written = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < v[k].nnotes; i++) {
+			char pre[48] = "";
+			if (n > 1)
+				snprintf(pre, sizeof pre, "process %d: ", v[k].pid);
+			fprintf(out, "%s\n    ", written++ ? "," : "");
+			fprintf(out, "\"%s", pre);
+			json_str_body(out, v[k].notes[i]);
+			fputc('"', out);
+		}
 	fprintf(out, "\n  ]\n}\n");
-	free(b);
+}
+
+void cp_search_print_json(const struct cp_search *s, FILE *out)
+{
+	cp_search_print_json_all(s, 1, out);
+}
+
+void cp_search_print_text_all(const struct cp_search *v, size_t n, FILE *out)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputc('\n', out);
+		cp_search_print_text(&v[k], out);
+	}
+}
+
+void cp_search_print_dot_all(const struct cp_search *v, size_t n, FILE *out)
+{
+	for (size_t k = 0; k < n; k++)
+		cp_search_print_dot(&v[k], out);
 }
 
 void cp_search_print_dot(const struct cp_search *s, FILE *out)
@@ -302,16 +414,12 @@ void cp_search_print_dot(const struct cp_search *s, FILE *out)
 	cp_search_graph_dot(&s->graph, &s->model, cp_hyp_names, out);
 }
 
-int cp_search_store_db(const struct cp_search *s, const char *path)
+/* Search s's rows into rows[base..], its bottlenecks ranked from *rank + 1 on. */
+static void db_rows(const struct cp_search *s, struct cp_db_search_row *rows, char (*names)[512],
+		    int base, int *rank)
 {
-	struct cp_db_search_row *rows = calloc(s->graph.n + 1, sizeof *rows);
 	uint32_t *b = calloc(s->graph.n + 1, sizeof *b);
-	char(*names)[512] = calloc(s->graph.n + 1, sizeof *names);
-	if (!rows || !b || !names) {
-		free(rows), free(b), free(names);
-		return cp_error(CP_ENOMEM, "out of memory");
-	}
-	size_t nb = cp_search_bottlenecks(s, b, s->graph.n);
+	size_t nb = b ? cp_search_bottlenecks(s, b, s->graph.n) : 0;
 	for (size_t i = 0; i < s->graph.n; i++) {
 		const struct cp_search_node *n = &s->graph.nodes[i];
 		const struct cp_search_info *in = &s->info[i];
@@ -319,8 +427,8 @@ int cp_search_store_db(const struct cp_search *s, const char *path)
 		    n->kind == CP_FOCUS_LOOP ? &s->model.loops[n->target] : NULL;
 		cp_search_focus_name(s, (uint32_t)i, names[i], sizeof names[i]);
 		rows[i] = (struct cp_db_search_row){
-		    .id = (int)i,
-		    .parent = n->parent,
+		    .id = base + (int)i,
+		    .parent = n->parent < 0 ? -1 : base + n->parent,
 		    .hypothesis = cp_hyp_names[n->hyp],
 		    .kind = focus_kind(n),
 		    .focus = names[i],
@@ -340,8 +448,30 @@ int cp_search_store_db(const struct cp_search *s, const char *path)
 		};
 	}
 	for (size_t k = 0; k < nb; k++)
-		rows[b[k]].rank = (int)k + 1;
-	int rc = cp_db_put_search(path, rows, s->graph.n);
-	free(rows), free(b), free(names);
+		rows[b[k]].rank = ++*rank;
+	free(b);
+}
+
+int cp_search_store_db_all(const struct cp_search *v, size_t n, const char *path)
+{
+	size_t total = 0;
+	int base = 0, rank = 0;
+	for (size_t k = 0; k < n; k++)
+		total += v[k].graph.n;
+	struct cp_db_search_row *rows = calloc(total + 1, sizeof *rows);
+	char(*names)[512] = calloc(total + 1, sizeof *names);
+	if (!rows || !names) {
+		free(rows), free(names);
+		return cp_error(CP_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < n; base += (int)v[k].graph.n, k++)
+		db_rows(&v[k], rows + base, names + base, base, &rank);
+	int rc = cp_db_put_search(path, rows, total);
+	free(rows), free(names);
 	return rc;
+}
+
+int cp_search_store_db(const struct cp_search *s, const char *path)
+{
+	return cp_search_store_db_all(s, 1, path);
 }

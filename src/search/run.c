@@ -5,6 +5,7 @@
 #include "base/xalloc.h"
 #include "record/control.h"
 #include "search/loops.h"
+#include "search/procs.h"
 #include "search/syncobj.h"
 
 #include <elf.h>
@@ -53,16 +54,12 @@ struct run {
 
 static double now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return cp_search_now();
 }
 
 static void sleep_s(double s)
 {
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	cp_search_sleep(s, NULL);
 }
 
 static int program_gone(const struct run *r)
@@ -164,9 +161,9 @@ static int snap(struct run *r, size_t *epoch)
 	cp_search_snap_init(sn);
 	int rc = -1;
 	for (int tries = 0; tries < 50 && rc; tries++) {
-		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
+		rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->gen);
 		if (!rc && add_modules(r, sn))
-			rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid);
+			rc = cp_search_snap_read(sn, &s->model, s->dir, s->pid, s->gen);
 		if (rc)
 			sleep_s(0.05);
 	}

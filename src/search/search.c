@@ -174,6 +174,7 @@ int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid,
 	memset(s, 0, sizeof *s);
 	s->o = *o;
 	s->pid = pid;
+	s->gen = -1;
 	snprintf(s->dir, sizeof s->dir, "%s", dir);
 	snprintf(s->exe, sizeof s->exe, "%s", exe);
 	cp_code_model_init(&s->model);

@@ -67,8 +67,12 @@ struct cp_search {
 	size_t ninfo, info_alloc;
 	char exe[PATH_MAX], dir[PATH_MAX];
 	int pid;
-	double t0;			 /* CLOCK_MONOTONIC at the start of the search */
-	double elapsed;			 /* seconds the search ran */
+	long gen;	   /* the image of pid searched (-1: its latest); its end ends the search */
+	int multi;	   /* the program has several process images: foci name the process */
+	char command[256]; /* the searched process's command line, or "" */
+	char reason[256];  /* why that process was chosen, or "" */
+	double t0;	   /* CLOCK_MONOTONIC at the start of the search */
+	double elapsed;	   /* seconds the search ran */
 	double per_call_ns, per_edge_ns; /* calibrated probe costs */
 	double cost_max, cost_last;	 /* fraction of time: highest and last interval */
 	double cost_sum;		 /* cost fraction times seconds, over the rounds */
@@ -88,7 +92,8 @@ struct cp_search {
 
 /* Starts the search of process pid (running under record with the control channel and
  * loop probes allowed) whose measurement directory is dir and executable exe. The model is
- * built from exe. 0, or an error (CP_E*) with cp_error() set. */
+ * built from exe. Its latest image is searched unless s->gen is set after this. 0, or an
+ * error (CP_E*) with cp_error() set. */
 int cp_search_init(struct cp_search *s, const struct cp_search_opts *o, int pid, const char *dir,
 		   const char *exe);
 /* Runs the search to its end: nothing queued or pending, --for reached, or the program
@@ -112,7 +117,15 @@ void cp_search_print_json(const struct cp_search *s, FILE *out);
 void cp_search_print_dot(const struct cp_search *s, FILE *out);
 /* The graph into the search table of the profile database at path (db/search-table.h). */
 int cp_search_store_db(const struct cp_search *s, const char *path);
-/* The resource name of node i's focus: /Code/MODULE/FUNCTION[/loop@FILE:LINE]. */
+/* The same for the searches v[0..n) of one program's processes, searched one after the
+ * other: text and DOT one after the other; JSON and the database one graph, node ids
+ * numbered on across the searches, the bottlenecks ranked search by search. */
+void cp_search_print_text_all(const struct cp_search *v, size_t n, FILE *out);
+void cp_search_print_json_all(const struct cp_search *v, size_t n, FILE *out);
+void cp_search_print_dot_all(const struct cp_search *v, size_t n, FILE *out);
+int cp_search_store_db_all(const struct cp_search *v, size_t n, const char *path);
+/* The resource name of node i's focus: /Code/MODULE/FUNCTION[/loop@FILE:LINE], followed by
+ * ",/Machine/HOST/PID" when the program has several processes (s->multi). */
 void cp_search_focus_name(const struct cp_search *s, uint32_t i, char *buf, size_t cap);
 
 #endif

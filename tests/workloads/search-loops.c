@@ -4,12 +4,23 @@
  * its first 5 bytes: a function no probe can patch.
  * With "thread", the rounds run in a second thread while main waits for it (the Machine
  * hierarchy: the bottleneck is in that thread, not in main's).
- * Usage: search-loops SECONDS [refuse|thread] */
+ * With "fork", the rounds run in a forked child while main waits for it (a program that
+ * forks a busy worker: the search must search the child, not the waiting parent); the
+ * child's pid is said on stderr.
+ * With "exec", main first calls only cold() for EXEC_AFTER seconds, then execs PROGRAM (a
+ * copy of this one; default itself) to run the rounds for the rest of SECONDS (a new
+ * image of the same pid, started after the search began).
+ * Usage: search-loops SECONDS [refuse|thread|fork|exec [PROGRAM]] */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+#define EXEC_AFTER 1.5
 
 volatile double sink;
 
@@ -67,12 +78,48 @@ static void *rounds(void *arg)
 	return NULL;
 }
 
+/* "exec": cold() for EXEC_AFTER seconds, then this program again for the rest. */
+static int exec_later(int argc, char **argv)
+{
+	char rest[32];
+	double end = now() + EXEC_AFTER;
+	while (now() < end)
+		sink += cold(1000);
+	snprintf(rest, sizeof rest, "%.3f", secs - EXEC_AFTER > 0.1 ? secs - EXEC_AFTER : 0.1);
+	char *args[] = {argc > 3 ? argv[3] : argv[0], rest, NULL};
+	execv(argc > 3 ? argv[3] : "/proc/self/exe", args);
+	perror("execv");
+	return 1;
+}
+
+/* "fork": the rounds in a child; the parent waits. */
+static int fork_worker(long *n)
+{
+	int status = 0;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		rounds(n);
+		printf("%ld rounds\n", *n);
+		exit(0);
+	}
+	fprintf(stderr, "search-loops: worker %d of %d\n", (int)pid, (int)getpid());
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	long n = 0;
 	pthread_t t;
 	secs = argc > 1 ? atof(argv[1]) : 5;
 	refuse = argc > 2 && !strcmp(argv[2], "refuse");
+	if (argc > 2 && !strcmp(argv[2], "exec"))
+		return exec_later(argc, argv);
+	if (argc > 2 && !strcmp(argv[2], "fork"))
+		return fork_worker(&n);
 	if (argc > 2 && !strcmp(argv[2], "thread")) {
 		pthread_create(&t, NULL, rounds, &n);
 		pthread_join(t, NULL);

@@ -8,8 +8,10 @@
  * started with libc's pthread_create (not our wrapper), so it has no measurement state:
  * it is not a thread of the program, never sampled, and the thread scan and the exit
  * accounting skip its tid (cp_rt.control_tid). It blocks every signal, so signals meant
- * for the process go to the program's threads. A fork child has no channel (the thread
- * does not survive fork); an exec'd image starts its own on the same FIFO (same pid). */
+ * for the process go to the program's threads. A fork child starts its own channel (its
+ * own pid's FIFO and thread: the parent's thread does not survive fork), so that `callpath
+ * search` can search a worker a program forked; an exec'd image starts its own on the same
+ * FIFO (same pid). */
 #include "runtime/core/runtime.h"
 #include "runtime/probe/probe.h"
 
@@ -158,10 +160,12 @@ static void *control_main(void *unused)
 	return NULL;
 }
 
-/* Process start, after the first thread and the thread scan began. */
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static create_fn create; /* libc's pthread_create, looked up once (a fork child has it) */
+
+/* Process start (and a fork child's), after the first thread and the thread scan began. */
 void cp_control_start(void)
 {
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	const char *want = cp_rt_getenv("CALLPATH_CONTROL");
 	const char *path = control_path;
 	pthread_t th;
@@ -177,7 +181,8 @@ void cp_control_start(void)
 	/* Read-write: the FIFO always has a writer, so read() blocks instead of seeing EOF
 	 * between clients. */
 	control_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!create)
+		create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
 	if (!create) /* a static program (libcallpath-rt.a): no wrapper, libc's is the one */
 		create = pthread_create;
 	if (control_fd < 0 || !create) {

@@ -282,6 +282,7 @@ void cp_rt_after_fork_child(void)
 	cp_probe_after_fork();
 	cp_sync_after_fork_child();
 	cp_adopt_start();
+	cp_control_start(); /* the child's own channel, after the scan's first pass */
 }
 
 void cp_rt_before_exec(void)

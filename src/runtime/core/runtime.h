@@ -192,7 +192,7 @@ void cp_proc_cpu_end(void) CP_HIDDEN;
 
 /* core/control.c: the control channel (CALLPATH_CONTROL=1): its FIFO and thread at
  * process start; at image end the FIFO is removed unless exec (same pid) reuses it; a
- * fork child closes the inherited descriptor (it has no channel). */
+ * fork child closes the inherited descriptor and starts its own channel (its pid's FIFO). */
 void cp_control_start(void) CP_HIDDEN;
 void cp_control_stop(int exec) CP_HIDDEN;
 void cp_control_after_fork(void) CP_HIDDEN;
