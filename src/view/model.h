@@ -110,6 +110,20 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 		       void *arg);
 
+/* model-threads.c: for /api/threads, each profile's raw inclusive and exclusive values of
+ * node id (added to incl and excl, nprofiles * nraw each, profile-major) read from the
+ * database's per-thread tables: 1 when answered so, 0 when the whole profile is needed (a
+ * database without those tables, an id of the whole profile's views), or a negative CP_E*
+ * (CP_ENOENT: no such node). */
+int cp_web_threads_lazy(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			double *excl);
+/* model-bu.c, model-flat.c: the same for a node "bX.K" of the lazy bottom-up view, a row
+ * "fP.H" of the lazy flat view below a procedure. */
+int cp_web_bu_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+		      double *excl);
+int cp_web_flat_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			double *excl);
+
 /* model-flat.c: the flat view summed over all threads, read lazily from the database
  * (when it has the flat tables: cp_web_flat_lazy). */
 int cp_web_flat_lazy(const struct cp_web_ctx *c);

@@ -1,0 +1,55 @@
+/* Per-thread values of a row (/api/threads) read from the database's per-thread tables
+ * (db/query.h, docs/format.md "The per-thread tables"), without the whole profile in
+ * memory: a top-down scope's from its scope_thread row, a bottom-up node's from the rows of
+ * its procedure's frames (model-bu.c), a flat module, file or procedure row's from its
+ * flat_thread row, a flat row below a procedure's from the rows of the scopes that make it
+ * (model-flat.c). */
+#include "view/model.h"
+
+#include "base/error.h"
+#include "db/query.h"
+
+static int no_row(void *ctx, const struct cp_dbq_row *row)
+{
+	(void)ctx;
+	(void)row;
+	return 0;
+}
+
+static int no_group(void *ctx, const struct cp_dbq_group *g)
+{
+	(void)ctx;
+	(void)g;
+	return 0;
+}
+
+/* 1 when answered, 0 when the whole profile is needed, or a negative CP_E*. */
+static int answered(int rc)
+{
+	return rc ? rc : 1;
+}
+
+int cp_web_threads_lazy(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			double *excl)
+{
+	struct cp_dbq *q = c->m->q;
+	if (!cp_dbq_has_threads(q, CP_DBQ_SCOPE) || id->noline)
+		return 0;
+	if (id->view == CP_WEB_TD && !id->level) {
+		int rc = cp_dbq_scope(q, id->index, no_row, NULL);
+		return answered(rc ? rc
+				   : cp_dbq_threads_add(q, CP_DBQ_SCOPE, id->index, incl, excl));
+	}
+	if (!id->level && !id->index) /* the root of the bottom-up or flat view: the total */
+		return answered(cp_dbq_threads_add(q, CP_DBQ_SCOPE, 0, incl, NULL));
+	if (id->view == CP_WEB_BU && id->level && cp_dbq_has_bu(q))
+		return answered(cp_web_bu_threads(c, id, incl, excl));
+	if (id->view == CP_WEB_FLAT && id->level == 1 && cp_dbq_has_threads(q, CP_DBQ_FLAT)) {
+		int rc = cp_dbq_flat_groups(q, id->index, CP_DB_NONE, CP_DB_NONE, no_group, NULL);
+		return answered(rc ? rc
+				   : cp_dbq_threads_add(q, CP_DBQ_FLAT, id->index, incl, excl));
+	}
+	if (id->view == CP_WEB_FLAT && id->level == 2 && cp_dbq_has_flat(q))
+		return answered(cp_web_flat_threads(c, id, incl, excl));
+	return 0;
+}
