@@ -631,7 +631,7 @@ static int thr_decode(struct cp_dbq *q, sqlite3_stmt *st, struct cp_db_pvalues *
 	int bad = packed && cp_db_unzstd(data, len, raw, (size_t)size);
 	if (!bad)
 		bad = cp_db_entries_decode(packed ? raw : data, (size_t)size, (size_t)n, np,
-					   nraw * 2, pv);
+					   nraw * 3, pv);
 	free(raw);
 	return bad ? cp_db_corrupt(q->path, "bad per-thread values") : 0;
 }
@@ -651,10 +651,11 @@ int cp_dbq_threads_add(struct cp_dbq *q, int table, uint32_t id, double *incl, d
 		rc = sql_fail(q);
 	for (size_t i = 0; i < pv.n && !rc; i++) {
 		const struct cp_db_value *v = &pv.v[i];
-		int ex = v->metric >= nraw;
-		double *to = ex ? excl : incl;
-		if (to)
-			to[(size_t)v->scope * nraw + v->metric - (ex ? nraw : 0)] += v->value;
+		size_t at = (size_t)v->scope * nraw + v->metric % nraw, kind = v->metric / nraw;
+		if (incl && kind != 1)
+			incl[at] += v->value;
+		if (excl && kind != 0)
+			excl[at] += v->value;
 	}
 	free(pv.v);
 	sqlite3_reset(st);

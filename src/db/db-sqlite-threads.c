@@ -5,8 +5,8 @@
  * exclusive value of every raw metric (the values the statistics of `value` are made of);
  * flat_thread: the same of the flat view's module, file and procedure rows (flat_value
  * per profile). Entries are encoded as profile_values' are (db-sqlite.c), the profile in
- * place of the scope and key = metric (inclusive) or nraw + metric (exclusive) in place of
- * the metric.
+ * place of the scope and a key in place of the metric: metric (inclusive), nraw + metric
+ * (exclusive), 2 nraw + metric (both, equal).
  *
  * The scopes are written in ranges whose entries fit in THR_BUDGET: a first walk over the
  * profiles counts each scope's entries, then one walk per range fills them (the same walks
@@ -110,6 +110,39 @@ static void walk_all(struct thr *t, struct cp_db_walk *w)
 	}
 }
 
+/* The entries of one row, in (profile, key) order, with each profile's inclusive and
+ * exclusive value of a metric that are equal (a statement's, a frame's that calls nothing)
+ * made one entry of key 2 nraw + metric: in place, the new count. */
+static size_t thr_pair(struct cp_db_value *v, size_t n, size_t nraw)
+{
+	struct cp_db_value tmp[3][CP_DB_MAX_METRICS];
+	size_t o = 0;
+	for (size_t i = 0, j, e; i < n; i = j) {
+		for (j = i; j < n && v[j].scope == v[i].scope; j++)
+			;
+		for (e = i; e < j && v[e].metric < nraw; e++)
+			;
+		size_t nt[3] = {0, 0, 0}, a = i, b = e;
+		while (a < e || b < j) {
+			uint32_t ma = a < e ? v[a].metric : UINT32_MAX;
+			uint32_t mb = b < j ? v[b].metric - (uint32_t)nraw : UINT32_MAX;
+			if (ma == mb && v[a].value == v[b].value) {
+				tmp[2][nt[2]] = v[a];
+				tmp[2][nt[2]++].metric += 2 * (uint32_t)nraw;
+				a++, b++;
+			} else if (ma <= mb) {
+				tmp[0][nt[0]++] = v[a++];
+			} else {
+				tmp[1][nt[1]++] = v[b++];
+			}
+		}
+		for (int k = 0; k < 3; k++)
+			for (size_t x = 0; x < nt[k]; x++)
+				v[o++] = tmp[k][x];
+	}
+	return o;
+}
+
 struct blobw {
 	sqlite3 *sql;
 	sqlite3_stmt *st;
@@ -120,8 +153,9 @@ struct blobw {
 };
 
 /* One row: id, n entries, then the entries raw (size NULL) or compressed (size = raw). */
-static int put_blob(struct blobw *bw, uint32_t id, struct cp_db_value *v, size_t n)
+static int put_blob(struct blobw *bw, uint32_t id, struct cp_db_value *v, size_t n, size_t nraw)
 {
+	n = thr_pair(v, n, nraw);
 	struct cp_db_pvalues pv = {v, n, n, 1};
 	size_t zn = 0;
 	strbuf_clear(&bw->raw);
@@ -167,7 +201,7 @@ static int write_range(struct thr *t, struct cp_db_walk *w, struct blobw *bw)
 	int rc = 0;
 	for (uint32_t s = t->lo; s < t->hi && !rc; s++)
 		if (t->count[s])
-			rc = put_blob(bw, s, t->slot + t->at[s] - t->count[s], t->count[s]);
+			rc = put_blob(bw, s, t->slot + t->at[s] - t->count[s], t->count[s], t->nraw);
 	return rc;
 }
 
@@ -206,7 +240,7 @@ static int write_flat(struct thr *t, struct blobw *bw)
 					v[n++] = (struct cp_db_value){p, (uint32_t)k, x};
 			}
 		if (n)
-			rc = put_blob(bw, g, v, n);
+			rc = put_blob(bw, g, v, n, t->nraw);
 	}
 	sqlite3_finalize(bw->st);
 	bw->st = NULL;
