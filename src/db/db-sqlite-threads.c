@@ -8,9 +8,9 @@
  * place of the scope and a key in place of the metric: metric (inclusive), nraw + metric
  * (exclusive), 2 nraw + metric (both, equal).
  *
- * The scopes are written in ranges whose entries fit in THR_BUDGET: a first walk over the
- * profiles counts each scope's entries, then one walk per range fills them (the same walks
- * as cp_db_finish's statistics, db-finish.c). */
+ * The scopes are written in ranges whose entries fit in cp_db_threads_budget (each scope's
+ * entries are counted by its statistics: `count` profiles with a nonzero value), one walk
+ * over the profiles per range (the walks of cp_db_finish's statistics, db-finish.c). */
 #include "db/db-sqlite-bu.h"
 
 #include "base/error.h"
@@ -27,8 +27,8 @@ static const char flat_schema[] =
     "CREATE TABLE flat_thread(grp INTEGER PRIMARY KEY, n INTEGER NOT NULL, size INTEGER,"
     " data BLOB NOT NULL);\n";
 
-/* Entries in memory at once (16 bytes each). */
-size_t cp_db_threads_budget = (size_t)1 << 22;
+/* Entries in memory at once (16 bytes each: 128 MB). */
+size_t cp_db_threads_budget = (size_t)1 << 23;
 /* Blobs this long or longer are compressed when that makes them shorter. */
 #define THR_ZMIN 64
 /* flat_thread is summed in dense arrays (rows x profiles x 2 x raw metrics doubles): a
@@ -39,11 +39,12 @@ struct thr {
 	const struct bu *b;
 	const struct flat_map *map;
 	size_t nraw, np;
-	uint32_t *count;	  /* per scope: its entries */
+	uint32_t *count;	  /* per scope: its entries (the statistics' counts) */
 	uint32_t *at;		  /* per scope of the range: its next slot */
 	struct cp_db_value *slot; /* the range's entries (profile in .scope, key in .metric) */
 	uint32_t lo, hi;	  /* the range */
-	int incl, counting;
+	uint32_t *end;		  /* per scope of the range: the end of its slots */
+	int incl;
 	double *gacc; /* flat rows: [((row - 1) * np + profile) * 2 * nraw + key], or NULL */
 };
 
@@ -87,11 +88,7 @@ static void flat_add(struct thr *t, uint32_t s, uint32_t m, double v, uint32_t p
 static void thr_emit(void *ctx, uint32_t s, uint32_t m, double v, uint32_t p)
 {
 	struct thr *t = ctx;
-	if (t->counting) {
-		t->count[s]++;
-		return;
-	}
-	if (s < t->lo || s >= t->hi)
+	if (s < t->lo || s >= t->hi || t->at[s] >= t->end[s])
 		return;
 	uint32_t key = t->incl ? m : (uint32_t)t->nraw + m;
 	t->slot[t->at[s]++] = (struct cp_db_value){p, key, v};
@@ -195,22 +192,27 @@ static int write_range(struct thr *t, struct cp_db_walk *w, struct blobw *bw)
 	for (uint32_t s = t->lo; s < t->hi; s++) {
 		t->at[s] = (uint32_t)total;
 		total += t->count[s];
+		t->end[s] = (uint32_t)total;
 	}
 	t->slot = xrealloc(t->slot, (total + 1) * sizeof *t->slot);
 	walk_all(t, w);
 	int rc = 0;
-	for (uint32_t s = t->lo; s < t->hi && !rc; s++)
-		if (t->count[s])
-			rc = put_blob(bw, s, t->slot + t->at[s] - t->count[s], t->count[s], t->nraw);
+	for (uint32_t s = t->lo; s < t->hi && !rc; s++) {
+		uint32_t first = t->end[s] - t->count[s];
+		if (t->at[s] > first) /* the walk's entries (as many as counted, unless corrupt) */
+			rc = put_blob(bw, s, t->slot + first, t->at[s] - first, t->nraw);
+	}
 	return rc;
 }
 
 static int write_scopes(struct thr *t, struct cp_db_walk *w, struct blobw *bw)
 {
-	size_t ns = t->b->db->nscopes;
-	t->counting = 1;
-	walk_all(t, w);
-	t->counting = 0;
+	const struct cp_db *db = t->b->db;
+	size_t ns = db->nscopes;
+	for (uint32_t s = 0; s < ns; s++) /* the walks' nonzero values, as the statistics count */
+		for (uint32_t m = 0; m < t->nraw; m++)
+			t->count[s] +=
+			    cp_db_stat_get(db, s, m, 1)->count + cp_db_stat_get(db, s, m, 0)->count;
 	int rc = blobw_begin(bw, scope_schema, "INSERT INTO scope_thread VALUES(?1, ?2, ?3, ?4)");
 	for (size_t lo = 0, hi; lo < ns && !rc; lo = hi) {
 		size_t total = t->count[lo];
@@ -256,6 +258,7 @@ int cp_db_write_threads(sqlite3 *sql, const struct bu *b, const struct flat_map 
 	size_t ns = db->nscopes + 1, gn = map->ngroups * t.np * 2 * t.nraw;
 	t.count = xcalloc(ns, sizeof *t.count);
 	t.at = xcalloc(ns, sizeof *t.at);
+	t.end = xcalloc(ns, sizeof *t.end);
 	if (gn <= THR_FLAT_MAX)
 		t.gacc = xcalloc(gn + 1, sizeof *t.gacc);
 	struct blobw bw = {.sql = sql, .path = path};
@@ -269,6 +272,7 @@ int cp_db_write_threads(sqlite3 *sql, const struct bu *b, const struct flat_map 
 	free(bw.z);
 	free(t.count);
 	free(t.at);
+	free(t.end);
 	free(t.slot);
 	free(t.gacc);
 	return rc;

@@ -45,7 +45,7 @@ static void open_db(struct fixture *f, size_t extra, size_t budget, const char *
 	cp_db_threads_budget = budget;
 	assert_int_equal(
 	    test_db_write_open(&db, tag, f->path, sizeof f->path, &f->whole, &f->head, &f->q), 0);
-	cp_db_threads_budget = (size_t)1 << 22;
+	cp_db_threads_budget = (size_t)1 << 23;
 }
 
 /* Profile p's inclusive and exclusive values of scope s, from its own values. */
@@ -163,7 +163,7 @@ static void run(size_t extra, size_t budget, const char *tag)
 static void test_few_profiles(void **state)
 {
 	(void)state;
-	run(0, (size_t)1 << 22, "thr-few");
+	run(0, (size_t)1 << 23, "thr-few");
 }
 
 static void test_many_ranges(void **state)
