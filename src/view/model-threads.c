@@ -7,7 +7,11 @@
 #include "view/model.h"
 
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "db/query.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static int no_row(void *ctx, const struct cp_dbq_row *row)
 {
@@ -52,4 +56,51 @@ int cp_web_threads_lazy(struct cp_web_ctx *c, const struct cp_web_node *id, doub
 	if (id->view == CP_WEB_FLAT && id->level == 2 && cp_dbq_has_flat(q))
 		return answered(cp_web_flat_threads(c, id, incl, excl));
 	return 0;
+}
+
+/* ---- the top-down view of one thread or rank ------------------------------------------ */
+
+int cp_web_td_select(const struct cp_web_ctx *c)
+{
+	const struct cp_web_req *r = c->req;
+	return r->view == CP_WEB_TD && r->stat == CP_DB_STAT_SUM &&
+	       (r->thread >= 0 || r->rank >= 0) && cp_dbq_has_threads(c->m->q, CP_DBQ_SCOPE);
+}
+
+static int selected(const struct cp_web_ctx *c, uint32_t p)
+{
+	const struct cp_web_req *r = c->req;
+	return r->thread >= 0 ? p == r->thread : c->m->head.profiles[p].rank == r->rank;
+}
+
+int cp_web_select_check(const struct cp_web_ctx *c)
+{
+	const struct cp_db *h = &c->m->head;
+	const struct cp_web_req *r = c->req;
+	if (!cp_web_td_select(c))
+		return 0;
+	for (uint32_t p = 0; p < h->nprofiles; p++)
+		if (selected(c, p))
+			return 0;
+	if (r->thread >= 0)
+		return cp_error(CP_ENOENT, "no thread (profile) %lld", (long long)r->thread);
+	return cp_error(CP_ENOENT, "no MPI rank %lld", (long long)r->rank);
+}
+
+int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, double *excl)
+{
+	const struct cp_db *h = &c->m->head;
+	size_t nraw = cp_db_nraw(h), np = h->nprofiles;
+	double *in = xcalloc(np * nraw + 1, sizeof *in), *ex = xcalloc(np * nraw + 1, sizeof *ex);
+	int rc = cp_dbq_threads_add(c->m->q, CP_DBQ_SCOPE, id, in, ex);
+	memset(incl, 0, nraw * sizeof *incl);
+	memset(excl, 0, nraw * sizeof *excl);
+	for (uint32_t p = 0; p < np && !rc; p++)
+		for (size_t m = 0; m < nraw && selected(c, p); m++) {
+			incl[m] += in[p * nraw + m];
+			excl[m] += ex[p * nraw + m];
+		}
+	free(in);
+	free(ex);
+	return rc;
 }

@@ -239,6 +239,13 @@ static void row_from_scope(const struct cp_web_ctx *c, const struct cp_dbq_row *
 	r->proc_id = !partial && s->proc < h->nprocs ? s->proc : CP_WEB_NONE;
 	r->procedure = r->proc_id != CP_WEB_NONE ? xstrdup(h->procs[s->proc].name) : NULL;
 	r->has_children = d->has_children;
+	if (cp_web_td_select(c)) { /* one thread's or rank's: raw values, then the formulas */
+		if (cp_web_select_values(c, d->id, r->incl, r->excl))
+			for (size_t i = 0; i < c->ms.ndb; i++)
+				r->incl[i] = r->excl[i] = NAN;
+		cp_web_eval_db(c, r);
+		return;
+	}
 	for (size_t i = 0; i < c->ms.ndb; i++) {
 		r->incl[i] = d->stats[i * 2 + 1].sum;
 		r->excl[i] = d->stats[i * 2].sum;
@@ -271,16 +278,21 @@ struct own {
 static int own_child(void *arg, const struct cp_dbq_row *d)
 {
 	struct own *o = arg;
+	struct cp_web_row r;
+	int sel = cp_web_td_select(o->c);
+	if (sel || o->fn)
+		row_from_scope(o->c, d, &r);
 	for (size_t i = 0; i < o->c->ms.ndb && i < CP_DB_MAX_METRICS; i++) {
-		double v = d->stats[i * 2 + 1].sum;
+		double v = sel ? r.incl[i] : d->stats[i * 2 + 1].sum;
 		if (!isnan(v))
 			o->sum[i] += v;
 	}
 	o->nchildren++;
-	if (!o->fn)
+	if (!o->fn) {
+		if (sel)
+			cp_web_row_release(&r);
 		return 0;
-	struct cp_web_row r;
-	row_from_scope(o->c, d, &r);
+	}
 	o->rc = o->fn(o->arg, &r);
 	cp_web_row_release(&r);
 	return o->rc;
@@ -372,9 +384,10 @@ int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct c
 		out->has_children = 1;
 		return rc;
 	}
-	if (cp_web_needs_full(c->req))
+	if (cp_web_needs_full(c->req) && !cp_web_td_select(c))
 		return cp_web_full_node(c, id, out);
-	return lazy_node(c, id, out);
+	int rc = cp_web_select_check(c);
+	return rc ? rc : lazy_node(c, id, out);
 }
 
 int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn, void *arg)
@@ -383,9 +396,10 @@ int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_r
 		return cp_web_bu_children(c, id, fn, arg);
 	if (cp_web_flat_lazy(c))
 		return cp_web_flat_children(c, id, fn, arg);
-	if (cp_web_needs_full(c->req))
+	if (cp_web_needs_full(c->req) && !cp_web_td_select(c))
 		return cp_web_full_children(c, id, fn, arg);
-	return lazy_children(c, id, fn, arg);
+	int rc = cp_web_select_check(c);
+	return rc ? rc : lazy_children(c, id, fn, arg);
 }
 
 #define TOP_MIN_CHILDREN 1000

@@ -117,6 +117,13 @@ int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_we
  * (CP_ENOENT: no such node). */
 int cp_web_threads_lazy(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
 			double *excl);
+/* model-threads.c: 1 when the request is the top-down view of one thread or rank (no
+ * statistic) and the database has the per-thread tables: then the lazy top-down view
+ * serves it, each row's values the selected profiles' from scope_thread (select_values:
+ * nraw raw values each). select_check: 0, or CP_ENOENT when no profile is selected. */
+int cp_web_td_select(const struct cp_web_ctx *c);
+int cp_web_select_check(const struct cp_web_ctx *c);
+int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, double *excl);
 /* model-bu.c, model-flat.c: the same for a node "bX.K" of the lazy bottom-up view, a row
  * "fP.H" of the lazy flat view below a procedure. */
 int cp_web_bu_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,

@@ -35,20 +35,23 @@ for v in td:top-down bu:bottom-up flat:flat; do
 	view_compare "$WORK/api-${v%%:*}.json" "$WORK/rep-${v%%:*}.json" "view ${v##*:}"
 	view_rows_threads "$WORK/api-${v%%:*}.json" "${v##*:}" 1
 done
-touch "$WORK/gate"
-view_fetch "$WORK/api-max.json" bu "&stat=max"
-report_json "$WORK/rep-max.json" "$WORK/m" --view bottom-up --threshold 0 --stat max
-view_compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
-
-# one thread: the worker with the most CPU time
+# one thread: the worker with the most CPU time (the top-down view of one thread is read
+# from the per-thread tables too: served during the load)
 vjson "$WORK/threads.json" "/api/threads"
 read -r prof pid tidx < <(python3 -c '
 import json,sys; p=json.load(open(sys.argv[1]))["profiles"]
 assert len(p) >= 3, p
 print(p[1]["id"], p[1]["pid"], p[1]["tidx"])' "$WORK/threads.json")
-view_fetch "$WORK/api-t.json" td "&thread=$prof"
+view_fetch "$WORK/api-t.json" td "&thread=$prof" 1
 report_json "$WORK/rep-t.json" "$WORK/m" --threshold 0 --thread "$pid:$tidx"
 view_compare "$WORK/api-t.json" "$WORK/rep-t.json" "--thread $pid:$tidx"
+expect_status 404 "/api/children?thread=999"
+expect_status 404 "/api/children?rank=7" # no MPI rank here
+
+touch "$WORK/gate"
+view_fetch "$WORK/api-max.json" bu "&stat=max"
+report_json "$WORK/rep-max.json" "$WORK/m" --view bottom-up --threshold 0 --stat max
+view_compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
 
 view_fetch "$WORK/api-d.json" flat "&derived=half%3Dcputime/2"
 report_json "$WORK/rep-d.json" "$WORK/m" --view flat --threshold 0 --metric "cputime,half=cputime/2"
