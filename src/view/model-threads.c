@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "db/query.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,5 +103,45 @@ int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, 
 		}
 	free(in);
 	free(ex);
+	return rc;
+}
+
+/* ---- the top-down view of a statistic over threads ------------------------------------- */
+
+int cp_web_td_stat(const struct cp_web_ctx *c)
+{
+	const struct cp_web_req *r = c->req;
+	return r->view == CP_WEB_TD && r->stat != CP_DB_STAT_SUM && r->thread < 0 && r->rank < 0 &&
+	       cp_dbq_has_threads(c->m->q, CP_DBQ_SCOPE);
+}
+
+int cp_web_own_stat(const struct cp_web_ctx *c, uint32_t id, const double *kids, double *st,
+		    double *psum)
+{
+	const struct cp_db *h = &c->m->head;
+	size_t nraw = cp_db_nraw(h), np = h->nprofiles;
+	double *in = xcalloc(np * nraw + 1, sizeof *in);
+	int rc = cp_dbq_threads_add(c->m->q, CP_DBQ_SCOPE, id, in, NULL);
+	for (size_t m = 0; m < nraw && !rc; m++) {
+		struct cp_db_stat a = {0, 0, 0, 0, 0, CP_DB_NONE, 0};
+		double sq = 0;
+		psum[m] = 0;
+		for (uint32_t p = 0; p < np; p++) {
+			double x = in[p * nraw + m], v = x - kids[p * nraw + m];
+			psum[m] += x;
+			if (!(fabs(v) > 1e-9 * fabs(x)))
+				continue; /* as the statistics: over the profiles with a value */
+			a.min = a.count && a.min < v ? a.min : v;
+			a.max = a.count && a.max > v ? a.max : v;
+			a.count++;
+			a.sum += v;
+			sq += v * v;
+		}
+		a.mean = a.count ? a.sum / a.count : 0;
+		double var = a.count ? sq / a.count - a.mean * a.mean : 0;
+		a.stddev = var > 0 ? sqrt(var) : 0;
+		st[m] = cp_db_stat_value(&a, c->req->stat);
+	}
+	free(in);
 	return rc;
 }

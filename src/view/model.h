@@ -124,6 +124,14 @@ int cp_web_threads_lazy(struct cp_web_ctx *c, const struct cp_web_node *id, doub
 int cp_web_td_select(const struct cp_web_ctx *c);
 int cp_web_select_check(const struct cp_web_ctx *c);
 int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, double *excl);
+/* model-threads.c: 1 when the request is the top-down view of a statistic over all threads
+ * (mean, min, max, stddev) and the database has the per-thread tables: then the lazy
+ * top-down view serves it, rows from the database's statistics, a <no line> leaf's
+ * statistic from each profile's value (cp_web_own_stat: scope id's inclusive values less
+ * its children's, kids: np * nraw; st the statistic and psum the scope's sums, nraw each). */
+int cp_web_td_stat(const struct cp_web_ctx *c);
+int cp_web_own_stat(const struct cp_web_ctx *c, uint32_t id, const double *kids, double *st,
+		    double *psum);
 /* model-bu.c, model-flat.c: the same for a node "bX.K" of the lazy bottom-up view, a row
  * "fP.H" of the lazy flat view below a procedure. */
 int cp_web_bu_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,

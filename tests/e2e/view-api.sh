@@ -45,6 +45,13 @@ print(p[1]["id"], p[1]["pid"], p[1]["tidx"])' "$WORK/threads.json")
 view_fetch "$WORK/api-t.json" td "&thread=$prof" 1
 report_json "$WORK/rep-t.json" "$WORK/m" --threshold 0 --thread "$pid:$tidx"
 view_compare "$WORK/api-t.json" "$WORK/rep-t.json" "--thread $pid:$tidx"
+# statistics over threads of the top-down view: the database's, and the <no line> leaves'
+# from the per-thread tables (served during the load too)
+for st in max stddev; do
+	view_fetch "$WORK/api-t$st.json" td "&stat=$st" 1
+	report_json "$WORK/rep-t$st.json" "$WORK/m" --threshold 0 --stat "$st"
+	view_compare "$WORK/api-t$st.json" "$WORK/rep-t$st.json" "top-down --stat $st"
+done
 expect_status 404 "/api/children?thread=999"
 expect_status 404 "/api/children?rank=7" # no MPI rank here
 
