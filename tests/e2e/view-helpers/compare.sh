@@ -1,23 +1,19 @@
 # Sourced by tests/e2e/view-*.sh (after serve.sh): a whole view through the API, compared
 # with `callpath report --format json`.
+VIEW_HELPERS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # vapi.py
 
 # view_fetch FILE VIEW EXTRA [STRICT]: every node of the view, walking /api/children from the
 # root (EXTRA: more parameters, "&stat=max"). A 202 (the whole profile loading) is asked
 # again, unless STRICT (1): then it fails (the view must be served without that load).
 view_fetch() {
-	python3 - "$VIEW_BASE" "$VIEW_TOKEN" "$2" "$3" "${4:-0}" >"$1" <<'PY' || fail "walking view $2 failed"
-import json, sys, time, urllib.request
+	python3 - "$VIEW_BASE" "$VIEW_TOKEN" "$2" "$3" "${4:-0}" "$VIEW_HELPERS" >"$1" <<'PY' || fail "walking view $2 failed"
+import json, sys
 base, token, view, extra, strict = sys.argv[1:6]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, sys.argv[6])
+import vapi
 def get(path):
-    for _ in range(600):  # 202: the whole profile is loading
-        req = urllib.request.Request(base + path, headers={"X-Callpath-Token": token})
-        r = urllib.request.urlopen(req)
-        if r.status != 202:
-            return json.load(r)
-        if strict == "1":
-            raise SystemExit("202 (loading the whole profile): " + path)
-        time.sleep(0.1)
-    raise SystemExit("still loading after 60 s: " + path)
+    return vapi.get(base, token, path, strict == "1")
 nodes, todo = [], ["0"]
 while todo:
     nid = todo.pop()
@@ -79,9 +75,12 @@ for p in json.load(open(sys.argv[1]))["profiles"]: print(p["id"], p["pid"], p["t
 		"$WORK/rt-profiles.json" | while read -r i pid tidx; do
 		report_json "$WORK/rt-$2-$i.json" "$WORK/m" --view "$2" --threshold 0 --thread "$pid:$tidx"
 	done
-	python3 - "$1" "$2" "$WORK" "$VIEW_BASE" "$VIEW_TOKEN" "${3:-0}" <<'PY' || fail "/api/threads of $2 rows differ from report --thread"
-import json, sys, time, urllib.parse, urllib.request
+	python3 - "$1" "$2" "$WORK" "$VIEW_BASE" "$VIEW_TOKEN" "${3:-0}" "$VIEW_HELPERS" <<'PY' || fail "/api/threads of $2 rows differ from report --thread"
+import json, sys, urllib.parse
 nodes, view, work, base, token, strict = sys.argv[1:7]
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[7])
+import vapi
 nodes = json.load(open(nodes))
 by = {n["id"]: n for n in nodes}
 def chain(n, by, pid):
@@ -91,14 +90,7 @@ def chain(n, by, pid):
         n = by.get(n[pid]) if n[pid] is not None else None
     return tuple(reversed(c))
 def get(path):
-    for _ in range(600):
-        r = urllib.request.urlopen(urllib.request.Request(base + path, headers={"X-Callpath-Token": token}))
-        if r.status != 202:
-            return json.load(r)
-        if strict == "1":
-            raise SystemExit("202 (loading the whole profile): " + path)
-        time.sleep(0.1)
-    raise SystemExit("still loading: " + path)
+    return vapi.get(base, token, path, strict == "1")
 profiles = get("/api/threads")["profiles"]
 reps = {}
 for p in profiles:
