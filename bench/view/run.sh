@@ -12,6 +12,8 @@
 #     top, then expansions down its hot path (30 levels), and the peak RSS after;
 #   - the flat view (read from the database's flat tables): the modules, then expansions
 #     down its hot path (module, file, procedure, loops), and the peak RSS after;
+#   - /api/threads of rows of the three views (the first request, then per row), and the
+#     peak RSS after;
 #   - the first flat request with stat=max (which loads the whole profile in memory, unlike
 #     the sums, on a thread of its own: answered 202 at once; a top-down request is timed
 #     during the load), and the peak RSS after.
@@ -98,6 +100,45 @@ for _ in $(seq 10); do
 done
 echo "flat expansions down the hot path (${names[*]}): ${times[*]} s"
 echo "server peak RSS after the flat requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+# per-thread values (/api/threads) of rows of the three views: the first request, then per
+# row (top-down down the hot path, bottom-up procedures and callers, flat modules, files and
+# procedures). A request that needs the whole profile (a database without the per-thread
+# tables) is answered 202 until it is loaded: asked again every 0.1 s, its time includes that.
+python3 - "$base" "$token" <<'PY'
+import json, statistics, sys, time, urllib.request
+base, token = sys.argv[1:3]
+def get(p):
+    t0 = time.perf_counter()
+    while True:
+        r = urllib.request.urlopen(urllib.request.Request(base + p, headers={"X-Callpath-Token": token}))
+        if r.status != 202:
+            return json.load(r), time.perf_counter() - t0
+        time.sleep(0.1)
+def hot(view, n):
+    ids, node = [], "0"
+    for _ in range(n):
+        c = [x for x in get("/api/children?view=%s&node=%s&limit=20" % (view, node))[0]["children"] if x["has_children"]]
+        if not c:
+            break
+        node = c[0]["id"]
+        ids.append(node)
+    return ids
+rows = {"td": hot("td", 30), "bu": hot("bu", 10), "flat": hot("flat", 3)}
+rows["bu"] += [x["id"] for x in get("/api/children?view=bu&limit=10")[0]["children"]]
+first = None
+for view, ids in rows.items():
+    times = []
+    for i in ids:
+        d, t = get("/api/threads?view=%s&node=%s" % (view, i))
+        assert len(d["values"]) > 0, d
+        if first is None:
+            first = t
+            print("threads, first request (%s %s): %.3f s" % (view, i, t))
+            continue
+        times.append(t)
+    print("threads, %s rows: %d, median %.4f s, max %.4f s" % (view, len(times), statistics.median(times), max(times)))
+PY
+echo "server peak RSS after the /api/threads requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 # the whole profile loads on a thread of its own: the first request is answered 202 at once,
 # the top-down view meanwhile as usual; then polled until loaded
 fl=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat&stat=max")

@@ -79,24 +79,61 @@ static int u32_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* One kind of statistics (exclusive or inclusive) over every profile. The tree is read
- * through compact copies of the scopes' parents and frame flags (the walks to the root are
- * the pass's random reads). */
-struct pass {
+/* The walks over one profile's values (db-impl.h). The tree is read through compact copies
+ * of the scopes' parents and frame flags (the walks to the root are the random reads). */
+struct cp_db_walk {
 	const struct cp_db *db;
-	const uint32_t *parent;
-	const uint8_t *frame; /* FRAME_STOP: PROC or PARTIAL, where exclusive costs stop;
-			       * FRAME_LOOP: a loop, where a loop's own metric stops */
-	const uint8_t *own;   /* [nraw]: a loop probe's metric (loop-iterations...) */
+	uint32_t *parent;
+	uint8_t *frame; /* FRAME_STOP: PROC or PARTIAL, where exclusive costs stop;
+			 * FRAME_LOOP: a loop, where a loop's own metric stops */
+	uint8_t *own;	/* [nraw]: a loop probe's metric (loop-iterations...) */
 	size_t nraw;
-	struct cp_db_stat *stats; /* [nscopes * nraw] */
-	double *acc;		  /* [nscopes * nraw] scratch, zero between profiles */
-	uint8_t *mark;		  /* [nscopes] */
+	double *acc;   /* [nscopes * nraw] scratch, zero between profiles */
+	uint8_t *mark; /* [nscopes] */
 	uint32_t *touched;
 	size_t ntouched;
 };
 
-static void mark(struct pass *x, uint32_t s)
+enum { FRAME_STOP = 1, FRAME_LOOP = 2 };
+
+struct cp_db_walk *cp_db_walk_new(const struct cp_db *db)
+{
+	struct cp_db_walk *x = xcalloc(1, sizeof *x);
+	size_t ns = db->nscopes ? db->nscopes : 1, nraw = cp_db_nraw(db);
+	x->db = db;
+	x->nraw = nraw;
+	x->parent = xmalloc(ns * sizeof *x->parent);
+	x->frame = xmalloc(ns);
+	x->own = xcalloc(nraw + 1, 1);
+	for (size_t s = 0; s < db->nscopes; s++) {
+		uint32_t k = db->scopes[s].kind;
+		x->parent[s] = db->scopes[s].parent;
+		x->frame[s] = k == CP_DBK_PROC || k == CP_DBK_PARTIAL ? FRAME_STOP
+			      : k == CP_DBK_LOOP		      ? FRAME_LOOP
+								      : 0;
+	}
+	for (size_t m = 0; m < nraw; m++)
+		x->own[m] = (uint8_t)cp_db_metric_loop_own(db, (uint32_t)m);
+	x->acc = xcalloc(ns * (nraw ? nraw : 1), sizeof *x->acc);
+	x->mark = xcalloc(ns, 1);
+	x->touched = xmalloc(ns * sizeof *x->touched);
+	return x;
+}
+
+void cp_db_walk_free(struct cp_db_walk *x)
+{
+	if (!x)
+		return;
+	free(x->parent);
+	free(x->frame);
+	free(x->own);
+	free(x->acc);
+	free(x->mark);
+	free(x->touched);
+	free(x);
+}
+
+static void mark(struct cp_db_walk *x, uint32_t s)
 {
 	x->mark[s] = 1;
 	x->touched[x->ntouched++] = s;
@@ -105,7 +142,7 @@ static void mark(struct pass *x, uint32_t s)
 /* The touched scopes children first: decreasing ids (a child's id is larger than its
  * parent's); a sort when very few were touched, else a scan of the marks (a byte per
  * scope, read in sequence, costs far less than a comparison in a sort). */
-static size_t touched_order(struct pass *x)
+static size_t touched_order(struct cp_db_walk *x)
 {
 	size_t nt = x->ntouched, ns = x->db->nscopes;
 	if (nt * 64 < ns) {
@@ -119,15 +156,13 @@ static size_t touched_order(struct pass *x)
 	return nt;
 }
 
-enum { FRAME_STOP = 1, FRAME_LOOP = 2 };
-
 /* Exclusive is HPCToolkit's: the cost of the scope's own code, i.e. of the statements
  * below it in the same procedure frame (nested loops and inlined code included, calls
  * not): a value at a statement counts for it and each ancestor up to its frame. A loop
  * probe's metric (loop-iterations, loop-entries, loop-time: counted at the loop's header)
  * describes that loop alone: it stops at the nearest loop, so an enclosing loop does not
  * add its nested loops' iterations, entries and time to its own. */
-static void profile_excl(struct pass *x, uint32_t p)
+static void profile_excl(struct cp_db_walk *x, uint32_t p, cp_db_emit_fn emit, void *ctx)
 {
 	const struct cp_db_pvalues *pv = &x->db->pvalues[p];
 	size_t nraw = x->nraw;
@@ -149,7 +184,7 @@ static void profile_excl(struct pass *x, uint32_t p)
 		double *row = &x->acc[(size_t)s * nraw];
 		for (size_t m = 0; m < nraw; m++) {
 			if (row[m] != 0)
-				stat_update(&x->stats[(size_t)s * nraw + m], row[m], p);
+				emit(ctx, s, (uint32_t)m, row[m], p);
 			row[m] = 0;
 		}
 		x->mark[s] = 0;
@@ -158,7 +193,7 @@ static void profile_excl(struct pass *x, uint32_t p)
 
 /* Inclusive: the profile's values summed over the subtrees of the scopes on the paths from
  * its valued scopes to the root (only those are touched). */
-static void profile_incl(struct pass *x, uint32_t p)
+static void profile_incl(struct cp_db_walk *x, uint32_t p, cp_db_emit_fn emit, void *ctx)
 {
 	const struct cp_db_pvalues *pv = &x->db->pvalues[p];
 	size_t nraw = x->nraw;
@@ -176,7 +211,7 @@ static void profile_incl(struct pass *x, uint32_t p)
 		for (size_t m = 0; m < nraw; m++) {
 			if (row[m] == 0)
 				continue;
-			stat_update(&x->stats[(size_t)s * nraw + m], row[m], p);
+			emit(ctx, s, (uint32_t)m, row[m], p);
 			if (par != CP_DB_NONE)
 				x->acc[(size_t)par * nraw + m] += row[m];
 			row[m] = 0;
@@ -185,23 +220,34 @@ static void profile_incl(struct pass *x, uint32_t p)
 	}
 }
 
+void cp_db_walk_profile(struct cp_db_walk *x, uint32_t p, int incl, cp_db_emit_fn emit, void *ctx)
+{
+	if (p >= x->db->nprofiles)
+		return;
+	if (incl)
+		profile_incl(x, p, emit, ctx);
+	else
+		profile_excl(x, p, emit, ctx);
+}
+
+/* One kind of statistics (exclusive or inclusive) over every profile. */
 struct pass_job {
-	struct pass x;
-	void (*profile)(struct pass *, uint32_t);
+	struct cp_db_walk *x;
+	int incl;
+	struct cp_db_stat *stats; /* [nscopes * nraw] */
 };
+
+static void stat_emit(void *ctx, uint32_t s, uint32_t m, double v, uint32_t p)
+{
+	struct pass_job *j = ctx;
+	stat_update(&j->stats[(size_t)s * j->x->nraw + m], v, p);
+}
 
 static void *pass_run(void *arg)
 {
 	struct pass_job *j = arg;
-	size_t ns = j->x.db->nscopes, nraw = j->x.nraw ? j->x.nraw : 1;
-	j->x.acc = xcalloc(ns * nraw, sizeof *j->x.acc);
-	j->x.mark = xcalloc(ns ? ns : 1, 1);
-	j->x.touched = xmalloc((ns ? ns : 1) * sizeof *j->x.touched);
-	for (uint32_t p = 0; p < j->x.db->nprofiles; p++)
-		j->profile(&j->x, p);
-	free(j->x.acc);
-	free(j->x.mark);
-	free(j->x.touched);
+	for (uint32_t p = 0; p < j->x->db->nprofiles; p++)
+		cp_db_walk_profile(j->x, p, j->incl, stat_emit, j);
 	return NULL;
 }
 
@@ -235,32 +281,19 @@ static void run_two(void *(*run)(void *), void *a, void *b, int threads)
 static void raw_stats(struct cp_db *db, size_t nraw, int threads)
 {
 	size_t ns = db->nscopes, nm = db->nmetrics;
-	uint32_t *parent = xmalloc((ns ? ns : 1) * sizeof *parent);
-	uint8_t *frame = xmalloc(ns ? ns : 1), *own = xcalloc(nraw + 1, 1);
-	for (size_t s = 0; s < ns; s++) {
-		uint32_t k = db->scopes[s].kind;
-		parent[s] = db->scopes[s].parent;
-		frame[s] = k == CP_DBK_PROC || k == CP_DBK_PARTIAL ? FRAME_STOP
-			   : k == CP_DBK_LOOP			   ? FRAME_LOOP
-								   : 0;
-	}
-	for (size_t m = 0; m < nraw; m++)
-		own[m] = (uint8_t)cp_db_metric_loop_own(db, (uint32_t)m);
-	struct pass base = {db, parent, frame, own, nraw, NULL, NULL, NULL, NULL, 0};
-	struct pass_job ex = {base, profile_excl}, in = {base, profile_incl};
-	ex.x.stats = xcalloc(ns * nraw + 1, sizeof *ex.x.stats);
-	in.x.stats = xcalloc(ns * nraw + 1, sizeof *in.x.stats);
+	struct pass_job ex = {cp_db_walk_new(db), 0, NULL}, in = {cp_db_walk_new(db), 1, NULL};
+	ex.stats = xcalloc(ns * nraw + 1, sizeof *ex.stats);
+	in.stats = xcalloc(ns * nraw + 1, sizeof *in.stats);
 	run_two(pass_run, &ex, &in, threads);
 	for (size_t s = 0; s < ns; s++)
 		for (size_t m = 0; m < nraw; m++) {
-			db->stats[(s * nm + m) * 2] = ex.x.stats[s * nraw + m];
-			db->stats[(s * nm + m) * 2 + 1] = in.x.stats[s * nraw + m];
+			db->stats[(s * nm + m) * 2] = ex.stats[s * nraw + m];
+			db->stats[(s * nm + m) * 2 + 1] = in.stats[s * nraw + m];
 		}
-	free(ex.x.stats);
-	free(in.x.stats);
-	free(parent);
-	free(frame);
-	free(own);
+	free(ex.stats);
+	free(in.stats);
+	cp_db_walk_free(ex.x);
+	cp_db_walk_free(in.x);
 }
 
 /* Below this many values one thread does it all (a thread costs more than it saves). */

@@ -33,4 +33,17 @@ void cp_db_derived_compute(struct cp_db *db, uint32_t metric);
 uint32_t cp_db_metric_add_derived(struct cp_db *db, const struct cp_db_metric *m,
 				  struct cp_expr *expr);
 
+/* db-finish.c: the walks cp_db_finish makes over a profile's values, for the statistics
+ * and for the per-thread tables (db-sqlite-threads.c): emit gets each nonzero value of
+ * profile p, exclusive (incl 0: the scope's own code, as the statistics define it) or
+ * inclusive, for every scope and raw metric, scopes in decreasing id order, metrics in
+ * increasing order within a scope. A walk holds scratch space for the whole tree: one per
+ * thread. */
+typedef void (*cp_db_emit_fn)(void *ctx, uint32_t scope, uint32_t metric, double value,
+			      uint32_t profile);
+struct cp_db_walk;
+struct cp_db_walk *cp_db_walk_new(const struct cp_db *db);
+void cp_db_walk_profile(struct cp_db_walk *w, uint32_t p, int incl, cp_db_emit_fn emit, void *ctx);
+void cp_db_walk_free(struct cp_db_walk *w);
+
 #endif

@@ -195,8 +195,12 @@ int cp_db_write_bu(sqlite3 *sql, const struct cp_db *db, const char *path)
 		rc = write_procs(sql, &b, path);
 	if (!rc)
 		rc = cp_db_bu_exec(sql, bu_index, path);
+	struct flat_map map = {0};
 	if (!rc)
-		rc = cp_db_write_flat(sql, &b, path);
+		rc = cp_db_write_flat(sql, &b, &map, path);
+	if (!rc)
+		rc = cp_db_write_threads(sql, &b, &map, path);
+	cp_db_flat_map_release(&map);
 	cp_hashtab_release(&b.tab);
 	free(b.keys);
 	free(b.key);

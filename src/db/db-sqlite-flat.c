@@ -41,6 +41,8 @@ struct flat {
 	double *fexcl;	 /* per frame: inclusive minus its callees' */
 	uint32_t *pfile; /* per key: the procedure's file */
 	uint32_t *of[3]; /* per frame: its module, file and procedure group */
+	uint8_t *outer;	 /* per frame: bit lv when no enclosing frame has its group of level lv */
+	uint32_t partial; /* the <partial call paths> group, 0 if none */
 	struct group *g; /* id - 1 */
 	double *gv;	 /* per group: nm inclusive, nm exclusive */
 	size_t ng, ag;
@@ -211,6 +213,7 @@ static void groups_sum(struct flat *f)
 				    group_new(f, 0, G_PARTIAL, CP_DB_NONE, CP_DB_NONE, CP_DB_NONE);
 			add_to(f, partial, fx, 0);
 			add_to(f, partial, fx, 1);
+			f->partial = partial;
 			continue;
 		}
 		for (int lv = 0; lv < 3; lv++) {
@@ -218,8 +221,10 @@ static void groups_sum(struct flat *f)
 			while (a != CP_DB_NONE &&
 			       (db->scopes[a].kind != CP_DBK_PROC || f->of[lv][a] != g))
 				a = b->frame[db->scopes[a].parent];
-			if (a == CP_DB_NONE)
+			if (a == CP_DB_NONE) {
 				add_to(f, g, f->incl + (size_t)i * f->nm, 0);
+				f->outer[i] |= (uint8_t)(1u << lv);
+			}
 			add_to(f, g, fx, 1);
 		}
 	}
@@ -284,7 +289,15 @@ static void values_read(struct flat *f)
 	}
 }
 
-int cp_db_write_flat(sqlite3 *sql, const struct bu *b, const char *path)
+void cp_db_flat_map_release(struct flat_map *map)
+{
+	for (int lv = 0; lv < 3; lv++)
+		free(map->of[lv]);
+	free(map->outer);
+	memset(map, 0, sizeof *map);
+}
+
+int cp_db_write_flat(sqlite3 *sql, const struct bu *b, struct flat_map *map, const char *path)
 {
 	const struct cp_db *db = b->db;
 	struct flat f = {.b = b};
@@ -298,6 +311,7 @@ int cp_db_write_flat(sqlite3 *sql, const struct bu *b, const char *path)
 	uint32_t *proc_group = xcalloc(n, sizeof *proc_group);
 	for (int lv = 0; lv < 3; lv++)
 		f.of[lv] = xcalloc(n, sizeof *f.of[lv]);
+	f.outer = xcalloc(n, 1);
 	cp_hashtab_init(&f.tab);
 	values_read(&f);
 	pfile_compute(&f);
@@ -310,8 +324,7 @@ int cp_db_write_flat(sqlite3 *sql, const struct bu *b, const char *path)
 	if (!rc)
 		rc = cp_db_bu_exec(sql, flat_index, path);
 	cp_hashtab_release(&f.tab);
-	for (int lv = 0; lv < 3; lv++)
-		free(f.of[lv]);
+	*map = (struct flat_map){{f.of[0], f.of[1], f.of[2]}, f.outer, f.partial, f.ng};
 	free(proc_group);
 	free(f.incl);
 	free(f.fexcl);

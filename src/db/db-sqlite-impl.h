@@ -41,6 +41,16 @@ void cp_db_values_encode(const struct cp_db_pvalues *pv, struct strbuf *b);
 int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_db *db,
 			struct cp_db_pvalues *pv);
 
+/* As cp_db_values_decode with other bounds: the blobs of the per-thread tables
+ * (db-sqlite-threads.c) hold (profile, key, value) entries, profile < nrows, key < nkeys. */
+int cp_db_entries_decode(const uint8_t *p, size_t len, size_t n, size_t nrows, size_t nkeys,
+			 struct cp_db_pvalues *pv);
+/* raw[0..n) as a zstd frame into *z (grown to *zcap as needed), *zn bytes: 0, or
+ * CP_EINTERNAL naming path. */
+int cp_db_zstd(const void *raw, size_t n, void **z, size_t *zcap, size_t *zn, const char *path);
+/* Decompresses the frame z[0..zn) into raw: 0 when it holds exactly size bytes, else -1. */
+int cp_db_unzstd(const void *z, size_t zn, void *raw, size_t size);
+
 /* db-sqlite-bu.c: the bottom-up tables (bu_frame, bu_proc, bu_value) of a finished db. */
 int cp_db_write_bu(sqlite3 *sql, const struct cp_db *db, const char *path);
 

@@ -22,6 +22,7 @@ struct cp_dbq {
 	sqlite3_stmt *frame; /* the bottom-up tables' frame row, NULL without them */
 	int has_bu, has_flat;
 	struct cp_db_stat *stats; /* one row's, head->nmetrics * 2 */
+	sqlite3_stmt *thr[2];	  /* the per-thread tables' rows, NULL without them */
 };
 
 #define SCOPE_COLS                                                                                 \
@@ -153,6 +154,9 @@ int cp_dbq_open(const char *path, struct cp_db *head, struct cp_dbq **out)
 	q->frame = prepare(q, "SELECT " FRAME_COLS " FROM bu_frame f JOIN scope s ON s.id ="
 			      " f.scope WHERE f.scope = ?1");
 	q->has_bu = q->frame != NULL;
+	q->thr[CP_DBQ_SCOPE] =
+	    prepare(q, "SELECT n, size, data FROM scope_thread WHERE scope = ?1");
+	q->thr[CP_DBQ_FLAT] = prepare(q, "SELECT n, size, data FROM flat_thread WHERE grp = ?1");
 	sqlite3_stmt *flat = prepare(q, "SELECT 1 FROM flat_group LIMIT 1");
 	q->has_flat = q->has_bu && flat != NULL;
 	sqlite3_finalize(flat);
@@ -182,6 +186,8 @@ void cp_dbq_close(struct cp_dbq *q)
 	sqlite3_finalize(q->one);
 	sqlite3_finalize(q->children);
 	sqlite3_finalize(q->frame);
+	sqlite3_finalize(q->thr[0]);
+	sqlite3_finalize(q->thr[1]);
 	if (q->sql)
 		sqlite3_close(q->sql);
 	free((char *)q->path);
@@ -597,5 +603,78 @@ int cp_dbq_flat_bodies(struct cp_dbq *q, uint32_t key, cp_dbq_body_fn fn, void *
 		rc = fn(ctx, &b);
 	sqlite3_finalize(st);
 	free(incl);
+	return rc;
+}
+
+/* ---- the per-thread tables -------------------------------------------------------------- */
+
+int cp_dbq_has_threads(const struct cp_dbq *q, int table)
+{
+	return (table == CP_DBQ_SCOPE || table == CP_DBQ_FLAT) && q->thr[table];
+}
+
+/* The entries of the current row of st (n, size, data) into pv: 0 or CP_EFORMAT. */
+static int thr_decode(struct cp_dbq *q, sqlite3_stmt *st, struct cp_db_pvalues *pv)
+{
+	size_t nraw = cp_db_nraw(q->head), np = q->head->nprofiles;
+	int64_t n = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
+	int packed = sqlite3_column_type(st, 1) != SQLITE_NULL;
+	const void *data = sqlite3_column_blob(st, 2);
+	size_t len = (size_t)sqlite3_column_bytes(st, 2);
+	if (!packed)
+		size = (int64_t)len;
+	/* an entry takes 3..20 bytes encoded */
+	if (n < 0 || (uint64_t)n > (uint64_t)np * nraw * 2 || size < 0 ||
+	    (uint64_t)size > (uint64_t)n * 20 || (uint64_t)n * 3 > (uint64_t)size)
+		return cp_db_corrupt(q->path, "bad per-thread row");
+	uint8_t *raw = packed ? xmalloc((size_t)size + 1) : NULL;
+	int bad = packed && cp_db_unzstd(data, len, raw, (size_t)size);
+	if (!bad)
+		bad = cp_db_entries_decode(packed ? raw : data, (size_t)size, (size_t)n, np,
+					   nraw * 3, pv);
+	free(raw);
+	return bad ? cp_db_corrupt(q->path, "bad per-thread values") : 0;
+}
+
+int cp_dbq_threads_add(struct cp_dbq *q, int table, uint32_t id, double *incl, double *excl)
+{
+	if (!cp_dbq_has_threads(q, table))
+		return cp_error(CP_ENOENT, "no per-thread table");
+	sqlite3_stmt *st = q->thr[table];
+	sqlite3_bind_int64(st, 1, id);
+	int s = sqlite3_step(st), rc = 0;
+	size_t nraw = cp_db_nraw(q->head);
+	struct cp_db_pvalues pv = {0};
+	if (s == SQLITE_ROW)
+		rc = thr_decode(q, st, &pv);
+	else if (s != SQLITE_DONE)
+		rc = sql_fail(q);
+	for (size_t i = 0; i < pv.n && !rc; i++) {
+		const struct cp_db_value *v = &pv.v[i];
+		size_t at = (size_t)v->scope * nraw + v->metric % nraw, kind = v->metric / nraw;
+		if (incl && kind != 1)
+			incl[at] += v->value;
+		if (excl && kind != 0)
+			excl[at] += v->value;
+	}
+	free(pv.v);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int cp_dbq_bu_frames(struct cp_dbq *q, uint32_t key, cp_dbq_pair_fn fn, void *ctx)
+{
+	if (!q->has_bu)
+		return cp_error(CP_ENOENT, "no bottom-up tables");
+	sqlite3_stmt *st = prepare(q, "SELECT scope, outer FROM bu_frame WHERE key = ?1");
+	if (!st)
+		return sql_fail(q);
+	sqlite3_bind_int64(st, 1, key);
+	int s = SQLITE_DONE, rc = 0;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
+		rc = fn(ctx, col_id(st, 0), col_id(st, 1));
+	if (!rc && s != SQLITE_DONE)
+		rc = sql_fail(q);
+	sqlite3_finalize(st);
 	return rc;
 }

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
@@ -363,9 +362,8 @@ static void read_values(struct reader *r)
 		}
 		free(raw);
 		raw = xmalloc((size_t)size + 1);
-		size_t got = ZSTD_decompress(raw, (size_t)size, z ? z : "", zn);
-		if (ZSTD_isError(got) || got != (size_t)size ||
-		    cp_db_values_decode(raw, got, (size_t)nv, db, &db->pvalues[p])) {
+		if (cp_db_unzstd(z, zn, raw, (size_t)size) ||
+		    cp_db_values_decode(raw, (size_t)size, (size_t)nv, db, &db->pvalues[p])) {
 			bad(r, "bad per-profile values");
 			break;
 		}

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zstd.h>
 
 static const char schema[] =
     "CREATE TABLE meta(key TEXT NOT NULL, value TEXT);\n"
@@ -437,17 +436,9 @@ static void write_values(struct writer *w, const struct cp_db *db)
 	for (size_t p = 0; st && p < db->nprofiles && !w->rc; p++) {
 		strbuf_clear(&raw);
 		cp_db_values_encode(&db->pvalues[p], &raw);
-		size_t bound = ZSTD_compressBound(raw.len);
-		if (bound > zcap) {
-			zcap = bound;
-			z = xrealloc(z, zcap);
-		}
-		size_t zn = ZSTD_compress(z, zcap, raw.buf ? raw.buf : "", raw.len, 3);
-		if (ZSTD_isError(zn)) {
-			w->rc = cp_error(CP_EINTERNAL, "DB: writing %s: zstd: %s", w->path,
-					 ZSTD_getErrorName(zn));
+		size_t zn;
+		if ((w->rc = cp_db_zstd(raw.buf, raw.len, &z, &zcap, &zn, w->path)))
 			break;
-		}
 		sqlite3_bind_int64(st, 1, (int64_t)p);
 		sqlite3_bind_int64(st, 2, (int64_t)db->pvalues[p].n);
 		sqlite3_bind_int64(st, 3, (int64_t)raw.len);

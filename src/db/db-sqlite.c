@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <zstd.h>
 
 /* ---- errors -------------------------------------------------------------------------- */
 
@@ -107,8 +108,13 @@ void cp_db_values_encode(const struct cp_db_pvalues *pv, struct strbuf *b)
 int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_db *db,
 			struct cp_db_pvalues *pv)
 {
+	return cp_db_entries_decode(p, len, n, db->nscopes, cp_db_nraw(db), pv);
+}
+
+int cp_db_entries_decode(const uint8_t *p, size_t len, size_t n, size_t nrows, size_t nkeys,
+			 struct cp_db_pvalues *pv)
+{
 	const uint8_t *end = p + len;
-	size_t nraw = cp_db_nraw(db);
 	uint64_t scope = 0;
 	pv->v = xmalloc((n ? n : 1) * sizeof *pv->v);
 	pv->alloc = n ? n : 1;
@@ -120,7 +126,7 @@ int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_
 			return -1;
 		scope += d;
 		uint64_t metric = mk >> 1;
-		if (scope >= db->nscopes || metric >= nraw)
+		if (scope >= nrows || metric >= nkeys)
 			return -1;
 		if (i && d == 0 && metric <= pv->v[i - 1].metric)
 			return -1;
@@ -141,6 +147,26 @@ int cp_db_values_decode(const uint8_t *p, size_t len, size_t n, const struct cp_
 		pv->v[pv->n++] = (struct cp_db_value){(uint32_t)scope, (uint32_t)metric, x};
 	}
 	return p == end ? 0 : -1;
+}
+
+int cp_db_zstd(const void *raw, size_t n, void **z, size_t *zcap, size_t *zn, const char *path)
+{
+	size_t bound = ZSTD_compressBound(n);
+	if (bound > *zcap) {
+		*zcap = bound;
+		*z = xrealloc(*z, bound);
+	}
+	*zn = ZSTD_compress(*z, *zcap, n ? raw : "", n, 3);
+	if (ZSTD_isError(*zn))
+		return cp_error(CP_EINTERNAL, "DB: writing %s: zstd: %s", path,
+				ZSTD_getErrorName(*zn));
+	return 0;
+}
+
+int cp_db_unzstd(const void *z, size_t zn, void *raw, size_t size)
+{
+	size_t got = ZSTD_decompress(raw, size, z ? z : "", zn);
+	return ZSTD_isError(got) || got != size ? -1 : 0;
 }
 
 int cp_db_put_rows(const char *path, const char *create, const char *insert, size_t n,

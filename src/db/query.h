@@ -122,4 +122,18 @@ typedef int (*cp_dbq_body_fn)(void *ctx, const struct cp_dbq_body *row);
 /* The bodies of every frame of procedure key, in scope id order. */
 int cp_dbq_flat_bodies(struct cp_dbq *q, uint32_t key, cp_dbq_body_fn fn, void *ctx);
 
+/* The per-thread tables (docs/format.md): each profile's values of a scope (CP_DBQ_SCOPE,
+ * scope_thread) or of a flat view row (CP_DBQ_FLAT, flat_thread: flat_group ids). */
+enum { CP_DBQ_SCOPE = 0, CP_DBQ_FLAT = 1 };
+/* 1 when the database has that table (older ones do not). */
+int cp_dbq_has_threads(const struct cp_dbq *q, int table);
+/* Adds each profile's raw inclusive values of row id to incl[profile * nraw + metric] and
+ * its exclusive ones to excl (either may be NULL; nraw: the head's raw metrics); a row
+ * without values adds nothing. CP_ENOENT without the table, CP_EFORMAT for a bad row. */
+int cp_dbq_threads_add(struct cp_dbq *q, int table, uint32_t id, double *incl, double *excl);
+/* Every frame of procedure key with its outermost frame: fn(ctx, scope, outer) once each
+ * (a nonzero return stops). */
+typedef int (*cp_dbq_pair_fn)(void *ctx, uint32_t a, uint32_t b);
+int cp_dbq_bu_frames(struct cp_dbq *q, uint32_t key, cp_dbq_pair_fn fn, void *ctx);
+
 #endif

@@ -559,24 +559,57 @@ static void thread_values(struct cp_web_ctx *c, const struct cp_profile *p, uint
 	free(mark);
 }
 
-/* Per-profile values of metric of the bottom-up or flat row id. */
-static int row_values(struct cp_web_ctx *c, const struct cp_web_node *id, size_t np,
+/* tv[0..np) from each profile's raw values rin/rex (np * nraw each, profile-major). */
+static void raw_tvals(const struct cp_web_ctx *c, const double *rin, const double *rex, size_t np,
 		      struct tval *tv)
 {
 	size_t nraw = cp_db_nraw(&c->m->head), nm = c->ms.n;
-	double *rin = xcalloc(np * nraw + 1, sizeof *rin),
-	       *rex = xcalloc(np * nraw + 1, sizeof *rex);
 	double *in = xcalloc(nm + 1, sizeof *in), *ex = xcalloc(nm + 1, sizeof *ex);
-	int rc = cp_web_full_row_threads(c, id, rin, rex);
-	for (uint32_t pr = 0; !rc && pr < np; pr++) {
+	for (uint32_t pr = 0; pr < np; pr++) {
 		memcpy(in, rin + pr * nraw, nraw * sizeof *in);
 		memcpy(ex, rex + pr * nraw, nraw * sizeof *ex);
 		tv[pr] = tval_of(c, nraw, pr, in, ex);
 	}
-	free(rin);
-	free(rex);
 	free(in);
 	free(ex);
+}
+
+/* Per-profile values of metric of the bottom-up or flat row id (the whole profile's, or
+ * with lazy: the database's per-thread tables'; then 0 means "not there"). */
+static int row_values(struct cp_web_ctx *c, const struct cp_web_node *id, size_t np,
+		      struct tval *tv, int lazy)
+{
+	size_t nraw = cp_db_nraw(&c->m->head);
+	double *rin = xcalloc(np * nraw + 1, sizeof *rin),
+	       *rex = xcalloc(np * nraw + 1, sizeof *rex);
+	int rc =
+	    lazy ? cp_web_threads_lazy(c, id, rin, rex) : cp_web_full_row_threads(c, id, rin, rex);
+	if (rc == (lazy ? 1 : 0))
+		raw_tvals(c, rin, rex, np, tv);
+	free(rin);
+	free(rex);
+	return rc;
+}
+
+/* Per-profile values of metric of node id from the whole profile (c->req: all threads). */
+static int full_values(struct cp_web_ctx *c, const struct cp_web_node *id, size_t n,
+		       struct tval *tv)
+{
+	struct cp_web_req all = *c->req;
+	const struct cp_web_req *orig = c->req;
+	all.view = CP_WEB_TD; /* the profile: no bottom-up or flat view of it is built for this */
+	c->req = &all;
+	const struct cp_profile *p = cp_web_full_profile(c);
+	c->req = orig;
+	int rc = p ? 0 : c->full_rc;
+	if (p && p->db.nprofiles != n)
+		rc = cp_error(CP_EFORMAT, "the profile changed");
+	else if (p && id->view != CP_WEB_TD)
+		rc = row_values(c, id, n, tv, 0);
+	else if (p && id->index >= p->db.nscopes)
+		rc = cp_error(CP_ENOENT, "no scope %u", id->index);
+	else if (p)
+		thread_values(c, p, id->index, tv);
 	return rc;
 }
 
@@ -598,22 +631,15 @@ void cp_web_api_threads(struct cp_web_ctx *c, struct cp_web_resp *out)
 	struct cp_web_req all = *c->req;
 	all.thread = all.rank = -1;
 	all.stat = 0;
-	all.view = CP_WEB_TD; /* the profile: no bottom-up or flat view of it is built for this */
 	const struct cp_web_req *orig = c->req;
 	c->req = &all;
-	const struct cp_profile *p = cp_web_full_profile(c);
-	all.view = id->view;
-	size_t n = p ? p->db.nprofiles : 0;
+	size_t n = h->nprofiles;
 	struct tval *tv = xcalloc(n + 1, sizeof *tv);
-	int rc = p ? 0 : c->full_rc;
-	if (p && id->view != CP_WEB_TD)
-		rc = row_values(c, id, n, tv);
-	else if (p && id->index >= p->db.nscopes)
-		rc = cp_error(CP_ENOENT, "no scope %u", id->index);
-	else if (p)
-		thread_values(c, p, id->index, tv);
+	int rc = row_values(c, id, n, tv, 1);
+	if (!rc)
+		rc = full_values(c, id, n, tv);
 	c->req = orig;
-	if (rc) {
+	if (rc < 0) {
 		cp_web_api_fail(out, rc);
 		free(tv);
 		return;

@@ -122,6 +122,22 @@ static uint32_t bu_first(const struct occs *o, uint32_t k)
 	return CP_DB_NONE;
 }
 
+/* The frames of node id ("bX.K"): *chain its K links of callers (K + 1 entries, freed by
+ * the caller even on failure) and o its procedure's outermost frames (bu_resolve). */
+static int bu_node_occs(struct cp_web_ctx *c, const struct cp_web_node *id, struct occs *o,
+			struct link **chain)
+{
+	uint32_t x = id->index, k = id->level - 1;
+	*chain = NULL;
+	if (k > 100000)
+		return cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	*chain = xcalloc(k + 1, sizeof **chain);
+	int rc = bu_resolve(c, x, k, o, *chain);
+	if (!rc && bu_first(o, k) != x)
+		rc = cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	return rc;
+}
+
 void cp_web_eval_db(const struct cp_web_ctx *c, struct cp_web_row *r)
 {
 	for (size_t i = 0; i < c->ms.ndb; i++)
@@ -218,13 +234,9 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 	struct top t = {c, out, NULL, NULL};
 	if (k == 0)
 		return cp_dbq_bu_procs(c->m->q, x, top_row, &t);
-	if (k > 100000)
-		return cp_error(CP_ENOENT, "no node b%u.%u", x, k);
-	struct link *chain = xcalloc(k, sizeof *chain);
+	struct link *chain;
 	struct occs o = {0};
-	int rc = bu_resolve(c, x, k, &o, chain);
-	if (!rc && bu_first(&o, k) != x)
-		rc = cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	int rc = bu_node_occs(c, id, &o, &chain);
 	if (!rc) {
 		memset(out, 0, sizeof *out);
 		out->id = *id;
@@ -296,14 +308,10 @@ static int bu_emit(struct cp_web_ctx *c, const struct cp_web_node *id, const str
 static int bu_callers(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 		      void *arg)
 {
-	uint32_t x = id->index, k = id->level - 1;
-	if (k > 100000)
-		return cp_error(CP_ENOENT, "no node b%u.%u", x, k);
-	struct link *chain = xcalloc(k + 1, sizeof *chain);
+	uint32_t k = id->level - 1;
+	struct link *chain;
 	struct occs o = {0};
-	int rc = bu_resolve(c, x, k, &o, chain);
-	if (!rc && bu_first(&o, k) != x)
-		rc = cp_error(CP_ENOENT, "no node b%u.%u", x, k);
+	int rc = bu_node_occs(c, id, &o, &chain);
 	struct edge *e = xcalloc(o.n + 1, sizeof *e);
 	size_t n = 0;
 	for (size_t i = 0; i < o.n && !rc; i++) {
@@ -338,4 +346,56 @@ int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_we
 		return cp_error(CP_ENOENT, "no node b%u", id->index);
 	struct top t = {c, NULL, fn, arg};
 	return cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
+}
+
+/* ---- per-thread values of a node (/api/threads) -------------------------------------- */
+
+struct bu_thr {
+	struct cp_dbq *q;
+	const uint32_t *outer; /* the node's outermost frames, sorted */
+	size_t n;
+	double *excl;
+};
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A frame of the procedure: its exclusive values count when its outermost frame is one of
+ * the node's (as bu_sum's sums). */
+static int frame_excl(void *arg, uint32_t scope, uint32_t outer)
+{
+	struct bu_thr *t = arg;
+	if (!bsearch(&outer, t->outer, t->n, sizeof *t->outer, u32_cmp))
+		return 0;
+	return cp_dbq_threads_add(t->q, CP_DBQ_SCOPE, scope, NULL, t->excl);
+}
+
+int cp_web_bu_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+		      double *excl)
+{
+	uint32_t k = id->level - 1;
+	struct link *chain;
+	struct occs o = {0};
+	struct cp_dbq_frame f = {0};
+	int rc = bu_node_occs(c, id, &o, &chain);
+	if (!rc)
+		rc = cp_dbq_bu_frame(c->m->q, id->index, &f);
+	uint32_t *outer = xcalloc(o.n + 1, sizeof *outer);
+	size_t n = 0;
+	for (size_t i = 0; i < o.n && !rc; i++)
+		if ((uint32_t)o.v[i].depth >= k) {
+			outer[n++] = o.v[i].x;
+			rc = cp_dbq_threads_add(c->m->q, CP_DBQ_SCOPE, o.v[i].x, incl, NULL);
+		}
+	qsort(outer, n, sizeof *outer, u32_cmp);
+	struct bu_thr t = {c->m->q, outer, n, excl};
+	if (!rc)
+		rc = cp_dbq_bu_frames(c->m->q, f.key, frame_excl, &t);
+	free(outer);
+	occs_release(&o);
+	free(chain);
+	return rc;
 }

@@ -693,3 +693,62 @@ int cp_web_flat_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 		rc = below(c, key, a, n, id, fn, arg, 0, 0, v);
 	return rc;
 }
+
+/* ---- per-thread values of a row below a procedure (/api/threads) --------------------- */
+
+/* Each profile's raw inclusive values of body scope b's item into out (np * nraw): its
+ * scope's, less its children's for its own cost (<no line>), as items_make takes them. */
+static int item_threads(struct fview *v, const struct bscope *b, double *out, double *kids)
+{
+	struct cp_dbq *q = v->c->m->q;
+	size_t n = v->c->m->head.nprofiles * cp_db_nraw(&v->c->m->head);
+	memset(out, 0, n * sizeof *out);
+	int rc = cp_dbq_threads_add(q, CP_DBQ_SCOPE, b->id, out, NULL);
+	const struct item *x = &v->it[b->item];
+	if (rc || x->call || !b->nkids)
+		return rc;
+	memset(kids, 0, n * sizeof *kids);
+	for (size_t i = 0; i < v->nb && !rc; i++) {
+		const struct bscope *k = &v->b[i];
+		if (!is_frame(k) && k->s.parent == b->id && k->frame == b->frame)
+			rc = cp_dbq_threads_add(q, CP_DBQ_SCOPE, k->id, kids, NULL);
+	}
+	for (size_t j = 0; j < n; j++) {
+		double own = out[j] - kids[j];
+		out[j] = fabs(own) > 1e-9 * fabs(out[j]) ? own : 0;
+	}
+	return rc;
+}
+
+int cp_web_flat_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			double *excl)
+{
+	struct fview *v = NULL;
+	const struct tok *a = NULL;
+	size_t n = 0, nv = c->m->head.nprofiles * cp_db_nraw(&c->m->head);
+	int rc = fview_get(c, id->index, &v);
+	if (!rc)
+		rc = path_find(v, id->hash, &a, &n);
+	if (rc)
+		return rc;
+	struct tok *path = xcalloc(n + 1, sizeof *path);
+	memcpy(path, a, n * sizeof *path); /* a points into v->toks */
+	double *val = xcalloc(nv + 1, sizeof *val), *kids = xcalloc(nv + 1, sizeof *kids);
+	for (size_t i = 0; i < v->nb && !rc; i++) {
+		const struct bscope *b = &v->b[i];
+		if (b->item == UINT32_MAX || !has_prefix(v, &v->it[b->item], path, n))
+			continue;
+		const struct item *x = &v->it[b->item];
+		int cov = covered(v, x, path, n);
+		if ((cov && x->call) || (rc = item_threads(v, b, val, kids)))
+			continue;
+		for (size_t j = 0; j < nv; j++) {
+			incl[j] += cov ? 0 : val[j];
+			excl[j] += x->call ? 0 : val[j];
+		}
+	}
+	free(path);
+	free(val);
+	free(kids);
+	return rc;
+}

@@ -239,6 +239,21 @@ static void row_from_scope(const struct cp_web_ctx *c, const struct cp_dbq_row *
 	r->proc_id = !partial && s->proc < h->nprocs ? s->proc : CP_WEB_NONE;
 	r->procedure = r->proc_id != CP_WEB_NONE ? xstrdup(h->procs[s->proc].name) : NULL;
 	r->has_children = d->has_children;
+	if (cp_web_td_stat(c)) { /* the database's statistics over threads */
+		for (size_t i = 0; i < c->ms.ndb; i++) {
+			r->incl[i] = cp_db_stat_value(&d->stats[i * 2 + 1], c->req->stat);
+			r->excl[i] = cp_db_stat_value(&d->stats[i * 2], c->req->stat);
+		}
+		cp_web_eval(c, r);
+		return;
+	}
+	if (cp_web_td_select(c)) { /* one thread's or rank's: raw values, then the formulas */
+		if (cp_web_select_values(c, d->id, r->incl, r->excl))
+			for (size_t i = 0; i < c->ms.ndb; i++)
+				r->incl[i] = r->excl[i] = NAN;
+		cp_web_eval_db(c, r);
+		return;
+	}
 	for (size_t i = 0; i < c->ms.ndb; i++) {
 		r->incl[i] = d->stats[i * 2 + 1].sum;
 		r->excl[i] = d->stats[i * 2].sum;
@@ -262,6 +277,7 @@ static int take_one(void *arg, const struct cp_dbq_row *d)
 struct own {
 	const struct cp_web_ctx *c;
 	double sum[CP_DB_MAX_METRICS];
+	double *pin; /* a statistic: the children's inclusive values per profile (np * nraw) */
 	size_t nchildren;
 	cp_web_row_fn fn;
 	void *arg;
@@ -271,19 +287,33 @@ struct own {
 static int own_child(void *arg, const struct cp_dbq_row *d)
 {
 	struct own *o = arg;
+	struct cp_web_row r;
+	int sel = cp_web_td_select(o->c);
+	if (sel || o->fn)
+		row_from_scope(o->c, d, &r);
 	for (size_t i = 0; i < o->c->ms.ndb && i < CP_DB_MAX_METRICS; i++) {
-		double v = d->stats[i * 2 + 1].sum;
+		double v = sel ? r.incl[i] : d->stats[i * 2 + 1].sum;
 		if (!isnan(v))
 			o->sum[i] += v;
 	}
 	o->nchildren++;
-	if (!o->fn)
+	if (o->pin && !o->rc)
+		o->rc = cp_dbq_threads_add(o->c->m->q, CP_DBQ_SCOPE, d->id, o->pin, NULL);
+	if (!o->fn) {
+		if (sel)
+			cp_web_row_release(&r);
 		return 0;
-	struct cp_web_row r;
-	row_from_scope(o->c, d, &r);
+	}
 	o->rc = o->fn(o->arg, &r);
 	cp_web_row_release(&r);
 	return o->rc;
+}
+
+/* With a statistic: room for the children's values per profile (else NULL). */
+static double *own_pin(const struct cp_web_ctx *c)
+{
+	size_t n = c->m->head.nprofiles * cp_db_nraw(&c->m->head);
+	return cp_web_td_stat(c) ? xcalloc(n + 1, sizeof(double)) : NULL;
 }
 
 /* Fills leaf with the <no line> leaf of parent (a row); 1 when it has a cost. */
@@ -293,14 +323,17 @@ static int own_leaf(const struct cp_web_ctx *c, const struct cp_web_row *parent,
 	const struct cp_db *h = &c->m->head;
 	memset(leaf, 0, sizeof *leaf);
 	int any = 0;
+	double psum[CP_DB_MAX_METRICS], st[CP_DB_MAX_METRICS];
+	if (o->pin && cp_web_own_stat(c, parent->id.index, o->pin, st, psum))
+		return 0;
 	for (size_t i = 0; i < c->ms.ndb; i++) {
 		if (h->metrics[i].kind != CP_DB_METRIC_RAW)
 			continue;
-		double v = parent->incl[i] - o->sum[i];
-		if (!(fabs(v) > 1e-9 * fabs(parent->incl[i])))
+		double in = o->pin ? psum[i] : parent->incl[i], v = in - o->sum[i];
+		if (!(fabs(v) > 1e-9 * fabs(in)))
 			v = 0;
-		leaf->incl[i] = leaf->excl[i] = v;
 		any |= v != 0;
+		leaf->incl[i] = leaf->excl[i] = o->pin ? st[i] : v;
 	}
 	if (!o->nchildren || !any)
 		return 0;
@@ -327,10 +360,12 @@ static int lazy_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct 
 	int rc = cp_dbq_scope(c->m->q, id->index, take_one, &o);
 	if (rc || !id->noline)
 		return rc;
-	struct own w = {.c = c};
+	struct own w = {.c = c, .pin = own_pin(c)};
 	rc = cp_dbq_children(c->m->q, id->index, own_child, &w);
-	if (!rc && !own_leaf(c, &scope, &w, out))
+	if (!rc && !w.rc && !own_leaf(c, &scope, &w, out))
 		rc = cp_error(CP_ENOENT, "no node %u.n", id->index);
+	free(w.pin);
+	rc = rc ? rc : w.rc;
 	cp_web_row_release(&scope);
 	return rc;
 }
@@ -344,13 +379,14 @@ static int lazy_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 	int rc = lazy_node(c, id, &parent);
 	if (rc)
 		return rc;
-	struct own w = {.c = c, .fn = fn, .arg = arg};
+	struct own w = {.c = c, .pin = own_pin(c), .fn = fn, .arg = arg};
 	rc = cp_dbq_children(c->m->q, id->index, own_child, &w);
 	struct cp_web_row leaf;
 	if (!rc && !w.rc && own_leaf(c, &parent, &w, &leaf)) {
 		rc = fn(arg, &leaf);
 		cp_web_row_release(&leaf);
 	}
+	free(w.pin);
 	cp_web_row_release(&parent);
 	return rc ? rc : w.rc;
 }
@@ -372,9 +408,10 @@ int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct c
 		out->has_children = 1;
 		return rc;
 	}
-	if (cp_web_needs_full(c->req))
+	if (cp_web_needs_full(c->req) && !cp_web_td_select(c) && !cp_web_td_stat(c))
 		return cp_web_full_node(c, id, out);
-	return lazy_node(c, id, out);
+	int rc = cp_web_select_check(c);
+	return rc ? rc : lazy_node(c, id, out);
 }
 
 int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn, void *arg)
@@ -383,9 +420,10 @@ int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_r
 		return cp_web_bu_children(c, id, fn, arg);
 	if (cp_web_flat_lazy(c))
 		return cp_web_flat_children(c, id, fn, arg);
-	if (cp_web_needs_full(c->req))
+	if (cp_web_needs_full(c->req) && !cp_web_td_select(c) && !cp_web_td_stat(c))
 		return cp_web_full_children(c, id, fn, arg);
-	return lazy_children(c, id, fn, arg);
+	int rc = cp_web_select_check(c);
+	return rc ? rc : lazy_children(c, id, fn, arg);
 }
 
 #define TOP_MIN_CHILDREN 1000

@@ -110,6 +110,35 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn,
 		       void *arg);
 
+/* model-threads.c: for /api/threads, each profile's raw inclusive and exclusive values of
+ * node id (added to incl and excl, nprofiles * nraw each, profile-major) read from the
+ * database's per-thread tables: 1 when answered so, 0 when the whole profile is needed (a
+ * database without those tables, an id of the whole profile's views), or a negative CP_E*
+ * (CP_ENOENT: no such node). */
+int cp_web_threads_lazy(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			double *excl);
+/* model-threads.c: 1 when the request is the top-down view of one thread or rank (no
+ * statistic) and the database has the per-thread tables: then the lazy top-down view
+ * serves it, each row's values the selected profiles' from scope_thread (select_values:
+ * nraw raw values each). select_check: 0, or CP_ENOENT when no profile is selected. */
+int cp_web_td_select(const struct cp_web_ctx *c);
+int cp_web_select_check(const struct cp_web_ctx *c);
+int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, double *excl);
+/* model-threads.c: 1 when the request is the top-down view of a statistic over all threads
+ * (mean, min, max, stddev) and the database has the per-thread tables: then the lazy
+ * top-down view serves it, rows from the database's statistics, a <no line> leaf's
+ * statistic from each profile's value (cp_web_own_stat: scope id's inclusive values less
+ * its children's, kids: np * nraw; st the statistic and psum the scope's sums, nraw each). */
+int cp_web_td_stat(const struct cp_web_ctx *c);
+int cp_web_own_stat(const struct cp_web_ctx *c, uint32_t id, const double *kids, double *st,
+		    double *psum);
+/* model-bu.c, model-flat.c: the same for a node "bX.K" of the lazy bottom-up view, a row
+ * "fP.H" of the lazy flat view below a procedure. */
+int cp_web_bu_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+		      double *excl);
+int cp_web_flat_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
+			double *excl);
+
 /* model-flat.c: the flat view summed over all threads, read lazily from the database
  * (when it has the flat tables: cp_web_flat_lazy). */
 int cp_web_flat_lazy(const struct cp_web_ctx *c);

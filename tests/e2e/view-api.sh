@@ -24,28 +24,41 @@ expect_status 200 "/api/children?node=0"
 expect_status 200 "/"
 [ "$(vget "/api/children?view=flat&stat=max")" = 202 ] || fail "flat max during the load: not 202"
 [ "$(vget "/api/children?view=flat")" = 200 ] || fail "flat (sum) during the load: not 200"
-touch "$WORK/gate"
 "$CALLPATH" report "$WORK/m" --format json --threshold 0 -o /dev/null 2>/dev/null ||
 	fail "report cannot read the measurement"
 
+# the three views summed over threads, and the per-thread values of their rows, are read
+# from the database: served during the load
 for v in td:top-down bu:bottom-up flat:flat; do
-	view_fetch "$WORK/api-${v%%:*}.json" "${v%%:*}" ""
+	view_fetch "$WORK/api-${v%%:*}.json" "${v%%:*}" "" 1
 	report_json "$WORK/rep-${v%%:*}.json" "$WORK/m" --view "${v##*:}" --threshold 0
 	view_compare "$WORK/api-${v%%:*}.json" "$WORK/rep-${v%%:*}.json" "view ${v##*:}"
+	view_rows_threads "$WORK/api-${v%%:*}.json" "${v##*:}" 1
 done
-view_fetch "$WORK/api-max.json" bu "&stat=max"
-report_json "$WORK/rep-max.json" "$WORK/m" --view bottom-up --threshold 0 --stat max
-view_compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
-
-# one thread: the worker with the most CPU time
+# one thread: the worker with the most CPU time (the top-down view of one thread is read
+# from the per-thread tables too: served during the load)
 vjson "$WORK/threads.json" "/api/threads"
 read -r prof pid tidx < <(python3 -c '
 import json,sys; p=json.load(open(sys.argv[1]))["profiles"]
 assert len(p) >= 3, p
 print(p[1]["id"], p[1]["pid"], p[1]["tidx"])' "$WORK/threads.json")
-view_fetch "$WORK/api-t.json" td "&thread=$prof"
+view_fetch "$WORK/api-t.json" td "&thread=$prof" 1
 report_json "$WORK/rep-t.json" "$WORK/m" --threshold 0 --thread "$pid:$tidx"
 view_compare "$WORK/api-t.json" "$WORK/rep-t.json" "--thread $pid:$tidx"
+# statistics over threads of the top-down view: the database's, and the <no line> leaves'
+# from the per-thread tables (served during the load too)
+for st in max stddev; do
+	view_fetch "$WORK/api-t$st.json" td "&stat=$st" 1
+	report_json "$WORK/rep-t$st.json" "$WORK/m" --threshold 0 --stat "$st"
+	view_compare "$WORK/api-t$st.json" "$WORK/rep-t$st.json" "top-down --stat $st"
+done
+expect_status 404 "/api/children?thread=999"
+expect_status 404 "/api/children?rank=7" # no MPI rank here
+
+touch "$WORK/gate"
+view_fetch "$WORK/api-max.json" bu "&stat=max"
+report_json "$WORK/rep-max.json" "$WORK/m" --view bottom-up --threshold 0 --stat max
+view_compare "$WORK/api-max.json" "$WORK/rep-max.json" "bottom-up --stat max"
 
 view_fetch "$WORK/api-d.json" flat "&derived=half%3Dcputime/2"
 report_json "$WORK/rep-d.json" "$WORK/m" --view flat --threshold 0 --metric "cputime,half=cputime/2"
@@ -78,65 +91,9 @@ assert d["stats"]["incl"]["max"] == max(vals) and vals == sorted(vals, reverse=T
 assert d["stats"]["incl"]["count"] == sum(1 for v in vals if v)
 PY
 
-# per-thread values of bottom-up and flat rows (the lazy ids "bX.K" / "fG.g" / "fP.H" read
-# from the database, and the whole profile's "b123" of the max view): every thread's value
-# is that row's in `report --view ... --thread PID:TIDX`
-rows_threads() { # VIEW-FILE REPORT-VIEW: compares the 3 heaviest rows, the heaviest of each kind, the deepest
-	local v
-	python3 -c '
-import json,sys
-for p in json.load(open(sys.argv[1]))["profiles"]: print(p["id"], p["pid"], p["tidx"])' \
-		"$WORK/threads.json" | while read -r i pid tidx; do
-		report_json "$WORK/rt-$2-$i.json" "$WORK/m" --view "$2" --threshold 0 --thread "$pid:$tidx"
-	done
-	python3 - "$1" "$2" "$WORK" "$VIEW_BASE" "$VIEW_TOKEN" <<'PY' || fail "/api/threads of $2 rows differ from report --thread"
-import json, sys, time, urllib.parse, urllib.request
-nodes, view, work, base, token = sys.argv[1:6]
-nodes = json.load(open(nodes))
-by = {n["id"]: n for n in nodes}
-def chain(n, by, pid):
-    c = []
-    while n is not None:
-        c.append((n["kind"], n["name"] if n[pid] is not None else "<total>", n["line"] or 0))
-        n = by.get(n[pid]) if n[pid] is not None else None
-    return tuple(reversed(c))
-def get(path):
-    for _ in range(600):
-        r = urllib.request.urlopen(urllib.request.Request(base + path, headers={"X-Callpath-Token": token}))
-        if r.status != 202:
-            return json.load(r)
-        time.sleep(0.1)
-    raise SystemExit("still loading: " + path)
-profiles = get("/api/threads")["profiles"]
-reps = {}
-for p in profiles:
-    r = json.load(open("%s/rt-%s-%d.json" % (work, view, p["id"])))
-    rb = {n["id"]: n for n in r["nodes"]}
-    reps[p["id"]] = {chain(n, rb, "parent"): (n["inclusive"][0], n["exclusive"][0]) for n in r["nodes"]}
-rows = sorted((n for n in nodes if n["parent"] is not None), key=lambda n: -n["incl"][0])[:3]
-for kind in sorted(set(n["kind"] for n in nodes) - {"root"}):  # and the heaviest of each kind
-    rows.append(max((n for n in nodes if n["kind"] == kind), key=lambda n: n["incl"][0]))
-deep = [n for n in nodes if n["parent"] is not None and n["incl"][0] > 0]
-rows.append(max(deep, key=lambda n: (len(chain(n, by, "parent")), n["incl"][0])))
-nonzero = 0
-for n in rows:
-    d = get("/api/threads?view=%s&node=%s&metric=0" % (n["id"][0] == "b" and "bu" or "flat", urllib.parse.quote(n["id"])))
-    assert len(d["values"]) == len(profiles), (n["id"], d)
-    k = chain(n, by, "parent")
-    k = (("root", "<total>", 0),) + k[1:]
-    for v in d["values"]:
-        want = next((val for kk, val in reps[v["profile"]].items() if kk[1:] == k[1:]), (0, 0))
-        got = (v["incl"], v["excl"])
-        assert all(abs(g - w) <= 1e-9 * max(1, abs(w)) for g, w in zip(got, want)), (n["id"], n["name"], v["profile"], got, want)
-        nonzero += v["incl"] != 0
-    assert abs(sum(v["incl"] for v in d["values"]) - n["incl"][0]) <= 1e-6 * n["incl"][0] or view == "bottom-up" and "max" in sys.argv[1]
-assert nonzero >= 2, "too few threads with a value"
-print(len(rows), view, "rows agree per thread:", " ".join("%s(%s %s)" % (n["id"], n["kind"], n["name"]) for n in rows))
-PY
-}
-rows_threads "$WORK/api-bu.json" bottom-up
-rows_threads "$WORK/api-flat.json" flat
-rows_threads "$WORK/api-max.json" bottom-up # the whole profile's ids ("b123")
+# per-thread values of the whole profile's bottom-up rows ("b123" of the max view), from
+# the whole profile: every thread's value is that row's in `report --view ... --thread`
+view_rows_threads "$WORK/api-max.json" bottom-up # the whole profile's ids ("b123")
 [ "$(vget "/api/threads?view=bu&node=b999999999")" = 404 ] || fail "/api/threads of an unknown bottom-up row: not 404"
 
 vjson "$WORK/sw.json" "/api/sandwich?proc=$proc"

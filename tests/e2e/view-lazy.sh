@@ -3,9 +3,10 @@
 # model-flat.c), never the whole profile in memory: on a recursive program (recurse.O2:
 # descend() calls itself 30 deep, so a procedure's frames nest), a program with several
 # callers per procedure (callers.O2) and one with loops in inlined code (loopinline.O2),
-# every node of both views equals `callpath report --format json`'s, with the whole
-# profile's load held back (a request that needed it would be answered 202 for ever), ids
-# are unique and /api/node leads back to each node.
+# every node of both views equals `callpath report --format json`'s, and so do the
+# per-thread values of their rows (/api/threads), with the whole profile's load held back
+# (a request that needed it would be answered 202 for ever), ids are unique and /api/node
+# leads back to each node.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/report-helpers/record.sh"
 . "$(dirname "$0")/view-helpers/serve.sh"
@@ -74,6 +75,11 @@ while x is not None:
 assert [p["id"] for p in d["path"]] == list(reversed(chain)), (d["path"], chain)
 assert d["node"]["incl"] == by[sys.argv[3]]["incl"]
 PY
+	# per-thread values of bottom-up and flat rows, from the per-thread tables
+	view_rows_threads "$WORK/api.json" bottom-up 1
+	view_rows_threads "$WORK/api-flat.json" flat 1
+	[ "$(vget "/api/threads?view=bu&node=${deep%%.*}.999")" = 404 ] ||
+		fail "$1: /api/threads of an unknown bottom-up row: not 404"
 	expect_status 404 "/api/children?view=bu&node=${deep%%.*}.999"
 	expect_status 404 "/api/children?view=bu&node=${deep%%.*}"
 	kill "$VIEW_PID"
