@@ -37,14 +37,14 @@ struct group {
 struct flat {
 	const struct bu *b;
 	size_t nm;
-	double *incl;	 /* per scope and raw metric: inclusive sums */
-	double *fexcl;	 /* per frame: inclusive minus its callees' */
-	uint32_t *pfile; /* per key: the procedure's file */
-	uint32_t *of[3]; /* per frame: its module, file and procedure group */
-	uint8_t *outer;	 /* per frame: bit lv when no enclosing frame has its group of level lv */
+	double *incl;	  /* per scope and raw metric: inclusive sums */
+	double *fexcl;	  /* per frame: inclusive minus its callees' */
+	uint32_t *pfile;  /* per key: the procedure's file */
+	uint32_t *of[3];  /* per frame: its module, file and procedure group */
+	uint8_t *outer;	  /* per frame: bit lv when no enclosing frame has its group of level lv */
 	uint32_t partial; /* the <partial call paths> group, 0 if none */
-	struct group *g; /* id - 1 */
-	double *gv;	 /* per group: nm inclusive, nm exclusive */
+	struct group *g;  /* id - 1 */
+	double *gv;	  /* per group: nm inclusive, nm exclusive */
 	size_t ng, ag;
 	struct cp_hashtab tab; /* modules by path, files by (module group, file) */
 };

@@ -31,8 +31,8 @@ struct index {
 	uint32_t *fstamp, *lstamp, gen;
 	uint32_t *loop_first, *loops; /* function f's loops: loops[loop_first[f]..[f + 1]) */
 	uint32_t *parts;	      /* the model's split-off parts, by module, then lo */
-	int32_t *modmap; /* the measurement's module id -> model module, -1 */
-	uint8_t *omp;	 /* the measurement's module id -> enum omp_class */
+	int32_t *modmap;	      /* the measurement's module id -> model module, -1 */
+	uint8_t *omp;		      /* the measurement's module id -> enum omp_class */
 	int32_t *modidx; /* the measurement's module id -> index in snap->modules, -1 */
 	size_t nmodmap;
 	int has_omp; /* an OpenMP runtime or an MPI library is mapped */
@@ -709,8 +709,8 @@ static double activity(const struct cp_search_snap *a, const struct cp_search_sn
  * Debian's python3) for its wait for a CPU to be of another window than its samples and
  * its time: the runnable time was off by a factor of 3 either way (a CPU-bound Py_RunMain
  * decided at 15-55 %). Now the three are taken together, right before the files. */
-static double thread_wall(const struct cp_search_snap *a, const struct cp_search_snap *b,
-			  size_t i, double all)
+static double thread_wall(const struct cp_search_snap *a, const struct cp_search_snap *b, size_t i,
+			  double all)
 {
 	for (size_t j = 0; j < a->nthreads; j++)
 		if (a->tids[j] == b->tids[i] && a->thread_at[j] > 0 && b->thread_at[i] > 0)
