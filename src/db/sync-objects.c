@@ -134,6 +134,7 @@ static struct cp_sync_row *row_add(struct cp_sync_rows *out, const struct cp_mf_
 	struct cp_sync_row *r = &out->v[out->n++];
 	memset(r, 0, sizeof *r);
 	r->pid = t->hdr.pid;
+	r->rank = t->hdr.h.rank;
 	r->tidx = t->hdr.tidx;
 	r->peer = r->tag = CP_MF_MPI_NONE;
 	return r;

@@ -13,6 +13,7 @@ struct strbuf;
 
 struct cp_sync_row {
 	int pid;
+	int rank; /* the MPI rank of process pid, -1 when it is none */
 	uint32_t tidx;
 	uint64_t object;  /* address in process pid (pthread_t for "thread"); 0 for "lost";
 			   * the communicator's number for the MPI kinds (CP_MF_MPI_COMM_*) */
@@ -65,7 +66,7 @@ struct cp_sync_site {
 	uint64_t wait_ns, waits;
 };
 struct cp_sync_object {
-	int pid;
+	int pid, rank;
 	uint64_t object;
 	const char *kind, *symbol, *module;
 	int peer, tag; /* the MPI kinds (as in the rows) */

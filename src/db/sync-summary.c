@@ -119,6 +119,7 @@ void cp_sync_summarize(const struct cp_sync_rows *rows, struct cp_sync_summary *
 		if (!out->n || !same_object(r, &rows->v[idx[i - 1]])) {
 			struct cp_sync_object *o = &out->v[out->n++];
 			o->pid = r->pid;
+			o->rank = r->rank;
 			o->object = r->object;
 			o->kind = r->kind;
 			o->symbol = r->symbol;

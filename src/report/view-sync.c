@@ -25,13 +25,14 @@ static int load_rows(const char *path, struct cp_sync_rows *rows)
 	return S_ISDIR(st.st_mode) ? cp_sync_rows_from_dir(path, rows) : cp_db_get_sync(path, rows);
 }
 
-/* Keeps the rows of the threads --thread/--pid select. */
+/* Keeps the rows of the threads --thread/--pid/--rank select. */
 static void select_rows(struct cp_sync_rows *rows, const struct cp_report_options *o)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < rows->n; i++) {
 		struct cp_sync_row *r = &rows->v[i];
 		int keep = (!o->thread_pid || r->pid == o->thread_pid) &&
+			   (o->rank < 0 || r->rank == o->rank) &&
 			   (o->thread == CP_REPORT_ALL_THREADS || (int)r->tidx == o->thread);
 		struct cp_sync_row tmp = rows->v[k];
 		rows->v[k] = *r;
@@ -69,9 +70,14 @@ static void each_object(const struct cp_sync_summary *s, double min_ns, object_f
 static void text_object(const struct cp_sync_summary *s, const struct cp_sync_object *o,
 			const char *name, FILE *out)
 {
-	fprintf(out, "%10.6f s %5.1f%% %9llu  %-12s %s  [pid %d]\n", (double)o->wait_ns * 1e-9,
+	char where[48];
+	if (o->rank >= 0)
+		snprintf(where, sizeof where, "rank %d, pid %d", o->rank, o->pid);
+	else
+		snprintf(where, sizeof where, "pid %d", o->pid);
+	fprintf(out, "%10.6f s %5.1f%% %9llu  %-12s %s  [%s]\n", (double)o->wait_ns * 1e-9,
 		100.0 * (double)o->wait_ns / (double)s->wait_ns, (unsigned long long)o->waits,
-		o->kind, name, o->pid);
+		o->kind, name, where);
 	for (size_t j = 0; j < o->nsites && j < SYNC_TOP_SITES; j++)
 		fprintf(out, "%10.6f s %6s %9llu  %-12s   at %s\n",
 			(double)o->sites[j].wait_ns * 1e-9, "",
@@ -106,8 +112,12 @@ static void json_mpi(const struct cp_sync_object *o, int v, FILE *out)
 static void json_object(const struct cp_sync_summary *s, const struct cp_sync_object *o,
 			const char *name, FILE *out)
 {
-	fprintf(out, "%s\n  {\"pid\": %d, \"object\": \"0x%llx\", \"kind\": ", o == s->v ? "" : ",",
-		o->pid, (unsigned long long)o->object);
+	fprintf(out, "%s\n  {\"pid\": %d, \"rank\": ", o == s->v ? "" : ",", o->pid);
+	if (o->rank >= 0)
+		fprintf(out, "%d", o->rank);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"object\": \"0x%llx\", \"kind\": ", (unsigned long long)o->object);
 	cp_render_json_str(out, o->kind);
 	fputs(", \"name\": ", out);
 	cp_render_json_str(out, name);

@@ -30,6 +30,11 @@ static void object_json(struct strbuf *b, const struct cp_sync_summary *s,
 	strbuf_addch(b, '{');
 	json_key(b, "pid", 1);
 	json_num(b, o->pid);
+	json_key(b, "rank", 0);
+	if (o->rank >= 0)
+		json_num(b, o->rank);
+	else
+		strbuf_addstr(b, "null");
 	json_kv_str(b, "kind", o->kind);
 	json_kv_str(b, "name", name->buf);
 	kv_mpi(b, "peer", o, o->peer);

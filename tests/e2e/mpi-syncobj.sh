@@ -30,6 +30,10 @@ run "$CALLPATH" analyze -q "$dir" -o "$WORK/a.db"
 sync_json "$WORK/a.db" "$WORK/a.json"
 mpi_run amp mpirun -np 2 "$CALLPATH" analyze --mpi -q "$dir" -o "$WORK/mpi.db"
 sync_json "$WORK/mpi.db" "$WORK/mpi.json"
+"$CALLPATH" report "$WORK/mpi.db" --view sync --format json --rank 1 >"$WORK/rank1.json" ||
+	fail "report --view sync --rank 1"
+json_assert "$WORK/rank1.json" "(d['objects'] and all(o['rank'] == 1 for o in d['objects']) and
+    d['wait_ns'] == sum(o['wait_ns'] for o in d['objects']))" "--rank 1: $(cat "$WORK/rank1.json")"
 
 python3 - "$WORK/prog" "$WORK/dir.txt" "$WORK/dir.json" "$WORK/a.json" "$WORK/mpi.json" <<'PY' ||
 import json, re, sys
@@ -38,13 +42,13 @@ for line in open(sys.argv[1]):
     head, tail = line.rstrip("\n").split("|")
     _, rank, pid, kind, name = head.split(" ", 4)
     secs, count = tail.split()
-    prog.append((int(pid), kind, name, float(secs), int(count)))
+    prog.append((int(rank), int(pid), kind, name, float(secs), int(count)))
 text = open(sys.argv[2]).read()
 bad = []
 for path in sys.argv[3:]:
     d = json.load(open(path))
     objs = {(o["pid"], o["kind"], o["name"]): o for o in d["objects"]}
-    for pid, kind, name, secs, count in prog:
+    for rank, pid, kind, name, secs, count in prog:
         o = objs.get((pid, kind, name))
         if o is None:
             bad.append(f"{path}: no {kind} '{name}' in pid {pid}: {sorted(objs)}")
@@ -53,13 +57,16 @@ for path in sys.argv[3:]:
         if o["waits"] != count or abs(rec - secs) > 0.1 * secs + 0.005:
             bad.append(f"{path}: {name}: {o['waits']} waits, {rec:.6f} s; the program "
                        f"measured {count} waits, {secs:.6f} s")
+        if o["rank"] != rank:
+            bad.append(f"{path}: {name}: rank {o['rank']}, the program's is {rank}")
         if kind == "mpi-recv" and (o["peer"], o["tag"]) not in ((1, 7), (0, 3)):
             bad.append(f"{path}: {name}: peer {o['peer']}, tag {o['tag']}")
         if not o["sites"] or "syncobj.c" not in (o["sites"][0]["site"] or ""):
             bad.append(f"{path}: {name}: call site {o['sites'][:1]}")
-    for pid, kind, name, secs, count in prog:
-        if not re.search(r"\s%s\s+%s\s+\[pid %d\]" % (kind, re.escape(name), pid), text):
-            bad.append(f"text view: no line for {kind} {name} [pid {pid}]")
+    for rank, pid, kind, name, secs, count in prog:
+        if not re.search(r"\s%s\s+%s\s+\[rank %d, pid %d\]" % (kind, re.escape(name), rank, pid),
+                         text):
+            bad.append(f"text view: no line for {kind} {name} [rank {rank}, pid {pid}]")
 if bad:
     print("\n".join(bad), file=sys.stderr)
     sys.exit(1)

@@ -92,7 +92,7 @@ for l in lines:
 assert got == want, "\n".join(got + ["--- from JSON:"] + want)
 assert d["objects_shown"] == d["objects_total"] == len(d["objects"]) >= 6, d["objects_total"]
 assert d["wait_ns"] == sum(o["wait_ns"] for o in d["objects"])
-assert all(o["peer"] is None and o["tag"] is None for o in d["objects"])
+assert all(o["peer"] is None and o["tag"] is None and o["rank"] is None for o in d["objects"])
 PY
 
 # record's summary lists the heaviest objects: lock_b first.

@@ -21,7 +21,7 @@ assert api["present"] is True and api["total"] == rep["objects_total"] >= 6, (ap
 assert api["wait_ns"] == rep["wait_ns"] and api["waits"] == rep["waits"]
 assert len(api["objects"]) == len(rep["objects"])
 for a, r in zip(api["objects"], rep["objects"]):
-    for k in ("pid", "kind", "name", "wait_ns", "waits", "peer", "tag"):
+    for k in ("pid", "rank", "kind", "name", "wait_ns", "waits", "peer", "tag"):
         assert a[k] == r[k], (k, a, r)
     assert abs(a["share"] - r["share"]) < 1e-6, (a, r)
     assert a["site"] == r["sites"][0]["site"] and a["site_wait_ns"] == r["sites"][0]["wait_ns"], (a, r)

@@ -1,7 +1,7 @@
 /* MPI waits by synchronization object (db/sync-objects.h): rows of one communicator with
  * different tags or peers are different objects, named with communicator, tag and peer;
- * the sync_object table keeps peer and tag (NULL for none and for the other kinds), and a
- * table written before them reads as having none. */
+ * the sync_object table keeps peer, tag and rank (NULL for none and for the other kinds),
+ * and a table written before them reads as having none. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +21,8 @@
 static struct cp_sync_row row(const char *kind, uint64_t object, const char *symbol, int peer,
 			      int tag, uint64_t ns, const char *site)
 {
-	struct cp_sync_row r = {.pid = 7, .object = object, .kind = kind, .peer = peer, .tag = tag};
+	struct cp_sync_row r = {
+	    .pid = 7, .rank = 1, .object = object, .kind = kind, .peer = peer, .tag = tag};
 	r.symbol = symbol ? strdup(symbol) : NULL;
 	r.site = strdup(site);
 	r.wait_ns = ns;
@@ -95,6 +96,7 @@ static void test_table(void **state)
 	check_summary(&back);
 	assert_int_equal(back.v[4].peer, CP_MF_MPI_NONE);
 	assert_int_equal(back.v[3].tag, -1);
+	assert_int_equal(back.v[3].rank, 1);
 	cp_sync_rows_release(&back);
 	/* a table of before MPI waits: no peer and tag columns */
 	sqlite3 *db;
@@ -112,6 +114,7 @@ static void test_table(void **state)
 	assert_string_equal(back.v[0].kind, "mutex");
 	assert_int_equal(back.v[0].peer, CP_MF_MPI_NONE);
 	assert_int_equal(back.v[0].tag, CP_MF_MPI_NONE);
+	assert_int_equal(back.v[0].rank, -1);
 	cp_sync_rows_release(&back);
 	cp_sync_rows_release(&rows);
 	unlink(path);
