@@ -157,8 +157,20 @@ static void refine_kind(struct cp_search *s, const struct cp_sync_summary *sum, 
 	strbuf_release(&name);
 }
 
-size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_search_snap *b,
-			     double t)
+/* The program's time since the baseline for the waits: the wall time since then times the
+ * threads active in node i's experiment (a, b] (cp_search_snap_time's rule; the baseline
+ * keeps no per-thread values, and over the whole run an MPI library's progress threads,
+ * busy only at start-up, would count as active and dilute the waits). */
+static double sync_time(const struct cp_search_sync *y, const struct cp_search_snap *a,
+			const struct cp_search_snap *b)
+{
+	double wall = b->wall - a->wall, since = b->wall - y->t0.wall;
+	double time = cp_search_snap_time(a, b);
+	return wall > 0 && since > wall ? time * since / wall : time;
+}
+
+size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_search_snap *a,
+			     const struct cp_search_snap *b, double t)
 {
 	struct cp_search_sync *y = state(s);
 	size_t before = s->graph.n;
@@ -171,7 +183,7 @@ size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_se
 	struct cp_sync_summary sum;
 	cp_sync_summarize(&rows, &sum);
 	const struct cp_search_node n = s->graph.nodes[i];
-	double time = cp_search_snap_time(&y->t0, b), all = 0;
+	double time = sync_time(y, a, b), all = 0;
 	for (size_t j = 0; j < sum.n; j++)
 		all += strcmp(sum.v[j].kind, "lost") ? delta_ns(y, &sum.v[j]) : 0;
 	int32_t focus = focus_add(y, 0, "/SyncObject", NULL, 0);

@@ -6,8 +6,11 @@
 # MPI_COMM_WORLD tag 7 from rank 1 and in MPI_Barrier on an unnamed split (comm#2), rank 1
 # in MPI_Wait for an Irecv on a duplicate named "rows" (tag 3 from rank 0). Each object
 # must be there under that name, in that rank's process, with exactly the program's number
-# of waits and a wait time within 10 % + 5 ms of the program's own (the wrapper's clock
-# reads are inside the program's; only a preemption between them separates the two).
+# of waits and a wait time close to the program's own: the wrapper's clock reads are inside
+# the program's MPI_Wtime bracket, so the recorded time is at most the program's (+2 ms for
+# the clocks' granularity) and less only by what runs between the two reads (the wrapper's
+# bookkeeping, microseconds, and a preemption there on a loaded machine: up to 15 % or 25 ms
+# over the 5 waits).
 # Then `callpath search` on bench/search/mpi-late-sender refines ExcessiveSyncWaiting on
 # rank 1 into its communicator and tag.
 . "$(dirname "$0")/lib.sh"
@@ -54,7 +57,7 @@ for path in sys.argv[3:]:
             bad.append(f"{path}: no {kind} '{name}' in pid {pid}: {sorted(objs)}")
             continue
         rec = o["wait_ns"] / 1e9
-        if o["waits"] != count or abs(rec - secs) > 0.1 * secs + 0.005:
+        if o["waits"] != count or not -0.002 <= secs - rec <= max(0.15 * secs, 0.025):
             bad.append(f"{path}: {name}: {o['waits']} waits, {rec:.6f} s; the program "
                        f"measured {count} waits, {secs:.6f} s")
         if o["rank"] != rank:
