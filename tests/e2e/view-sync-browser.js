@@ -5,7 +5,7 @@
 "use strict";
 const path = require("path");
 const fs = require("fs");
-const { chromium } = require(path.join(__dirname, "../../tools/node/node_modules/playwright-core"));
+const { withBrowser } = require(path.join(__dirname, "view-helpers/browser.js"));
 
 const [url, htmlFile, reportFile, outDir] = process.argv.slice(2);
 const rep = JSON.parse(fs.readFileSync(reportFile, "utf8"));
@@ -43,19 +43,8 @@ async function check(browser, target, mode) {
   }
 }
 
-(async () => {
-  fs.mkdirSync(outDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu"],
-  });
-  try {
-    await check(browser, url, "server");
-    await check(browser, htmlFile, "static");
-  } catch (e) {
-    console.error("FAIL: " + e.message);
-    process.exitCode = 1;
-  } finally {
-    await browser.close();
-  }
-})();
+fs.mkdirSync(outDir, { recursive: true });
+withBrowser(async (browser) => {
+  await check(browser, url, "server");
+  await check(browser, htmlFile, "static");
+});
