@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "db/db-sqlite-impl.h"
+#include "format/measure.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -12,7 +13,17 @@ static const char create[] =
     "DROP TABLE IF EXISTS sync_object;"
     "CREATE TABLE sync_object(pid INTEGER NOT NULL, tidx INTEGER NOT NULL,"
     " object INTEGER NOT NULL, kind TEXT NOT NULL, symbol TEXT, module TEXT, site TEXT,"
-    " wait_ns INTEGER NOT NULL, waits INTEGER NOT NULL);";
+    " wait_ns INTEGER NOT NULL, waits INTEGER NOT NULL, peer INTEGER, tag INTEGER,"
+    " rank INTEGER);";
+
+/* An MPI rank or tag as a column: NULL for none (and for the other kinds). */
+static void bind_mpi(sqlite3_stmt *st, int col, const struct cp_sync_row *r, int v)
+{
+	if (cp_sync_kind_is_mpi(r->kind) && v != CP_MF_MPI_NONE)
+		sqlite3_bind_int(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
 
 static void bind_row(sqlite3_stmt *st, const struct cp_sync_row *r)
 {
@@ -25,6 +36,12 @@ static void bind_row(sqlite3_stmt *st, const struct cp_sync_row *r)
 	sqlite3_bind_text(st, 7, r->site, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, (sqlite3_int64)r->wait_ns);
 	sqlite3_bind_int64(st, 9, (sqlite3_int64)r->waits);
+	bind_mpi(st, 10, r, r->peer);
+	bind_mpi(st, 11, r, r->tag);
+	if (r->rank >= 0)
+		sqlite3_bind_int(st, 12, r->rank);
+	else
+		sqlite3_bind_null(st, 12);
 }
 
 static void bind_sync(sqlite3_stmt *st, size_t i, const void *rows)
@@ -34,8 +51,9 @@ static void bind_sync(sqlite3_stmt *st, size_t i, const void *rows)
 
 int cp_db_put_sync(const char *path, const struct cp_sync_rows *rows)
 {
-	return cp_db_put_rows(path, create, "INSERT INTO sync_object VALUES(?,?,?,?,?,?,?,?,?)",
-			      rows->n, bind_sync, rows->v, "the sync_object table");
+	return cp_db_put_rows(path, create,
+			      "INSERT INTO sync_object VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", rows->n,
+			      bind_sync, rows->v, "the sync_object table");
 }
 
 static char *column_dup(sqlite3_stmt *st, int i)
@@ -62,6 +80,15 @@ static void read_row(sqlite3_stmt *st, struct cp_sync_rows *out)
 	r->site = column_dup(st, 6);
 	r->wait_ns = (uint64_t)sqlite3_column_int64(st, 7);
 	r->waits = (uint64_t)sqlite3_column_int64(st, 8);
+	r->peer = r->tag = CP_MF_MPI_NONE; /* a database before MPI waits has no columns */
+	r->rank = -1;
+	int n = sqlite3_column_count(st);
+	if (n > 10 && sqlite3_column_type(st, 9) != SQLITE_NULL)
+		r->peer = sqlite3_column_int(st, 9);
+	if (n > 10 && sqlite3_column_type(st, 10) != SQLITE_NULL)
+		r->tag = sqlite3_column_int(st, 10);
+	if (n > 11 && sqlite3_column_type(st, 11) != SQLITE_NULL)
+		r->rank = sqlite3_column_int(st, 11);
 }
 
 int cp_db_get_sync(const char *path, struct cp_sync_rows *out)

@@ -12,33 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *cp_sync_kind_name(unsigned kind)
-{
-	static const char *const names[] = {
-	    [CP_MF_SYNC_MUTEX] = "mutex",
-	    [CP_MF_SYNC_RDLOCK] = "rwlock-read",
-	    [CP_MF_SYNC_WRLOCK] = "rwlock-write",
-	    [CP_MF_SYNC_COND] = "cond",
-	    [CP_MF_SYNC_BARRIER] = "barrier",
-	    [CP_MF_SYNC_JOIN] = "thread",
-	    [CP_MF_SYNC_SEM] = "sem",
-	};
-	return kind && kind <= CP_MF_SYNC_KIND_MAX ? names[kind] : NULL;
-}
-
-void cp_sync_rows_release(struct cp_sync_rows *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->v[i].symbol);
-		free(r->v[i].module);
-		free(r->v[i].site);
-		free(r->v[i].site_proc);
-		free(r->v[i].site_file);
-	}
-	free(r->v);
-	memset(r, 0, sizeof *r);
-}
-
 /* ELF images opened once per path, for the data symbols. */
 struct images {
 	char **paths;
@@ -131,13 +104,39 @@ static char *name_site(struct cp_symbolizer *sym, const struct cp_mf_proc *p,
 	return strbuf_detach(&sb);
 }
 
+/* An MPI wait's communicator: the name the program gave it, else the standard one. */
+static void name_comm(const struct cp_mf_proc *p, const struct cp_mf_sync_obj *e,
+		      struct cp_sync_row *r)
+{
+	r->peer = CP_MF_MPI_AUX_PEER(e->aux);
+	r->tag = CP_MF_MPI_AUX_TAG(e->aux);
+	for (size_t i = p->ncomms; i-- > 0;)
+		if (p->comms[i].comm == e->object && p->comms[i].name[0]) {
+			r->symbol = xstrdup(p->comms[i].name);
+			return;
+		}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (e->object == CP_MF_MPI_COMM_WORLD)
+		strbuf_addstr(&sb, "MPI_COMM_WORLD");
+	else if (e->object == CP_MF_MPI_COMM_SELF)
+		strbuf_addstr(&sb, "MPI_COMM_SELF");
+	else if (e->object != CP_MF_MPI_COMM_UNKNOWN)
+		strbuf_addf(&sb, "comm#%llu",
+			    (unsigned long long)(e->object - CP_MF_MPI_COMM_SELF));
+	r->symbol = sb.len ? strbuf_detach(&sb) : NULL;
+	strbuf_release(&sb);
+}
+
 static struct cp_sync_row *row_add(struct cp_sync_rows *out, const struct cp_mf_thr *t)
 {
 	out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
 	struct cp_sync_row *r = &out->v[out->n++];
 	memset(r, 0, sizeof *r);
 	r->pid = t->hdr.pid;
+	r->rank = t->hdr.h.rank;
 	r->tidx = t->hdr.tidx;
+	r->peer = r->tag = CP_MF_MPI_NONE;
 	return r;
 }
 
@@ -151,7 +150,9 @@ static void thread_rows(struct images *c, struct cp_symbolizer *sym, const struc
 		r->kind = cp_sync_kind_name(e->kind);
 		r->wait_ns = e->wait_ns;
 		r->waits = e->waits;
-		if (e->kind != CP_MF_SYNC_JOIN)
+		if (cp_sync_kind_is_mpi(r->kind))
+			name_comm(p, e, r);
+		else if (e->kind != CP_MF_SYNC_JOIN)
 			name_object(c, p, r);
 		r->site = name_site(sym, p, &t->nodes[e->node], r);
 	}
@@ -213,7 +214,8 @@ int cp_db_save_sync(const char *dir, const char *dbpath)
 
 int cp_db_save_sync_if_waits(const struct cp_db *db, const char *dir, const char *dbpath)
 {
-	if (cp_db_metric_find(db, "wait-time") == CP_DB_NONE)
+	if (cp_db_metric_find(db, "wait-time") == CP_DB_NONE &&
+	    cp_db_metric_find(db, "mpi-time") == CP_DB_NONE)
 		return 0;
 	return cp_db_save_sync(dir, dbpath);
 }

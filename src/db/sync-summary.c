@@ -1,11 +1,48 @@
-/* Waits by synchronization object, summed by object (sync-objects.h). */
+/* Waits by synchronization object, summed by object (sync-objects.h); the kinds' names and
+ * the rows' release, which readers of the table need without the directory reader. */
 #include "db/sync-objects.h"
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "format/measure.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+const char *cp_sync_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+	    [CP_MF_SYNC_MUTEX] = "mutex",
+	    [CP_MF_SYNC_RDLOCK] = "rwlock-read",
+	    [CP_MF_SYNC_WRLOCK] = "rwlock-write",
+	    [CP_MF_SYNC_COND] = "cond",
+	    [CP_MF_SYNC_BARRIER] = "barrier",
+	    [CP_MF_SYNC_JOIN] = "thread",
+	    [CP_MF_SYNC_SEM] = "sem",
+	    [CP_MF_SYNC_MPI_RECV] = "mpi-recv",
+	    [CP_MF_SYNC_MPI_SEND] = "mpi-send",
+	    [CP_MF_SYNC_MPI_COLL] = "mpi-coll",
+	};
+	return kind && kind <= CP_MF_SYNC_KIND_MAX ? names[kind] : NULL;
+}
+
+int cp_sync_kind_is_mpi(const char *kind)
+{
+	return kind && !strncmp(kind, "mpi-", 4);
+}
+
+void cp_sync_rows_release(struct cp_sync_rows *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].symbol);
+		free(r->v[i].module);
+		free(r->v[i].site);
+		free(r->v[i].site_proc);
+		free(r->v[i].site_file);
+	}
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
 
 static int str_cmp(const char *a, const char *b)
 {
@@ -24,12 +61,17 @@ static int row_cmp(const void *pa, const void *pb)
 	if (a->object != b->object)
 		return a->object < b->object ? -1 : 1;
 	int c = strcmp(a->kind, b->kind);
+	if (!c && a->peer != b->peer)
+		return a->peer < b->peer ? -1 : 1;
+	if (!c && a->tag != b->tag)
+		return a->tag < b->tag ? -1 : 1;
 	return c ? c : str_cmp(a->site, b->site);
 }
 
 static int same_object(const struct cp_sync_row *a, const struct cp_sync_row *b)
 {
-	return a->pid == b->pid && a->object == b->object && !strcmp(a->kind, b->kind);
+	return a->pid == b->pid && a->object == b->object && !strcmp(a->kind, b->kind) &&
+	       a->peer == b->peer && a->tag == b->tag;
 }
 
 static int site_cmp(const void *pa, const void *pb)
@@ -77,10 +119,13 @@ void cp_sync_summarize(const struct cp_sync_rows *rows, struct cp_sync_summary *
 		if (!out->n || !same_object(r, &rows->v[idx[i - 1]])) {
 			struct cp_sync_object *o = &out->v[out->n++];
 			o->pid = r->pid;
+			o->rank = r->rank;
 			o->object = r->object;
 			o->kind = r->kind;
 			o->symbol = r->symbol;
 			o->module = r->module;
+			o->peer = r->peer;
+			o->tag = r->tag;
 		}
 		add_row(&out->v[out->n - 1], r);
 		out->wait_ns += r->wait_ns;
@@ -100,9 +145,31 @@ void cp_sync_summary_release(struct cp_sync_summary *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* "MPI_COMM_WORLD tag 7 from rank 0" (MPI_ANY_SOURCE and MPI_ANY_TAG, negative, as
+ * "any"). */
+static void mpi_name(const struct cp_sync_object *o, struct strbuf *sb)
+{
+	strbuf_addstr(sb, o->symbol ? o->symbol : "(communicator unknown)");
+	if (o->tag != CP_MF_MPI_NONE && o->tag >= 0)
+		strbuf_addf(sb, " tag %d", o->tag);
+	else if (o->tag != CP_MF_MPI_NONE)
+		strbuf_addstr(sb, " tag any");
+	if (o->peer == CP_MF_MPI_NONE)
+		return;
+	const char *rel = !strcmp(o->kind, "mpi-recv")	 ? "from"
+			  : !strcmp(o->kind, "mpi-send") ? "to"
+							 : "root";
+	if (o->peer >= 0)
+		strbuf_addf(sb, " %s%s %d", rel, strcmp(rel, "root") ? " rank" : "", o->peer);
+	else
+		strbuf_addf(sb, " %s any%s", rel, strcmp(rel, "root") ? " rank" : "");
+}
+
 void cp_sync_object_name(const struct cp_sync_object *o, struct strbuf *sb)
 {
-	if (!strcmp(o->kind, "lost"))
+	if (cp_sync_kind_is_mpi(o->kind))
+		mpi_name(o, sb);
+	else if (!strcmp(o->kind, "lost"))
 		strbuf_addstr(sb, "(table full)");
 	else if (o->symbol)
 		strbuf_addf(sb, "%s (%s global)", o->symbol, o->module ? o->module : "?");

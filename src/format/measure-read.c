@@ -226,6 +226,27 @@ static int rec_pack(struct proc_parse *pp, uint32_t type, const char *pay, size_
 	return 0;
 }
 
+/* A communicator's name (minor 4); the last record of a number wins. */
+static int rec_mpi_comm(struct cp_mf_proc *p, const char *pay, size_t len, const char *name,
+			uint64_t off)
+{
+	struct cp_mf_mpi_comm c;
+	if (len < sizeof c)
+		return cp_error(CP_EFORMAT, "file %s: MPI_COMM record at offset %llu is truncated",
+				name, (unsigned long long)off);
+	memcpy(&c, pay, sizeof c);
+	char *text = xstrndup(pay + sizeof c, strnlen(pay + sizeof c, len - sizeof c));
+	for (size_t i = 0; i < p->ncomms; i++)
+		if (p->comms[i].comm == c.comm) {
+			free(p->comms[i].name);
+			p->comms[i].name = text;
+			return 0;
+		}
+	p->comms = xrealloc(p->comms, (p->ncomms + 1) * sizeof *p->comms);
+	p->comms[p->ncomms++] = (struct cp_mf_comm_name){c.comm, text};
+	return 0;
+}
+
 static int rec_one(struct cp_mf_proc *p, uint32_t type, const char *pay, size_t len,
 		   const char *name, uint64_t off, struct proc_parse *pp)
 {
@@ -260,6 +281,8 @@ static int rec_one(struct cp_mf_proc *p, uint32_t type, const char *pay, size_t 
 	case CP_MF_REC_THREAD:
 	case CP_MF_REC_UNPACK:
 		return rec_pack(pp, type, pay, len, name, off);
+	case CP_MF_REC_MPI_COMM:
+		return rec_mpi_comm(p, pay, len, name, off);
 	default: /* a record type of a later minor version: skip it */
 		return 0;
 	}
@@ -386,6 +409,9 @@ void cp_mf_proc_release(struct cp_mf_proc *p)
 	free(p->module_index);
 	strings_free(p->notes, p->nnotes);
 	strings_free(p->env, p->nenv);
+	for (size_t i = 0; i < p->ncomms; i++)
+		free(p->comms[i].name);
+	free(p->comms);
 	for (size_t i = 0; i < p->npacked; i++)
 		cp_mf_thr_release(&p->packed[i]);
 	free(p->packed);

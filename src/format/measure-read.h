@@ -26,6 +26,11 @@ struct cp_mf_module_info {
 
 struct cp_mf_thr;
 
+struct cp_mf_comm_name {
+	uint64_t comm; /* CP_MF_MPI_COMM_* numbering */
+	char *name;
+};
+
 struct cp_mf_proc {
 	char *file;		  /* path of the .proc file (for messages) */
 	struct cp_mf_process hdr; /* fixed part (copied; `used`/`flags` as read) */
@@ -40,6 +45,9 @@ struct cp_mf_proc {
 	size_t nnotes;
 	char **env;
 	size_t nenv;
+	/* MPI_COMM records (minor 4): the names the program gave its communicators. */
+	struct cp_mf_comm_name *comms;
+	size_t ncomms;
 	/* Packed threads (THREAD records that are the last record naming their tidx), sorted
 	 * by tidx, each checked like a thread file. A thread file of one of these tidx is a
 	 * leftover of packing and must be ignored (measure.h, "Packing"). */

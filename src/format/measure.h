@@ -37,8 +37,10 @@
 /* Additions within a version that older readers ignore (they read the fields as reserved
  * zeros); readers treat a file of a lower minor as having none of the later fields.
  * 1: rank and nranks in the common header (MPI). 2: node kind 7 (CP_MF_NODE_IDLE).
- * 3: the thread file's table of synchronization objects (struct cp_mf_sync_obj). */
-#define CP_MF_VERSION_MINOR 3
+ * 3: the thread file's table of synchronization objects (struct cp_mf_sync_obj).
+ * 4: MPI waits in that table (kinds CP_MF_SYNC_MPI_*, aux = peer and tag) and the process
+ *    file's MPI_COMM records (communicator names). */
+#define CP_MF_VERSION_MINOR 4
 #define CP_MF_NO_RANK (-1) /* cp_mf_header.rank of a process that is no MPI rank */
 #define CP_MF_MAX_METRICS 16
 #define CP_MF_PROC_SUFFIX ".proc"
@@ -150,6 +152,19 @@ enum cp_mf_record_type {
 	CP_MF_REC_THREAD = 7,  /* a packed thread: bytes [0, used) of its thread file, with
 				* used == payload size and FINISHED set (version 2) */
 	CP_MF_REC_UNPACK = 8,  /* struct cp_mf_unpack: the thread's file is its data again */
+	/* Minor 4: struct cp_mf_mpi_comm + the communicator's name (NUL-terminated) as
+	 * MPI_Comm_set_name gave it; a later record of the same number renames it. */
+	CP_MF_REC_MPI_COMM = 9,
+};
+
+/* The number of an MPI communicator in the process (cp_mf_sync_obj.object of the MPI
+ * kinds): MPI_COMM_WORLD, MPI_COMM_SELF, then N + 1 for the Nth other communicator the
+ * process created or first used ("comm#N"); UNKNOWN for a request not seen posted. */
+#define CP_MF_MPI_COMM_WORLD 0u
+#define CP_MF_MPI_COMM_SELF 1u
+#define CP_MF_MPI_COMM_UNKNOWN 0xffffffffu
+struct cp_mf_mpi_comm {
+	uint64_t comm; /* the communicator's number */
 };
 
 struct cp_mf_unpack {
@@ -245,19 +260,35 @@ enum cp_mf_sync_kind {
 	CP_MF_SYNC_BARRIER = 5, /* pthread_barrier_wait: the pthread_barrier_t */
 	CP_MF_SYNC_JOIN = 6,	/* pthread_join: the pthread_t joined */
 	CP_MF_SYNC_SEM = 7,	/* sem_wait / sem_timedwait: the sem_t */
-	CP_MF_SYNC_KIND_MAX = 7,
+	/* Minor 4, MPI calls that block (libcallpath-mpi.so): object is the communicator's
+	 * number (CP_MF_MPI_COMM_*), aux the peer rank and tag (CP_MF_MPI_AUX). */
+	CP_MF_SYNC_MPI_RECV = 8,  /* MPI_Recv, Probe, Sendrecv, Wait* on a receive */
+	CP_MF_SYNC_MPI_SEND = 9,  /* the blocking sends, Wait* on sends only */
+	CP_MF_SYNC_MPI_COLL = 10, /* MPI_Barrier and the collectives (peer: the root) */
+	CP_MF_SYNC_KIND_MAX = 10,
 };
 
-/* One (object, kind, call site) a thread waited on: open addressing on (object, node,
- * kind), linear probing, filled by the owning thread only. The writer stores object, node
- * and aux, then kind (release); wait_ns and waits are then updated in place. A reader
+/* aux of an MPI kind: the peer rank in the communicator (the source of a receive, the
+ * destination of a send, a collective's root) in the high 32 bits, the tag in the low 32
+ * bits, each a two's-complement int32_t; CP_MF_MPI_NONE for none (a collective's tag, a
+ * rootless collective's peer) or several (a Waitall on different peers). */
+#define CP_MF_MPI_NONE INT32_MIN
+#define CP_MF_MPI_AUX(peer, tag)                                                                   \
+	((uint64_t)(uint32_t)(int32_t)(peer) << 32 | (uint32_t)(int32_t)(tag))
+#define CP_MF_MPI_AUX_PEER(aux) ((int32_t)(uint32_t)((aux) >> 32))
+#define CP_MF_MPI_AUX_TAG(aux) ((int32_t)(uint32_t)(aux))
+
+/* One (object, kind, aux, call site) a thread waited on: open addressing on (object, node,
+ * kind, aux), linear probing, filled by the owning thread only. The writer stores object,
+ * node and aux, then kind (release); wait_ns and waits are then updated in place. A reader
  * takes slots whose kind is nonzero; node may lie beyond the nodes it read (a live file). */
 struct cp_mf_sync_obj {
 	uint64_t object; /* address of the object in the process (pthread_t for JOIN) */
-	uint32_t node;	 /* the waiting call's node in this thread's tree (the wait's leaf) */
+	uint32_t node;	 /* the waiting call's node in this thread's tree (the wait's leaf; for
+			  * MPI the program's call site, the parent of the wrapper's node) */
 	uint16_t kind;	 /* enum cp_mf_sync_kind */
 	uint16_t pad;
-	uint64_t aux;	  /* 0 (reserved for MPI communicator/tag) */
+	uint64_t aux;	  /* 0; the MPI kinds: peer and tag (CP_MF_MPI_AUX) */
 	uint64_t wait_ns; /* time blocked: the wait-time metric's share of this object */
 	uint64_t waits;	  /* waits that blocked: the wait-calls metric's share */
 };

@@ -8,6 +8,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "db/analyze.h"
+#include "db/sync-objects.h"
 #include "mpi-analyze/reduce.h"
 
 #include <getopt.h>
@@ -88,6 +89,13 @@ static void write_db(struct cp_analysis *a, struct cp_db *db, const struct args 
 		strbuf_addf(&path, "%s/%s", args->dir, CP_DB_DEFAULT_NAME);
 	if (cp_db_write(db, path.buf))
 		fail(0, "writing the database");
+	/* The waits by synchronization object (MPI communicators and tags, -e wait's
+	 * objects): read from the directory again on rank 0, as `callpath analyze` does. */
+	if (cp_db_save_sync_if_waits(db, args->dir, path.buf)) {
+		fprintf(stderr, "warning: waits by synchronization object not saved: %s\n",
+			cp_error_message());
+		cp_error_clear();
+	}
 	if (!args->quiet) {
 		for (size_t i = 0; i < db->run.nwarnings; i++)
 			fprintf(stderr, "warning: %s\n", db->run.warnings[i]);

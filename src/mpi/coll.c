@@ -12,6 +12,8 @@ CP_MPI_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, M
 	struct cp_mpi_call c;
 	cp_mpi_begin(&c);
 	int rc = PMPI_Bcast(buf, count, type, root, comm);
+	if (c.on)
+		cp_mpi_wait_on(&c, CP_MF_SYNC_MPI_COLL, comm, root, CP_MF_MPI_NONE);
 	if (c.on && is_root(root, comm))
 		cp_mpi_sent(&c, cp_mpi_bytes(count, type));
 	else if (c.on)
@@ -27,6 +29,7 @@ CP_MPI_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 	cp_mpi_begin(&c);
 	int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
 	if (c.on) {
+		cp_mpi_wait_on(&c, CP_MF_SYNC_MPI_COLL, comm, root, CP_MF_MPI_NONE);
 		cp_mpi_sent(&c, cp_mpi_bytes(count, type));
 		if (is_root(root, comm))
 			cp_mpi_received(&c, cp_mpi_bytes(count, type));
@@ -42,6 +45,7 @@ CP_MPI_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
 	cp_mpi_begin(&c);
 	int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
 	if (c.on) {
+		cp_mpi_wait_on(&c, CP_MF_SYNC_MPI_COLL, comm, CP_MF_MPI_NONE, CP_MF_MPI_NONE);
 		cp_mpi_sent(&c, cp_mpi_bytes(count, type));
 		cp_mpi_received(&c, cp_mpi_bytes(count, type));
 	}
@@ -67,6 +71,8 @@ static void account_blocks(struct cp_mpi_call *c, int sends, int scount, MPI_Dat
 		struct cp_mpi_call c;                                                              \
 		cp_mpi_begin(&c);                                                                  \
 		int rc = P##name(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);            \
+		if (c.on)                                                                          \
+			cp_mpi_wait_on(&c, CP_MF_SYNC_MPI_COLL, comm, root, CP_MF_MPI_NONE);       \
 		if (c.on && is_root(root, comm)) {                                                 \
 			int n = cp_mpi_comm_size(comm);                                            \
 			account_blocks(&c, root_sends, scount, stype, root_recvs, rcount, rtype);  \
@@ -89,6 +95,8 @@ ROOTED_WRAPPER(MPI_Scatter, n, rbuf != MPI_IN_PLACE, 0, 1)
 		cp_mpi_begin(&c);                                                                  \
 		int rc = P##name(sbuf, scount, stype, rbuf, rcount, rtype, comm);                  \
 		if (c.on) {                                                                        \
+			cp_mpi_wait_on(&c, CP_MF_SYNC_MPI_COLL, comm, CP_MF_MPI_NONE,              \
+				       CP_MF_MPI_NONE);                                            \
 			int n = cp_mpi_comm_size(comm);                                            \
 			if (sbuf == MPI_IN_PLACE)                                                  \
 				account_blocks(&c, sends, rcount, rtype, recvs, rcount, rtype);    \

@@ -130,6 +130,11 @@ static void json_str(FILE *out, const char *s)
 	strbuf_release(&clean);
 }
 
+void cp_render_json_str(FILE *out, const char *s)
+{
+	json_str(out, s);
+}
+
 static void json_strings(FILE *out, const char *const *v, size_t n)
 {
 	fputc('[', out);

@@ -70,6 +70,8 @@ void cp_render_summary_text(const struct cp_summary *s, FILE *out);
 void cp_render_text(const struct cp_render *r, FILE *out);
 void cp_render_csv(const struct cp_render *r, FILE *out);
 void cp_render_json(const struct cp_render *r, FILE *out);
+/* s as a JSON string ("null" for NULL; bytes that are not UTF-8 become U+FFFD). */
+void cp_render_json_str(FILE *out, const char *s);
 
 /* Renders the view chosen by o of an already built profile (o's derived metrics must be in
  * the profile already: cp_report_run adds them). */

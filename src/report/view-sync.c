@@ -8,6 +8,8 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "db/sync-objects.h"
+#include "format/measure.h"
+#include "report/render.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +25,14 @@ static int load_rows(const char *path, struct cp_sync_rows *rows)
 	return S_ISDIR(st.st_mode) ? cp_sync_rows_from_dir(path, rows) : cp_db_get_sync(path, rows);
 }
 
-/* Keeps the rows of the threads --thread/--pid select. */
+/* Keeps the rows of the threads --thread/--pid/--rank select. */
 static void select_rows(struct cp_sync_rows *rows, const struct cp_report_options *o)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < rows->n; i++) {
 		struct cp_sync_row *r = &rows->v[i];
 		int keep = (!o->thread_pid || r->pid == o->thread_pid) &&
+			   (o->rank < 0 || r->rank == o->rank) &&
 			   (o->thread == CP_REPORT_ALL_THREADS || (int)r->tidx == o->thread);
 		struct cp_sync_row tmp = rows->v[k];
 		rows->v[k] = *r;
@@ -67,9 +70,14 @@ static void each_object(const struct cp_sync_summary *s, double min_ns, object_f
 static void text_object(const struct cp_sync_summary *s, const struct cp_sync_object *o,
 			const char *name, FILE *out)
 {
-	fprintf(out, "%10.6f s %5.1f%% %9llu  %-12s %s  [pid %d]\n", (double)o->wait_ns * 1e-9,
+	char where[48];
+	if (o->rank >= 0)
+		snprintf(where, sizeof where, "rank %d, pid %d", o->rank, o->pid);
+	else
+		snprintf(where, sizeof where, "pid %d", o->pid);
+	fprintf(out, "%10.6f s %5.1f%% %9llu  %-12s %s  [%s]\n", (double)o->wait_ns * 1e-9,
 		100.0 * (double)o->wait_ns / (double)s->wait_ns, (unsigned long long)o->waits,
-		o->kind, name, o->pid);
+		o->kind, name, where);
 	for (size_t j = 0; j < o->nsites && j < SYNC_TOP_SITES; j++)
 		fprintf(out, "%10.6f s %6s %9llu  %-12s   at %s\n",
 			(double)o->sites[j].wait_ns * 1e-9, "",
@@ -90,6 +98,72 @@ static void csv_object(const struct cp_sync_summary *s, const struct cp_sync_obj
 			(unsigned long long)o->sites[j].waits);
 }
 
+/* An MPI rank or tag: null for none (and for the other kinds). */
+static void json_mpi(const struct cp_sync_object *o, int v, FILE *out)
+{
+	if (cp_sync_kind_is_mpi(o->kind) && v != CP_MF_MPI_NONE)
+		fprintf(out, "%d", v);
+	else
+		fputs("null", out);
+}
+
+/* The objects shown are a prefix of s->v (heaviest first, cut at the threshold): the
+ * first one has no comma before it. */
+static void json_object(const struct cp_sync_summary *s, const struct cp_sync_object *o,
+			const char *name, FILE *out)
+{
+	fprintf(out, "%s\n  {\"pid\": %d, \"rank\": ", o == s->v ? "" : ",", o->pid);
+	if (o->rank >= 0)
+		fprintf(out, "%d", o->rank);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"object\": \"0x%llx\", \"kind\": ", (unsigned long long)o->object);
+	cp_render_json_str(out, o->kind);
+	fputs(", \"name\": ", out);
+	cp_render_json_str(out, name);
+	fputs(", \"symbol\": ", out);
+	cp_render_json_str(out, o->symbol);
+	fputs(", \"module\": ", out);
+	cp_render_json_str(out, o->module);
+	fputs(", \"peer\": ", out);
+	json_mpi(o, o->peer, out);
+	fputs(", \"tag\": ", out);
+	json_mpi(o, o->tag, out);
+	fprintf(out, ", \"wait_ns\": %llu, \"waits\": %llu, \"share\": %.6f, \"sites\": [",
+		(unsigned long long)o->wait_ns, (unsigned long long)o->waits,
+		s->wait_ns ? (double)o->wait_ns / (double)s->wait_ns : 0.0);
+	for (size_t j = 0; j < o->nsites; j++) {
+		const struct cp_sync_site *x = &o->sites[j];
+		fputs(j ? ",\n    {\"site\": " : "\n    {\"site\": ", out);
+		cp_render_json_str(out, x->site);
+		fputs(", \"procedure\": ", out);
+		cp_render_json_str(out, x->row->site_proc);
+		fputs(", \"file\": ", out);
+		cp_render_json_str(out, x->row->site_file);
+		fprintf(out, ", \"line\": %d, \"wait_ns\": %llu, \"waits\": %llu}",
+			x->row->site_line, (unsigned long long)x->wait_ns,
+			(unsigned long long)x->waits);
+	}
+	fputs("]}", out);
+}
+
+static void print_json(const char *path, const struct cp_sync_summary *s, double threshold,
+		       double min_ns, FILE *out)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < s->n; i++)
+		shown += (double)s->v[i].wait_ns >= min_ns;
+	fputs("{\"version\": 2, \"view\": \"sync\", \"path\": ", out);
+	cp_render_json_str(out, path);
+	fprintf(out,
+		", \"threshold\": %g, \"wait_ns\": %llu, \"waits\": %llu, \"objects_total\": "
+		"%zu, \"objects_shown\": %zu, \"objects\": [",
+		threshold, (unsigned long long)s->wait_ns, (unsigned long long)s->waits, s->n,
+		shown);
+	each_object(s, min_ns, json_object, out);
+	fputs("]}\n", out);
+}
+
 static void print_text(const struct cp_sync_summary *s, double min_ns, FILE *out)
 {
 	fprintf(
@@ -108,13 +182,16 @@ static void print_csv(const struct cp_sync_summary *s, double min_ns, FILE *out)
 
 int cp_report_sync(const char *path, const struct cp_report_options *o, FILE *out)
 {
-	if (o->format == CP_FORMAT_JSON)
-		return cp_error(CP_EINVAL, "--view sync is shown as text or CSV (not JSON)");
 	struct cp_sync_rows rows;
 	int rc = load_rows(path, &rows);
 	if (rc)
 		return rc;
 	select_rows(&rows, o);
+	if (!rows.n && o->format == CP_FORMAT_JSON) {
+		print_json(path, &(struct cp_sync_summary){0}, 0, 0, out);
+		cp_sync_rows_release(&rows);
+		return 0;
+	}
 	if (!rows.n) {
 		fprintf(out,
 			"no waits by synchronization object in %s (record with -e wait; a "
@@ -129,6 +206,8 @@ int cp_report_sync(const char *path, const struct cp_report_options *o, FILE *ou
 	double min_ns = threshold / 100.0 * (double)s.wait_ns;
 	if (o->format == CP_FORMAT_CSV)
 		print_csv(&s, min_ns, out);
+	else if (o->format == CP_FORMAT_JSON)
+		print_json(path, &s, threshold, min_ns, out);
 	else
 		print_text(&s, min_ns, out);
 	cp_sync_summary_release(&s);

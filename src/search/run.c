@@ -522,7 +522,7 @@ static void decide(struct run *r, uint32_t i, const struct cp_search_snap *b, in
 	if (yes && s->graph.nodes[i].thread < 0)
 		refine_threads(r, i, a, b, t);
 	if (yes && s->graph.nodes[i].hyp == CP_HYP_SYNC && s->graph.nodes[i].sync < 0 &&
-	    cp_search_sync_refine(s, i, b, t))
+	    cp_search_sync_refine(s, i, a, b, t))
 		grow(r);
 	n = &s->graph.nodes[i]; /* refining may have grown (moved) the node array */
 	s->experiments++;

@@ -16,6 +16,7 @@ struct base_object {
 	int pid;
 	uint64_t object;
 	const char *kind; /* cp_sync_kind_name's (static) */
+	int peer, tag;
 	uint64_t wait_ns;
 };
 
@@ -35,6 +36,32 @@ static struct cp_search_sync *state(struct cp_search *s)
 	return s->syncobj;
 }
 
+/* The rows of the searched process (the ranks of an MPI job share the directory: each
+ * search holds only its own rank's waits against its own time). 0 or CP_E*. */
+static int own_rows(const struct cp_search *s, struct cp_sync_rows *rows)
+{
+	int rc = cp_sync_rows_from_dir(s->dir, rows);
+	if (rc)
+		return rc;
+	size_t k = 0;
+	for (size_t i = 0; i < rows->n; i++) {
+		struct cp_sync_row tmp = rows->v[k];
+		rows->v[k] = rows->v[i];
+		rows->v[i] = tmp;
+		k += rows->v[k].pid == s->pid;
+	}
+	struct cp_sync_rows rest = {rows->v + k, rows->n - k, 0};
+	for (size_t i = 0; i < rest.n; i++) { /* the other processes' strings */
+		free(rest.v[i].symbol);
+		free(rest.v[i].module);
+		free(rest.v[i].site);
+		free(rest.v[i].site_proc);
+		free(rest.v[i].site_file);
+	}
+	rows->n = k;
+	return 0;
+}
+
 void cp_search_sync_start(struct cp_search *s, const struct cp_search_snap *a)
 {
 	struct cp_search_sync *y = state(s);
@@ -42,14 +69,16 @@ void cp_search_sync_start(struct cp_search *s, const struct cp_search_snap *a)
 	y->t0.wall = a->wall;
 	y->t0.run_delay_ns = a->run_delay_ns;
 	y->t0.nlive = a->nlive;
-	if (cp_sync_rows_from_dir(s->dir, &rows)) {
+	if (own_rows(s, &rows)) {
 		cp_error_clear();
 		return;
 	}
 	y->base = xcalloc(rows.n + 1, sizeof *y->base);
-	for (size_t i = 0; i < rows.n; i++)
-		y->base[y->nbase++] = (struct base_object){rows.v[i].pid, rows.v[i].object,
-							   rows.v[i].kind, rows.v[i].wait_ns};
+	for (size_t i = 0; i < rows.n; i++) {
+		const struct cp_sync_row *r = &rows.v[i];
+		y->base[y->nbase++] =
+		    (struct base_object){r->pid, r->object, r->kind, r->peer, r->tag, r->wait_ns};
+	}
 	cp_sync_rows_release(&rows);
 }
 
@@ -57,10 +86,12 @@ void cp_search_sync_start(struct cp_search *s, const struct cp_search_snap *a)
 static double delta_ns(const struct cp_search_sync *y, const struct cp_sync_object *o)
 {
 	double ns = (double)o->wait_ns;
-	for (size_t i = 0; i < y->nbase; i++)
-		if (y->base[i].pid == o->pid && y->base[i].object == o->object &&
-		    !strcmp(y->base[i].kind, o->kind))
-			ns -= (double)y->base[i].wait_ns;
+	for (size_t i = 0; i < y->nbase; i++) {
+		const struct base_object *b = &y->base[i];
+		if (b->pid == o->pid && b->object == o->object && !strcmp(b->kind, o->kind) &&
+		    b->peer == o->peer && b->tag == o->tag)
+			ns -= (double)b->wait_ns;
+	}
 	return ns > 0 ? ns : 0;
 }
 
@@ -126,13 +157,25 @@ static void refine_kind(struct cp_search *s, const struct cp_sync_summary *sum, 
 	strbuf_release(&name);
 }
 
-size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_search_snap *b,
-			     double t)
+/* The program's time since the baseline for the waits: the wall time since then times the
+ * threads active in node i's experiment (a, b] (cp_search_snap_time's rule; the baseline
+ * keeps no per-thread values, and over the whole run an MPI library's progress threads,
+ * busy only at start-up, would count as active and dilute the waits). */
+static double sync_time(const struct cp_search_sync *y, const struct cp_search_snap *a,
+			const struct cp_search_snap *b)
+{
+	double wall = b->wall - a->wall, since = b->wall - y->t0.wall;
+	double time = cp_search_snap_time(a, b);
+	return wall > 0 && since > wall ? time * since / wall : time;
+}
+
+size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_search_snap *a,
+			     const struct cp_search_snap *b, double t)
 {
 	struct cp_search_sync *y = state(s);
 	size_t before = s->graph.n;
 	struct cp_sync_rows rows;
-	if (y->refined || cp_sync_rows_from_dir(s->dir, &rows)) {
+	if (y->refined || own_rows(s, &rows)) {
 		cp_error_clear();
 		return 0;
 	}
@@ -140,7 +183,7 @@ size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_se
 	struct cp_sync_summary sum;
 	cp_sync_summarize(&rows, &sum);
 	const struct cp_search_node n = s->graph.nodes[i];
-	double time = cp_search_snap_time(&y->t0, b), all = 0;
+	double time = sync_time(y, a, b), all = 0;
 	for (size_t j = 0; j < sum.n; j++)
 		all += strcmp(sum.v[j].kind, "lost") ? delta_ns(y, &sum.v[j]) : 0;
 	int32_t focus = focus_add(y, 0, "/SyncObject", NULL, 0);

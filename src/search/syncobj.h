@@ -22,10 +22,12 @@ struct cp_search_syncfocus {
 
 /* The waits so far, as the baseline (at the search's first snapshot a). */
 void cp_search_sync_start(struct cp_search *s, const struct cp_search_snap *a);
-/* ExcessiveSyncWaiting node i was found true at snapshot b, time t: the SyncObject
- * hierarchy is refined and decided (once per search). Returns the nodes added. */
-size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_search_snap *b,
-			     double t);
+/* ExcessiveSyncWaiting node i was found true on its experiment (a, b], at time t: the
+ * SyncObject hierarchy is refined and decided (once per search) on the waits since the
+ * baseline, against the time since then of the threads active in (a, b]. Returns the nodes
+ * added. */
+size_t cp_search_sync_refine(struct cp_search *s, uint32_t i, const struct cp_search_snap *a,
+			     const struct cp_search_snap *b, double t);
 /* The focus of node.sync (NULL if out of range). */
 const struct cp_search_syncfocus *cp_search_sync_focus(const struct cp_search *s, int32_t sync);
 void cp_search_sync_release(struct cp_search *s);

@@ -27,5 +27,6 @@ void cp_web_api_flame(struct cp_web_ctx *c, struct cp_web_resp *out);
 void cp_web_api_sandwich(struct cp_web_ctx *c, struct cp_web_resp *out);
 void cp_web_api_callgraph(struct cp_web_ctx *c, struct cp_web_resp *out);
 void cp_web_api_threads(struct cp_web_ctx *c, struct cp_web_resp *out);
+void cp_web_api_sync(struct cp_web_ctx *c, struct cp_web_resp *out); /* api-sync.c */
 
 #endif

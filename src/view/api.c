@@ -351,6 +351,7 @@ static const struct endpoint {
     {"/api/sandwich", cp_web_api_sandwich},
     {"/api/callgraph", cp_web_api_callgraph},
     {"/api/threads", cp_web_api_threads},
+    {"/api/sync", cp_web_api_sync},
 };
 
 void cp_web_api(struct cp_web_model *m, const struct cp_web_api_state *st, const char *path,

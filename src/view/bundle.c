@@ -254,6 +254,7 @@ static int build_bundle(struct cp_web_server *s, size_t budget, struct strbuf *b
 	char q[64];
 	add_response(s, "/api/callgraph", "", b, &first);
 	add_response(s, "/api/threads", "", b, &first);
+	add_response(s, "/api/sync", "", b, &first);
 	for (size_t i = 0; i < nfiles; i++) {
 		snprintf(q, sizeof q, "file=%u", files[i]);
 		add_response(s, "/api/source", q, b, &first);

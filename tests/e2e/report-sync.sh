@@ -65,6 +65,36 @@ if bad:
     sys.exit(1)
 PY
 done
+# --format json holds what the text view shows: every object's line (wait time, share,
+# waits, kind, name, pid) and its top 3 call sites, in the same order.
+run "$CALLPATH" report "$WORK/mO2" --view sync --threshold 0
+cp "$WORK/run.out" "$WORK/syncO2.txt"
+run "$CALLPATH" report "$WORK/mO2" --view sync --threshold 0 --format json
+python3 - "$WORK/syncO2.txt" "$WORK/run.out" <<'PY' || fail "the JSON differs from the text view"
+import json, re, sys
+lines = open(sys.argv[1]).read().splitlines()[2:]
+d = json.load(open(sys.argv[2]))
+want, pcts = [], []
+for o in d["objects"]:  # the share rounded by the text: compared apart, within rounding
+    want.append("%10.6f s PCT %9d  %-12s %s  [pid %d]" % (o["wait_ns"] * 1e-9,
+                o["waits"], o["kind"], o["name"], o["pid"]))
+    pcts.append(100.0 * o["share"])
+    for x in o["sites"][:3]:
+        want.append("%10.6f s %6s %9d  %-12s   at %s" % (x["wait_ns"] * 1e-9, "", x["waits"], "", x["site"]))
+got = []
+for l in lines:
+    m = re.match(r"^(.{12}) +([0-9.]+)% (.*)$", l)
+    if m and not l.strip().split("  ")[-1].startswith("at "):
+        got.append(m.group(1) + " PCT " + m.group(3))
+        assert abs(float(m.group(2)) - pcts.pop(0)) <= 0.051, l
+    else:
+        got.append(l)
+assert got == want, "\n".join(got + ["--- from JSON:"] + want)
+assert d["objects_shown"] == d["objects_total"] == len(d["objects"]) >= 6, d["objects_total"]
+assert d["wait_ns"] == sum(o["wait_ns"] for o in d["objects"])
+assert all(o["peer"] is None and o["tag"] is None and o["rank"] is None for o in d["objects"])
+PY
+
 # record's summary lists the heaviest objects: lock_b first.
 run "$CALLPATH" record -e wait -o "$WORK/summary" -- "$CP_WORKLOADS/syncobj.O2"
 cat "$WORK/run.out" "$WORK/run.err" | grep -A1 "^waits by synchronization object" | grep -q "mutex *lock_b (syncobj.O2 global)" ||

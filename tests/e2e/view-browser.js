@@ -7,7 +7,7 @@
 "use strict";
 const path = require("path");
 const fs = require("fs");
-const { chromium } = require(path.join(__dirname, "../../tools/node/node_modules/playwright-core"));
+const { withBrowser } = require(path.join(__dirname, "view-helpers/browser.js"));
 
 const [url, htmlFile, outDir, jsonDir] = process.argv.slice(2);
 let mode = "server";
@@ -423,21 +423,10 @@ async function runMode(browser, target) {
   }
 }
 
-(async () => {
-  fs.mkdirSync(outDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu"],
-  });
-  try {
-    mode = "server";
-    await runMode(browser, url);
-    mode = "static";
-    await runMode(browser, htmlFile);
-  } catch (e) {
-    console.error("FAIL: " + e.message);
-    process.exitCode = 1;
-  } finally {
-    await browser.close();
-  }
-})();
+fs.mkdirSync(outDir, { recursive: true });
+withBrowser(async (browser) => {
+  mode = "server";
+  await runMode(browser, url);
+  mode = "static";
+  await runMode(browser, htmlFile);
+});

@@ -10,14 +10,8 @@
 # the one of the source pane there, e.g. docs/img/view.png).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/report-helpers/record.sh"
-
-NODE_TOOLS=$CP_SOURCE_DIR/tools/node/node_modules
-CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
-[ -n "$CHROMIUM" ] || skip "chromium is not installed (scripts/install-deps.sh --test installs it)"
-require_tool node
-[ -f "$NODE_TOOLS/playwright-core/package.json" ] ||
-	skip "playwright-core is not installed (scripts/install-node-tools.sh installs it)"
-export CHROMIUM
+. "$(dirname "$0")/view-helpers/browser.sh"
+require_browser
 
 OUT=$CP_BUILD_DIR/test-output/view-browser
 rm -rf "$OUT"

@@ -146,18 +146,19 @@ int cp_cct_create(struct cp_cct *c, const char *path, const struct cp_cct_info *
 	return 0;
 }
 
-static uint64_t sync_hash(uint64_t object, uint32_t leaf, uint16_t kind)
+static uint64_t sync_hash(uint64_t object, uint32_t leaf, uint16_t kind, uint64_t aux)
 {
-	uint64_t h = (object ^ ((uint64_t)leaf << 40 | kind)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (object ^ aux ^ ((uint64_t)leaf << 40 | kind)) * 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 31);
 }
 
-void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint32_t leaf, uint64_t ns)
+void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint64_t aux, uint32_t leaf,
+		     uint64_t ns)
 {
 	struct cp_mf_thread *h = c->hdr;
 	uint32_t mask = h->sync_slots - 1;
 	struct cp_mf_sync_obj *tab = (struct cp_mf_sync_obj *)(h + 1);
-	uint32_t i = h->sync_slots ? (uint32_t)sync_hash(object, leaf, kind) & mask : 0;
+	uint32_t i = h->sync_slots ? (uint32_t)sync_hash(object, leaf, kind, aux) & mask : 0;
 	for (uint32_t n = 0; n < h->sync_slots; n++, i = (i + 1) & mask) {
 		struct cp_mf_sync_obj *e = &tab[i];
 		if (e->kind == 0) {
@@ -165,9 +166,11 @@ void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint32_t 
 				break; /* full enough: probes would grow long */
 			e->object = object;
 			e->node = leaf;
+			e->aux = aux;
 			h->sync_used++;
 			__atomic_store_n(&e->kind, kind, __ATOMIC_RELEASE);
-		} else if (e->object != object || e->node != leaf || e->kind != kind) {
+		} else if (e->object != object || e->node != leaf || e->kind != kind ||
+			   e->aux != aux) {
 			continue;
 		}
 		e->wait_ns += ns;

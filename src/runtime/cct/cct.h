@@ -67,9 +67,11 @@ static inline void cp_cct_add_sample(struct cp_cct *c, uint32_t leaf, uint32_t m
 	else
 		h->unwind_failed++;
 }
-/* Adds a wait of ns on object (enum cp_mf_sync_kind) at leaf to the thread's sync-object
- * table (measure.h), or to its lost counts when the table is full or absent. */
-void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint32_t leaf, uint64_t ns);
+/* Adds a wait of ns on object (enum cp_mf_sync_kind, with its aux word) at leaf to the
+ * thread's sync-object table (measure.h), or to its lost counts when the table is full or
+ * absent. */
+void cp_cct_sync_add(struct cp_cct *c, uint64_t object, uint16_t kind, uint64_t aux, uint32_t leaf,
+		     uint64_t ns);
 /* Marks the header FINISHED (if finished), trims the file, frees the table and mapping. */
 void cp_cct_close(struct cp_cct *c, int finished);
 /* Fork child: drop the inherited mapping (it is the parent's file) without writing to it. */

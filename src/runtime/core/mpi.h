@@ -28,6 +28,24 @@ enum callpath_mpi_value {
 void callpath_mpi_record(const void *ra, const void *cfa, const void *caller_fp, const void *fn,
 			 const uint64_t values[CALLPATH_MPI_NVALUES]);
 
+/* An MPI call that blocked, as a synchronization object (format/measure.h, minor 4). */
+struct callpath_mpi_wait {
+	uint32_t kind; /* enum cp_mf_sync_kind: CP_MF_SYNC_MPI_RECV, _SEND, _COLL */
+	uint32_t comm; /* the communicator's number (CP_MF_MPI_COMM_*) */
+	int32_t peer;  /* rank in comm, or CP_MF_MPI_NONE */
+	int32_t tag;   /* or CP_MF_MPI_NONE */
+};
+
+/* callpath_mpi_record, and the call's time as a wait on w in the thread's sync-object
+ * table (at the call site's node), when values[CALLPATH_MPI_TIME] is not 0. */
+void callpath_mpi_record_wait(const void *ra, const void *cfa, const void *caller_fp,
+			      const void *fn, const uint64_t values[CALLPATH_MPI_NVALUES],
+			      const struct callpath_mpi_wait *w);
+
+/* The name the program gave communicator `comm` (MPI_Comm_set_name): an MPI_COMM record in
+ * the process file. */
+void callpath_mpi_comm_name(uint32_t comm, const char *name);
+
 /* MPI_Init's word on the rank in MPI_COMM_WORLD and the number of ranks: into the process
  * file's and every thread file's header (and for threads started later). */
 void callpath_mpi_rank(int rank, int size);

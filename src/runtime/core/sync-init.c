@@ -72,7 +72,7 @@ int cp_sync_config_family(const char *name, size_t len, int has_period)
 
 uint32_t cp_sync_object_slots(void)
 {
-	return (sync_requested & CP_SYNC_WAIT) ? CP_SYNC_OBJECT_SLOTS : 0;
+	return (sync_requested & (CP_SYNC_WAIT | CP_SYNC_MPI)) ? CP_SYNC_OBJECT_SLOTS : 0;
 }
 
 /* ---- lifecycle ---- */

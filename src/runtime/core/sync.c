@@ -258,7 +258,7 @@ sync_record(const void *ra, const void *cfa, const void *caller_fp, uintptr_t ca
 	}
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint32_t leaf = sync_leaf(t, r, (uintptr_t)cfa, (uintptr_t)caller_fp);
+	uint32_t leaf = sync_leaf(t, r, (uintptr_t)cfa, (uintptr_t)caller_fp), site = leaf;
 	if (callee && leaf != CP_CCT_NONE)
 		leaf = callee_node(t, leaf, callee);
 	int ok = leaf != CP_CCT_NONE;
@@ -273,7 +273,7 @@ sync_record(const void *ra, const void *cfa, const void *caller_fp, uintptr_t ca
 			where->tidx = t->tidx;
 		}
 		if (obj)
-			cp_cct_sync_add(&t->cct, obj->object, obj->kind, leaf, v[0].value);
+			cp_cct_sync_add(&t->cct, obj->object, obj->kind, obj->aux, site, obj->ns);
 	} else {
 		t->cct.hdr->dropped++;
 		cp_rt_fail("a thread's calling-context tree could not grow (disk full?)");
@@ -293,9 +293,10 @@ __attribute__((noinline)) int cp_sync_record_at(const void *ra, const void *cfa,
 
 __attribute__((noinline)) int cp_sync_record_callee(const void *ra, const void *cfa,
 						    const void *caller_fp, uintptr_t callee,
-						    const struct cp_sync_value *v, unsigned n)
+						    const struct cp_sync_value *v, unsigned n,
+						    const struct cp_sync_object *obj)
 {
-	return sync_record(ra, cfa, caller_fp, callee, v, n, NULL, NULL);
+	return sync_record(ra, cfa, caller_fp, callee, v, n, NULL, obj);
 }
 
 void cp_wait_record(const void *ra, uint64_t t0, const void *object, unsigned kind)
@@ -305,7 +306,7 @@ void cp_wait_record(const void *ra, uint64_t t0, const void *object, unsigned ki
 	    {cp_sync_metric[CP_SM_WAIT_TIME], cp_sync_now_ns() - t0},
 	    {cp_sync_metric[CP_SM_WAIT_CALLS], 1},
 	};
-	struct cp_sync_object obj = {(uintptr_t)object, (uint16_t)kind};
+	struct cp_sync_object obj = {(uintptr_t)object, 0, v[0].value, (uint16_t)kind};
 	sync_record(ra, NULL, NULL, 0, v, 2, NULL, &obj);
 	errno = saved;
 }

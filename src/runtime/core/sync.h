@@ -87,10 +87,11 @@ int cp_sync_record_at(const void *ra, const void *cfa, const void *caller_fp,
 /* As cp_sync_record_at, with the values on a kind-2 (PC) node at `callee` (the entry of
  * the called function, e.g. a wrapper of MPI_Recv in another library) below the call
  * site's node: the path ends in the function called, as a probe's does. callee 0: the
- * call site's node. */
+ * call site's node. obj (or NULL): a wait on that object, at the call site's node. */
+struct cp_sync_object;
 int cp_sync_record_callee(const void *ra, const void *cfa, const void *caller_fp, uintptr_t callee,
-			  const struct cp_sync_value *v, unsigned n)
-    __attribute__((visibility("hidden")));
+			  const struct cp_sync_value *v, unsigned n,
+			  const struct cp_sync_object *obj) __attribute__((visibility("hidden")));
 /* In an interposed function: its return address, its CFA (the caller's stack pointer at
  * the call) and the caller's rbp at the call (the function's frame pointer is forced by
  * __builtin_frame_address, so the caller's rbp is the word it points at). */
@@ -177,13 +178,15 @@ void cp_sync_notes(void) __attribute__((visibility("hidden"))); /* outside locks
  * sync-object table (format/measure.h). Keeps errno. */
 struct cp_sync_object {
 	uint64_t object;
+	uint64_t aux; /* cp_mf_sync_obj.aux */
+	uint64_t ns;  /* the wait's time */
 	uint16_t kind;
 };
 void cp_wait_record(const void *ra, uint64_t t0, const void *object, unsigned kind)
     __attribute__((visibility("hidden")));
-/* Slots of each thread file's sync-object table: CP_SYNC_OBJECT_SLOTS when -e wait is
- * configured, else 0 (no table). 256 slots of 40 bytes: 10 KB per thread file; up to 192
- * distinct (object, call site) per thread, the rest counted as lost. */
+/* Slots of each thread file's sync-object table: CP_SYNC_OBJECT_SLOTS when -e wait or the
+ * MPI wrappers' family is configured, else 0 (no table). 256 slots of 40 bytes: 10 KB per thread
+ * file; up to 192 distinct (object, call site) per thread, the rest counted as lost. */
 #define CP_SYNC_OBJECT_SLOTS 256u
 uint32_t cp_sync_object_slots(void) __attribute__((visibility("hidden")));
 

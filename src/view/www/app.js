@@ -51,6 +51,7 @@ CP.App.prototype.start = async function () {
   this.source = new CP.SourcePane(this, this.$("source"));
   this.threads = new CP.ThreadsPane(this, this.$("threads"));
   this.sandwich = new CP.Sandwich(this, this.$("sandwich"));
+  this.sync = new CP.SyncPane(this, this.$("sync"));
   this.flame = new CP.Flame(this, this.$("flame"));
   this.graph = new CP.Graph(this, this.$("graph"));
   this.table = new CP.Table(this, this.$("table"));
@@ -204,8 +205,9 @@ CP.App.prototype.showSide = async function (side) {
   this.side = side;
   var self = this;
   document.querySelectorAll("#right-tabs button").forEach(function (b) { b.classList.toggle("on", b.dataset.pane === side); });
-  ["source", "threads", "sandwich"].forEach(function (p) { self.$(p).hidden = p !== side; });
-  if (this.selectedNode) await this.updateSide(this.selectedNode);
+  ["source", "threads", "sandwich", "sync"].forEach(function (p) { self.$(p).hidden = p !== side; });
+  if (side === "sync") await this.sync.show(); // all objects: not the selected row's
+  else if (this.selectedNode) await this.updateSide(this.selectedNode);
   else if (this.tree && this.tree.selected !== null) {
     var n = this.tree.nodes.get(this.tree.selected);
     if (n) await this.updateSide(n);

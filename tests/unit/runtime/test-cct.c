@@ -171,8 +171,9 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-/* The sync-object table after the header: one slot per (object, node, kind), counts
- * summed in place, the lost counters past 3/4 of the slots, nodes after the table. */
+/* The sync-object table after the header: one slot per (object, node, kind, aux), counts
+ * summed in place, the lost counters past 3/4 of the slots, nodes after the table. MPI
+ * waits on one communicator from one call site with two tags are two slots. */
 static void test_sync_table(void **state)
 {
 	(void)state;
@@ -188,15 +189,27 @@ static void test_sync_table(void **state)
 	uint64_t p1[] = {0x100, 0x200};
 	uint32_t leaf = insert_path(&c, p1, 2);
 	assert_ptr_equal((char *)cp_cct_node(&c, 0), (char *)h + h->h.header_size);
-	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_MUTEX, leaf, 10);
-	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_MUTEX, leaf, 5);
-	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_COND, leaf, 1);
-	for (uint64_t o = 1; o <= 6; o++) /* 4 more fit (6 of 8 slots), 2 are lost */
-		cp_cct_sync_add(&c, 0xb000 + o * 64, CP_MF_SYNC_BARRIER, 0, 100);
+	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_MUTEX, 0, leaf, 10);
+	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_MUTEX, 0, leaf, 5);
+	cp_cct_sync_add(&c, 0xa000, CP_MF_SYNC_COND, 0, leaf, 1);
+	uint64_t tag7 = CP_MF_MPI_AUX(1, 7), tag8 = CP_MF_MPI_AUX(1, 8);
+	cp_cct_sync_add(&c, CP_MF_MPI_COMM_WORLD, CP_MF_SYNC_MPI_RECV, tag7, leaf, 30);
+	cp_cct_sync_add(&c, CP_MF_MPI_COMM_WORLD, CP_MF_SYNC_MPI_RECV, tag8, leaf, 4);
+	cp_cct_sync_add(&c, CP_MF_MPI_COMM_WORLD, CP_MF_SYNC_MPI_RECV, tag7, leaf, 12);
+	for (uint64_t o = 1; o <= 6; o++) /* 2 more fit (6 of 8 slots), 4 are lost */
+		cp_cct_sync_add(&c, 0xb000 + o * 64, CP_MF_SYNC_BARRIER, 0, 0, 100);
 	const struct cp_mf_sync_obj *tab = (const struct cp_mf_sync_obj *)(h + 1);
-	int found = 0, used = 0;
+	int found = 0, used = 0, mpi = 0;
 	for (int i = 0; i < 8; i++) {
 		used += tab[i].kind != 0;
+		if (tab[i].kind == CP_MF_SYNC_MPI_RECV) {
+			mpi++;
+			assert_int_equal(CP_MF_MPI_AUX_PEER(tab[i].aux), 1);
+			int tag = CP_MF_MPI_AUX_TAG(tab[i].aux);
+			assert_true(tag == 7 || tag == 8);
+			assert_int_equal(tab[i].wait_ns, tag == 7 ? 42 : 4);
+			assert_int_equal(tab[i].waits, tag == 7 ? 2 : 1);
+		}
 		if (tab[i].object == 0xa000 && tab[i].kind == CP_MF_SYNC_MUTEX) {
 			found++;
 			assert_int_equal(tab[i].node, leaf);
@@ -205,10 +218,16 @@ static void test_sync_table(void **state)
 		}
 	}
 	assert_int_equal(found, 1);
+	assert_int_equal(mpi, 2);
 	assert_int_equal(used, 6);
 	assert_int_equal(h->sync_used, 6);
-	assert_int_equal(h->sync_lost_waits, 2);
-	assert_int_equal(h->sync_lost_ns, 200);
+	assert_int_equal(h->sync_lost_waits, 4);
+	assert_int_equal(h->sync_lost_ns, 400);
+	/* the none marker of a collective: peer and tag read back as INT32_MIN */
+	uint64_t none = CP_MF_MPI_AUX(CP_MF_MPI_NONE, CP_MF_MPI_NONE);
+	assert_int_equal(CP_MF_MPI_AUX_PEER(none), INT32_MIN);
+	assert_int_equal(CP_MF_MPI_AUX_TAG(none), INT32_MIN);
+	assert_int_equal(CP_MF_MPI_AUX_TAG(CP_MF_MPI_AUX(3, -1)), -1);
 	cp_cct_close(&c, 1);
 }
 
