@@ -160,8 +160,8 @@ def in_lines(node, prog, slack=2):
     return first >= lo - slack and last <= hi + slack and first > 0
 
 
-def share(nodes, total, pred):
-    return sum(n["inclusive"][0] or 0 for n in outermost(nodes, pred)) / total if total else 0
+def share(nodes, total, pred, k=0):
+    return sum(n["inclusive"][k] or 0 for n in outermost(nodes, pred)) / total if total else 0
 
 
 def check_truth(doc, prog, stat_docs):
@@ -204,6 +204,20 @@ def check_truth(doc, prog, stat_docs):
                        % (prog["function"], prog["imbalance_min"]),
                        ratio >= prog["imbalance_min"], ratio))
     return checks
+
+
+def check_time_share(doc, prog):
+    """The planted lines' share of time_metric (pagefault: CPU time, nearly all of it in
+    the kernel's fault handler, charged to the faulting store): at least time_share_min,
+    clear of the search's 20 % threshold."""
+    nodes = doc["nodes"]
+    k = [m["name"] for m in doc["metrics"]].index(prog["time_metric"])
+    total = nodes[0]["inclusive"][k] or 0
+    v = share(nodes, total, lambda n: n["kind"] in ("loop", "line", "statement")
+              and in_lines(n, prog), k)
+    return ("planted lines %d-%d hold >= %.0f%% of %s" % (
+        *prog["lines"], prog["time_share_min"] * 100, prog["time_metric"]),
+        v >= prog["time_share_min"], v)
 
 
 def hypothesis_matches(name, planted):
@@ -300,6 +314,8 @@ def truth(bench, prog):
             if err:
                 return {"error": err}, rate
     checks = check_truth(doc, prog, stats)
+    if prog.get("time_share_min"):
+        checks.append(check_time_share(doc, prog))
     return {"ok": all(c[1] for c in checks),
             "checks": [{"what": c[0], "ok": c[1], "value": round(c[2], 3)} for c in checks]}, rate
 
