@@ -1,5 +1,6 @@
 /* Burns CPU in burn() until a signal ends it (tests/e2e/record-signals.sh). Creates the file
- * argv[1] once running, so the test signals a program that is surely there. With argv[2]
+ * argv[1] once running and 50 ms of CPU time into burn(), so the test signals a program
+ * that is surely there and has samples in burn() however loaded the machine. With argv[2]
  * "catch", SIGUSR1 and SIGUSR2 are caught: it prints "caught N" and exits 0. With "count",
  * SIGINT is caught: after the first one it runs 300 ms more, then prints "caught 2 K
  * times" (K: how many arrived) and exits 0. It gives up after about 60 s, or argv[3]
@@ -43,6 +44,10 @@ int main(int argc, char **argv)
 	}
 	if (count)
 		signal(SIGINT, on_signal);
+	struct timespec cpu = {0, 0};
+	while (cpu.tv_sec == 0 && cpu.tv_nsec < 50000000 &&
+	       !clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu))
+		burn();
 	if (argc > 1) {
 		int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0)
