@@ -75,8 +75,9 @@ static void path_collect(const struct cp_view *td, uint32_t node, struct path *p
 	}
 }
 
-/* The source file of each procedure (name, module): the first one its paths show, so that
- * a procedure is one row of the flat view even when some of its costs have no line. */
+/* The source file of each procedure (name, module): the first one its paths in the tree
+ * show, so that a procedure is one row of the flat view even when some of its costs have
+ * no line, and the same row whichever threads are selected. */
 struct proc_files {
 	struct cp_hashtab tab;
 	struct proc_file {
@@ -223,7 +224,10 @@ void cp_view_flat_rec(const struct cp_view *td, struct cp_view *out, struct cp_v
 	 * with children are on <no line> leaves, see profile.c) */
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 1; i < td->n; i++) {
-			if (td->nodes[i].first_child != UINT32_MAX || !has_cost(td, i))
+			/* the files from every path, with cost or not (the tree is the same
+			 * whichever threads are selected, their values are not): a procedure
+			 * is filed alike in every thread's view and in the view of all */
+			if (td->nodes[i].first_child != UINT32_MAX || (pass && !has_cost(td, i)))
 				continue;
 			path_collect(td, i, &p);
 			if (pass == 1) {
