@@ -46,9 +46,12 @@ print(f"serial_init: master {own / 1e6:.0f} ms, omp-idle {idle / 1e6:.0f} ms "
 # machine
 if not loose and not 0.4 * (threads - 1) <= ratio <= 1.5 * (threads - 1):
     errors.append(f"serial_init's omp-idle is {ratio:.2f} x its time, not about {threads - 1}")
-# (loose: a few samples could go either way)
-if (not loose or total_idle > 20e6) and (not total_idle or idle / total_idle < 0.85):
-    errors.append("serial_init holds less than 85 % of the omp-idle")
+# (loose: libomp's yielding workers leave few idle samples, and on a loaded machine a few of
+# them land elsewhere: 21 of 25 ms on serial_init in the fresh Debian chroot's ASan pass
+# at load 20, so 70 % there, of at least 20 ms)
+need = 0.70 if loose else 0.85
+if (not loose or total_idle > 20e6) and (not total_idle or idle / total_idle < need):
+    errors.append(f"serial_init holds less than {100 * need:.0f} % of the omp-idle")
 share = import_module("omp-share").main_share(db, metric['cputime'])
 print(f"under main: {100 * share:.1f} % of cputime after start-up")
 if share < 0.97:
