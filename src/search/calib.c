@@ -22,12 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define CALIB_CALLS "100000"	  /* calls of cp_calib_tiny per repetition */
-#define CALIB_ITERATIONS "200000" /* iterations of cp_calib_spin's loop per repetition */
+#define CALIB_CALLS "150000"	  /* calls of cp_calib_tiny per repetition */
+#define CALIB_ITERATIONS "300000" /* iterations of cp_calib_spin's loop per repetition */
 #define LINE_WAIT_S 10.0	  /* longest wait for a line of the program */
 #define COST_MIN_NS 0.5		  /* plausible costs of one execution */
 #define COST_MAX_NS 100000.0
@@ -230,10 +231,19 @@ static int measure(struct calib *k, double *call_ns, double *edge_ns)
 	return rc;
 }
 
+/* CPU time of the children waited for, in s. */
+static double children_cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char *runtime)
 {
 	struct calib k;
-	double call_ns = 0, edge_ns = 0;
+	double call_ns = 0, edge_ns = 0, t0 = now_s(), cpu0 = children_cpu_s();
 	memset(&k, 0, sizeof k);
 	k.to = k.from = -1;
 	memset(c, 0, sizeof *c);
@@ -241,6 +251,8 @@ int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char 
 	if (!rc)
 		rc = measure(&k, &call_ns, &edge_ns);
 	finish(&k, rc != 0);
+	c->wall_s = now_s() - t0;
+	c->cpu_s = children_cpu_s() - cpu0;
 	if (rc) {
 		snprintf(c->why, sizeof c->why, "%s", cp_error_message());
 		cp_error_clear();

@@ -778,8 +778,9 @@ static void set_costs(struct cp_search *s)
 	if (c->calibrated)
 		cp_search_note(s,
 			       "probe costs calibrated on this machine: %.1f ns per entry probe "
-			       "call, %.1f ns per loop snippet execution",
-			       s->per_call_ns, s->per_edge_ns);
+			       "call, %.1f ns per loop snippet execution (in %.2f s, %.2f s of "
+			       "CPU time)",
+			       s->per_call_ns, s->per_edge_ns, c->wall_s, c->cpu_s);
 	else if (c->why[0])
 		cp_search_note(s,
 			       "probe costs not calibrated (%s): the constants %.0f ns per call, "

@@ -39,6 +39,7 @@ int cp_search_module_wanted(const char *path, int libs);
 struct cp_search_costs {
 	int calibrated;			 /* measured on this machine; else run.c's constants */
 	double per_call_ns, per_edge_ns; /* an entry probe's call, a loop snippet's execution */
+	double wall_s, cpu_s;		 /* the calibration's wall and CPU time */
 	char why[256];			 /* not calibrated: why ("" under --no-calibrate) */
 };
 

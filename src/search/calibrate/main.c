@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REPS_MAX 5
+#define REPS_MAX 7
 #define REPS_MIN 3
 #define PHASE_NS 150e6 /* CPU time per phase after which REPS_MIN repetitions suffice */
 
