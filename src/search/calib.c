@@ -37,8 +37,6 @@ struct calib {
 	pid_t child;  /* runs the program under the runtime (cp_record_run) */
 	int to, from; /* the program's stdin (write end) and stdout (read end) */
 	char dir[PATH_MAX], exe[PATH_MAX];
-	char buf[256];
-	size_t have;
 };
 
 /* The child: the program's stdin and stdout are the pipes, its stderr /dev/null. */
@@ -105,32 +103,28 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The program's next line (without its newline) into line; waits up to LINE_WAIT_S. */
+/* The program's next line (without its newline) into line; waits up to LINE_WAIT_S. Read
+ * byte by byte: the program writes a line, then waits or ends. */
 static int read_line(struct calib *k, char *line, size_t cap)
 {
 	double end = now_s() + LINE_WAIT_S;
+	size_t n = 0;
 	for (;;) {
-		char *nl = memchr(k->buf, '\n', k->have);
-		if (nl) {
-			size_t n = (size_t)(nl - k->buf);
-			snprintf(line, cap, "%.*s", (int)n, k->buf);
-			k->have -= n + 1;
-			memmove(k->buf, nl + 1, k->have);
-			return 0;
-		}
 		struct pollfd p = {k->from, POLLIN, 0};
 		double left = end - now_s();
-		if (left <= 0 || k->have == sizeof k->buf)
+		if (left <= 0 || n + 1 >= cap)
 			return cp_error(CP_EIO, "the calibration program did not answer");
 		int r = poll(&p, 1, (int)(left * 1000) + 1);
-		if (r < 0 && errno == EINTR)
+		ssize_t got = r > 0 ? read(k->from, line + n, 1) : 0;
+		if ((r < 0 || got < 0) && errno == EINTR)
 			continue;
-		ssize_t n = r > 0 ? read(k->from, k->buf + k->have, sizeof k->buf - k->have) : 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (r > 0 && n <= 0)
+		if (r > 0 && got <= 0)
 			return cp_error(CP_EIO, "the calibration program ended early");
-		k->have += n > 0 ? (size_t)n : 0;
+		if (got > 0 && line[n] == '\n') {
+			line[n] = 0;
+			return 0;
+		}
+		n += got > 0;
 	}
 }
 
