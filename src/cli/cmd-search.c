@@ -43,6 +43,8 @@ static const char usage_text[] =
     "  --for S                search at most S seconds (default: until nothing is left)\n"
     "  --interval S           seconds per experiment (default 0.5)\n"
     "  --no-deep-start        no sampling phase proposing the hottest functions first\n"
+    "  --no-calibrate         keep the built-in probe costs instead of measuring them on\n"
+    "                         this machine while the program starts (during --after)\n"
     "  --libraries user|all|none  shared libraries in the code model: those outside the\n"
     "                         system's library directories (default), all, or none\n"
     "  --kill                 end the program (SIGTERM) when the search is done\n"
@@ -52,7 +54,19 @@ static const char usage_text[] =
     "  -q, --quiet            no progress lines on stderr\n"
     "  -h, --help             this help\n";
 
-enum { O_THR = 256, O_COST, O_HYP, O_AFTER, O_FOR, O_INT, O_NODEEP, O_KILL, O_FMT, O_LIBS };
+enum {
+	O_THR = 256,
+	O_COST,
+	O_HYP,
+	O_AFTER,
+	O_FOR,
+	O_INT,
+	O_NODEEP,
+	O_KILL,
+	O_FMT,
+	O_LIBS,
+	O_NOCAL
+};
 
 static const struct option long_opts[] = {
     {"threshold", required_argument, 0, O_THR},
@@ -62,6 +76,7 @@ static const struct option long_opts[] = {
     {"for", required_argument, 0, O_FOR},
     {"interval", required_argument, 0, O_INT},
     {"no-deep-start", no_argument, 0, O_NODEEP},
+    {"no-calibrate", no_argument, 0, O_NOCAL},
     {"libraries", required_argument, 0, O_LIBS},
     {"kill", no_argument, 0, O_KILL},
     {"format", required_argument, 0, O_FMT},
@@ -75,7 +90,8 @@ struct search_cli {
 	struct cp_search_opts so;
 	const char *outdir;
 	int format; /* 0 text, 1 json, 2 dot */
-	int kill, quiet, hyps_given;
+	int kill, quiet, hyps_given, no_calibrate;
+	const char *runtime; /* libcallpath-rt.so */
 };
 
 /* Every hypothesis; MemoryBound only where this user may count page faults (the perf
@@ -159,6 +175,9 @@ static int parse_opt(int c, const char *arg, struct search_cli *s)
 	case O_NODEEP:
 		s->so.deep_start = 0;
 		return 0;
+	case O_NOCAL:
+		s->no_calibrate = 1;
+		return 0;
 	case O_KILL:
 		s->kill = 1;
 		return 0;
@@ -204,7 +223,24 @@ static int record_setup(struct search_cli *c, struct cp_record_opts *o, char **a
 	if (!cli_runtime_lib("libcallpath-mpi.so", mpi_lib, sizeof mpi_lib))
 		o->mpi_lib = mpi_lib;
 	cp_error_clear();
+	c->runtime = runtime;
 	return cli_record_runtime("search", o, runtime, sizeof runtime);
+}
+
+/* The probes' costs measured on this machine (src/search/calib.c) into c->so.costs, while
+ * the program starts; the constants when that fails (c->so.costs.why says why). */
+static void calibrate(struct search_cli *c)
+{
+	char prog[PATH_MAX];
+	struct cp_search_costs *k = &c->so.costs;
+	if (c->no_calibrate)
+		return;
+	if (cli_runtime_lib("callpath-calibrate", prog, sizeof prog)) {
+		snprintf(k->why, sizeof k->why, "%s", cp_error_message());
+		cp_error_clear();
+		return;
+	}
+	cp_search_calibrate(k, prog, c->runtime);
 }
 
 /* The parent of process pid (/proc), 0 when unknown. */
@@ -444,7 +480,9 @@ static int search_all(struct search_cli *c, const char *dir, pid_t child, struct
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	read_procs(&a, dir, child);
-	sleep_s(c->so.after > CHOICE_MIN_S ? c->so.after : CHOICE_MIN_S);
+	calibrate(c); /* in the time the program is given to start */
+	double left = (c->so.after > CHOICE_MIN_S ? c->so.after : CHOICE_MIN_S) - (now_s() - t0);
+	sleep_s(left > 0 ? left : 0);
 	for (double wait = CHOICE_WAIT_S;;
 	     wait = c->so.interval > 2 * CHOICE_MIN_S ? c->so.interval : 2 * CHOICE_MIN_S) {
 		long i = choose(c, dir, child, all, &a, &b, wait, reason, sizeof reason);

@@ -304,13 +304,13 @@ static void json_header(const struct cp_search *v, size_t n, FILE *out)
 		"],\n  \"duration_s\": %.3f,\n  \"experiments\": %zu,\n"
 		"  \"experiments_per_s\": %.3f,\n  \"intervals\": %zu,\n"
 		"  \"program_exited\": %s,\n  \"stopped_by_for\": %s,\n  \"interrupted\": %s,\n"
-		"  \"cost\": {\"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, \"max\": %.5f, "
-		"\"mean\": %.5f, \"rounds_queued\": %zu},\n",
+		"  \"cost\": {\"calibrated\": %s, \"per_call_ns\": %.1f, \"per_edge_ns\": %.1f, "
+		"\"max\": %.5f, \"mean\": %.5f, \"rounds_queued\": %zu},\n",
 		t.elapsed, t.experiments, t.elapsed > 0 ? (double)t.experiments / t.elapsed : 0,
 		t.intervals, last->program_exited ? "true" : "false",
 		last->stopped_by_for ? "true" : "false", last->interrupted ? "true" : "false",
-		s->per_call_ns, s->per_edge_ns, t.cost_max,
-		t.elapsed > 0 ? t.cost_sum / t.elapsed : 0, t.queued);
+		s->o.costs.calibrated ? "true" : "false", s->per_call_ns, s->per_edge_ns,
+		t.cost_max, t.elapsed > 0 ? t.cost_sum / t.elapsed : 0, t.queued);
 }
 
 /* "processes": each search's process, why it was chosen, its share of the nodes. */

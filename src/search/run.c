@@ -19,7 +19,8 @@
 
 /* Probe costs measured on the development machine (docs/cmd-search.md, "Cost limit": CPU
  * time of probe.O2 stress 20000000 under probe -f work less under record, per call; of
- * search-loops.O2 with compute's loops probed, per iteration counted). */
+ * search-loops.O2 with compute's loops probed, per iteration counted): used when they were
+ * not calibrated on this machine at the start (calib.c; --no-calibrate). */
 #define CALL_NS 80.0
 #define EDGE_NS 33.0
 /* Cost prediction of loop probes: an iteration of a loop's own code is assumed to take at
@@ -768,6 +769,25 @@ static int run_loop(struct run *r)
 	return rc;
 }
 
+/* The probes' costs: calibrated at the start, or the constants (said in a note). */
+static void set_costs(struct cp_search *s)
+{
+	const struct cp_search_costs *c = &s->o.costs;
+	s->per_call_ns = c->calibrated ? c->per_call_ns : CALL_NS;
+	s->per_edge_ns = c->calibrated ? c->per_edge_ns : EDGE_NS;
+	if (c->calibrated)
+		cp_search_note(s,
+			       "probe costs calibrated on this machine: %.1f ns per entry probe "
+			       "call, %.1f ns per loop snippet execution (in %.2f s, %.2f s of "
+			       "CPU time)",
+			       s->per_call_ns, s->per_edge_ns, c->wall_s, c->cpu_s);
+	else if (c->why[0])
+		cp_search_note(s,
+			       "probe costs not calibrated (%s): the constants %.0f ns per call, "
+			       "%.0f ns per loop snippet execution",
+			       c->why, s->per_call_ns, s->per_edge_ns);
+}
+
 int cp_search_run(struct cp_search *s)
 {
 	struct run r;
@@ -775,8 +795,7 @@ int cp_search_run(struct cp_search *s)
 	r.s = s;
 	r.batch = 4;
 	funcs_grew(&r);
-	s->per_call_ns = CALL_NS;
-	s->per_edge_ns = EDGE_NS;
+	set_costs(s);
 	int rc = connect_(&r);
 	if (!rc) {
 		sleep_s(s->o.after);

@@ -35,6 +35,21 @@ enum cp_search_libs {
 /* Does a module at path enter the model under policy libs? */
 int cp_search_module_wanted(const char *path, int libs);
 
+/* The probes' per-execution costs (calib.c, docs/cmd-search.md "Cost limit"). */
+struct cp_search_costs {
+	int calibrated;			 /* measured on this machine; else run.c's constants */
+	double per_call_ns, per_edge_ns; /* an entry probe's call, a loop snippet's execution */
+	double wall_s, cpu_s;		 /* the calibration's wall and CPU time */
+	char why[256];			 /* not calibrated: why ("" under --no-calibrate) */
+};
+
+/* Measures c's costs with the calibration program at prog (callpath-calibrate) run under
+ * the runtime at runtime: CPU time per call of a tiny function with its entry probe and
+ * without, per iteration of a tight loop with its loop probes and without, medians of a
+ * few repetitions (~0.3 s of CPU time). 0 (c->calibrated set), or -1 with c->why set
+ * (c->calibrated 0: a failure or a nonsense value). */
+int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char *runtime);
+
 struct cp_search_opts {
 	double threshold;	     /* fraction of the program's time (0.2) */
 	double cost_limit;	     /* fraction (0.05) */
@@ -46,6 +61,7 @@ struct cp_search_opts {
 	int libraries;		     /* enum cp_search_libs (CP_LIBS_USER) */
 	FILE *progress;		     /* a line per decision, or NULL */
 	volatile sig_atomic_t *stop; /* set (by a signal handler) to end the search, or NULL */
+	struct cp_search_costs costs; /* the probes' costs (not calibrated: the constants) */
 };
 
 void cp_search_opts_init(struct cp_search_opts *o);
