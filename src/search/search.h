@@ -51,16 +51,16 @@ struct cp_search_costs {
 int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char *runtime);
 
 struct cp_search_opts {
-	double threshold;	     /* fraction of the program's time (0.2) */
-	double cost_limit;	     /* fraction (0.05) */
-	unsigned hyps;		     /* bit per enum cp_hyp */
-	double after;		     /* seconds before the search starts */
-	double for_s;		     /* longest search (0: until nothing is pending) */
-	double interval;	     /* seconds per experiment */
-	int deep_start;		     /* run the sampling phase first */
-	int libraries;		     /* enum cp_search_libs (CP_LIBS_USER) */
-	FILE *progress;		     /* a line per decision, or NULL */
-	volatile sig_atomic_t *stop; /* set (by a signal handler) to end the search, or NULL */
+	double threshold;	      /* fraction of the program's time (0.2) */
+	double cost_limit;	      /* fraction (0.05) */
+	unsigned hyps;		      /* bit per enum cp_hyp */
+	double after;		      /* seconds before the search starts */
+	double for_s;		      /* longest search (0: until nothing is pending) */
+	double interval;	      /* seconds per experiment */
+	int deep_start;		      /* run the sampling phase first */
+	int libraries;		      /* enum cp_search_libs (CP_LIBS_USER) */
+	FILE *progress;		      /* a line per decision, or NULL */
+	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the search, or NULL */
 	struct cp_search_costs costs; /* the probes' costs (not calibrated: the constants) */
 };
 
