@@ -250,7 +250,7 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 {
 	const struct cp_code_model *m = x->m;
 	double *tv = &s->thread_vals[s->nthreads * s->nfoci * CP_SM_N];
-	int leaf = 1;
+	int leaf = 1, pc = 1; /* pc: the sample's own frame (modeled or not) not yet passed */
 	long prev = -1; /* the executable's function of the frame below */
 	x->gen++;
 	for (size_t n = i, hops = 0; n < t->nnodes && hops < CP_MF_READ_MAX_DEPTH; hops++) {
@@ -264,9 +264,12 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 			add_values(s->funcs[prev].entry, v);
 		if (frame || fexe >= 0 || r->parent == UINT32_MAX)
 			prev = fexe;
+		int own_pc = pc;
+		pc &= !frame;
 		if (f >= 0) {
-			int32_t own = leaf ? loop_of(x, (uint32_t)f, a) : -1;
-			if (own >= 0) /* the sample's own pc: not a call made in the loop */
+			int32_t own = own_pc && frame ? loop_of(x, (uint32_t)f, a) : -1;
+			if (own >= 0) /* the sample's own pc: not a call made in the loop, into
+				       * the program or a library left out of the model */
 				s->loops[own].own_cpu += v[CP_SM_CPU];
 			if (leaf)
 				add_values(s->funcs[f].leaf, v);
