@@ -251,7 +251,7 @@ static void charge_path(struct cp_search_snap *s, struct index *x, const struct 
 	const struct cp_code_model *m = x->m;
 	double *tv = &s->thread_vals[s->nthreads * s->nfoci * CP_SM_N];
 	int leaf = 1, pc = 1; /* pc: the sample's own frame (modeled or not) not yet passed */
-	long prev = -1; /* the executable's function of the frame below */
+	long prev = -1;	      /* the executable's function of the frame below */
 	x->gen++;
 	for (size_t n = i, hops = 0; n < t->nnodes && hops < CP_MF_READ_MAX_DEPTH; hops++) {
 		const struct cp_mf_rnode *r = &t->nodes[n];
