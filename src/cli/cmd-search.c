@@ -92,6 +92,7 @@ struct search_cli {
 	int format; /* 0 text, 1 json, 2 dot */
 	int kill, quiet, hyps_given, no_calibrate;
 	const char *runtime; /* libcallpath-rt.so */
+	struct cp_search_calib calib;
 };
 
 /* Every hypothesis; MemoryBound only where this user may count page faults (the perf
@@ -227,8 +228,14 @@ static int record_setup(struct search_cli *c, struct cp_record_opts *o, char **a
 	return cli_record_runtime("search", o, runtime, sizeof runtime);
 }
 
-/* The probes' costs measured on this machine (src/search/calib.c) into c->so.costs, while
- * the program starts; the constants when that fails (c->so.costs.why says why). */
+struct searches {
+	struct cp_search *v;
+	size_t n;
+};
+
+/* The probes' costs measured on this machine (src/search/calib.c) in a thread while the
+ * program starts and the search begins (c->so.calib); the constants when that cannot be
+ * started (c->so.costs.why says why). */
 static void calibrate(struct search_cli *c)
 {
 	char prog[PATH_MAX];
@@ -240,7 +247,24 @@ static void calibrate(struct search_cli *c)
 		cp_error_clear();
 		return;
 	}
-	cp_search_calibrate(k, prog, c->runtime);
+	if (cp_search_calib_start(&c->calib, prog, c->runtime))
+		snprintf(k->why, sizeof k->why, "%s", c->calib.costs.why);
+	else
+		c->so.calib = &c->calib;
+}
+
+/* The calibration's thread ended (given up if still running); a search that ended while
+ * it ran says so. */
+static void calibrate_end(struct search_cli *c, struct searches *all)
+{
+	if (!c->so.calib)
+		return;
+	cp_search_calib_finish(c->so.calib, 1);
+	c->so.calib = NULL;
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i].costs_pending)
+			snprintf(all->v[i].o.costs.why, sizeof all->v[i].o.costs.why,
+				 "the search ended before the calibration did");
 }
 
 /* The parent of process pid (/proc), 0 when unknown. */
@@ -351,11 +375,6 @@ static void sleep_s(double s)
 #define CHOICE_MIN_S 0.25
 #define CHOICE_WAIT_S 2.0
 #define CHOICE_STEP_S 0.05
-
-struct searches {
-	struct cp_search *v;
-	size_t n;
-};
 
 /* Images of an executable whose search was complete (its process went on: nothing was
  * left to test) are no candidates: another process of the same code would give the same
@@ -480,7 +499,7 @@ static int search_all(struct search_cli *c, const char *dir, pid_t child, struct
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	read_procs(&a, dir, child);
-	calibrate(c); /* in the time the program is given to start */
+	calibrate(c); /* begins in the time the program is given to start */
 	double left = (c->so.after > CHOICE_MIN_S ? c->so.after : CHOICE_MIN_S) - (now_s() - t0);
 	sleep_s(left > 0 ? left : 0);
 	for (double wait = CHOICE_WAIT_S;;
@@ -553,6 +572,7 @@ static int search_program(struct search_cli *c, const char *dir, pid_t child, st
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	int rc = search_all(c, dir, child, all);
+	calibrate_end(c, all);
 	if (all->n) {
 		print_result(all->v, all->n, c->format, stdout);
 		store(all->v, all->n, dir);

@@ -18,6 +18,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,9 @@
 #define COST_MAX_NS 100000.0
 
 struct calib {
-	pid_t child;  /* runs the program under the runtime (cp_record_run) */
-	int to, from; /* the program's stdin (write end) and stdout (read end) */
+	const volatile int *stop; /* set: give up (read_line fails) */
+	pid_t child;		  /* runs the program under the runtime (cp_record_run) */
+	int to, from;		  /* the program's stdin (write end) and stdout (read end) */
 	char dir[PATH_MAX], exe[PATH_MAX];
 };
 
@@ -112,9 +114,11 @@ static int read_line(struct calib *k, char *line, size_t cap)
 	for (;;) {
 		struct pollfd p = {k->from, POLLIN, 0};
 		double left = end - now_s();
+		if (k->stop && *k->stop)
+			return cp_error(CP_EIO, "the calibration was abandoned");
 		if (left <= 0 || n + 1 >= cap)
 			return cp_error(CP_EIO, "the calibration program did not answer");
-		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		int r = poll(&p, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
 		ssize_t got = r > 0 ? read(k->from, line + n, 1) : 0;
 		if ((r < 0 || got < 0) && errno == EINTR)
 			continue;
@@ -171,9 +175,12 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return 0;
 }
 
-/* The program ended (killed when it is still running) and the directory removed. */
-static void finish(struct calib *k, int kill_it)
+/* The program ended (killed when it is still running), its CPU time (with what it waited
+ * for) into *cpu_s, and the directory removed. */
+static void finish(struct calib *k, int kill_it, double *cpu_s)
 {
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
 	if (k->to >= 0)
 		close(k->to);
 	if (k->from >= 0)
@@ -181,24 +188,20 @@ static void finish(struct calib *k, int kill_it)
 	if (k->child > 0) {
 		if (kill_it)
 			kill(k->child, SIGTERM); /* passed on to the program */
-		while (waitpid(k->child, NULL, 0) < 0 && errno == EINTR)
+		while (wait4(k->child, NULL, 0, &ru) < 0 && errno == EINTR)
 			;
 	}
+	*cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 	if (k->dir[0])
 		nftw(k->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* The line that starts the second phase; SIGPIPE ignored meanwhile (the program may
- * have ended). */
+/* The line that starts the second phase (SIGPIPE is blocked in the calibration's thread:
+ * a program that ended makes the write fail). */
 static int say_go(struct calib *k)
 {
-	struct sigaction ign, old;
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old);
-	ssize_t n = write(k->to, "go\n", 3);
-	sigaction(SIGPIPE, &old, NULL);
-	return n == 3 ? 0 : -1;
+	return write(k->to, "go\n", 3) == 3 ? 0 : -1;
 }
 
 /* Both phases: the costs per call and per iteration with the probes less without. */
@@ -225,28 +228,20 @@ static int measure(struct calib *k, double *call_ns, double *edge_ns)
 	return rc;
 }
 
-/* CPU time of the children waited for, in s. */
-static double children_cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char *runtime)
+static int calibrate(struct cp_search_costs *c, const char *prog, const char *runtime,
+		     const volatile int *stop)
 {
 	struct calib k;
-	double call_ns = 0, edge_ns = 0, t0 = now_s(), cpu0 = children_cpu_s();
+	double call_ns = 0, edge_ns = 0, t0 = now_s();
 	memset(&k, 0, sizeof k);
 	k.to = k.from = -1;
+	k.stop = stop;
 	memset(c, 0, sizeof *c);
 	int rc = start(&k, prog, runtime);
 	if (!rc)
 		rc = measure(&k, &call_ns, &edge_ns);
-	finish(&k, rc != 0);
+	finish(&k, rc != 0, &c->cpu_s);
 	c->wall_s = now_s() - t0;
-	c->cpu_s = children_cpu_s() - cpu0;
 	if (rc) {
 		snprintf(c->why, sizeof c->why, "%s", cp_error_message());
 		cp_error_clear();
@@ -264,4 +259,55 @@ int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char 
 	c->per_call_ns = call_ns;
 	c->per_edge_ns = edge_ns;
 	return 0;
+}
+
+/* The calibration's thread: SIGINT, SIGTERM (the CLI's handlers run in its main thread),
+ * SIGCHLD and SIGPIPE blocked. */
+static void *calib_thread(void *arg)
+{
+	struct cp_search_calib *j = arg;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	calibrate(&j->costs, j->prog, j->runtime, &j->stop);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int cp_search_calib_start(struct cp_search_calib *j, const char *prog, const char *runtime)
+{
+	memset(j, 0, sizeof *j);
+	snprintf(j->prog, sizeof j->prog, "%s", prog);
+	snprintf(j->runtime, sizeof j->runtime, "%s", runtime ? runtime : "");
+	int e = pthread_create(&j->thread, NULL, calib_thread, j);
+	if (e) {
+		snprintf(j->costs.why, sizeof j->costs.why, "cannot start a thread: %s",
+			 strerror(e));
+		j->done = 1;
+		return -1;
+	}
+	j->started = 1;
+	return 0;
+}
+
+int cp_search_calib_poll(struct cp_search_calib *j, struct cp_search_costs *c)
+{
+	if (!j || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+		return 0;
+	*c = j->costs;
+	return 1;
+}
+
+void cp_search_calib_finish(struct cp_search_calib *j, int abandon)
+{
+	if (abandon)
+		j->stop = 1;
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	j->started = 0;
+	j->done = 1;
 }

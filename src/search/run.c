@@ -68,6 +68,20 @@ static int program_gone(const struct run *r)
 	return kill(r->s->pid, 0) && errno == ESRCH;
 }
 
+/* Sleeps up to t seconds, looking every 0.1 s: 1 as soon as the program ended or the
+ * search was stopped (an interval of several seconds is not waited out for nothing). */
+static int wait_s(const struct run *r, double t)
+{
+	for (double end = now_s() + t;;) {
+		if (program_gone(r) || (r->s->o.stop && *r->s->o.stop))
+			return 1;
+		double left = end - now_s();
+		if (left <= 0)
+			return 0;
+		sleep_s(left < 0.1 ? left : 0.1);
+	}
+}
+
 /* need[] and state[] grown to the model's functions. */
 static void funcs_grew(struct run *r)
 {
@@ -669,13 +683,15 @@ static int round_(struct run *r, uint32_t *started)
 	 * thread enters a probed function's copy only at its next call) */
 	double check = s->o.interval / 5 > 0.05 ? s->o.interval / 5 : 0.05, t_end = now_s();
 	t_end += s->o.interval;
-	for (size_t ep = e0, ec; now_s() + check < t_end; ep = ec) {
-		sleep_s(check);
+	int early = 0; /* the program ended, or the search was stopped */
+	for (size_t ep = e0, ec; !early && now_s() + check < t_end; ep = ec) {
+		early = wait_s(r, check);
 		if (snap(r, &ec))
 			return -1;
 		check_cost(r, ep, ec);
 	}
-	sleep_s(t_end - now_s() > 0 ? t_end - now_s() : 0);
+	if (!early)
+		wait_s(r, t_end - now_s());
 	int gone = program_gone(r);
 	if (snap(r, &e1))
 		return -1;
@@ -730,6 +746,43 @@ static void run_release(struct run *r)
 		cp_control_close(&r->ctl);
 }
 
+/* The probes' costs: calibrated (o.calib done), or the constants until it is (when it is
+ * still running) or for good (said in a note). */
+static void set_costs(struct cp_search *s)
+{
+	const struct cp_search_costs *c = &s->o.costs;
+	if (s->o.calib && !cp_search_calib_poll(s->o.calib, &s->o.costs)) {
+		s->per_call_ns = CALL_NS;
+		s->per_edge_ns = EDGE_NS;
+		if (!s->costs_pending)
+			cp_search_note(s,
+				       "probe costs: the constants %.0f ns per call, %.0f ns per "
+				       "loop snippet execution until the calibration ends",
+				       s->per_call_ns, s->per_edge_ns);
+		s->costs_pending = 1;
+		return;
+	}
+	double at = s->costs_pending ? now_s() - s->t0 : 0;
+	s->costs_pending = 0;
+	s->o.calib = NULL; /* final */
+	s->per_call_ns = c->calibrated ? c->per_call_ns : CALL_NS;
+	s->per_edge_ns = c->calibrated ? c->per_edge_ns : EDGE_NS;
+	if (c->calibrated)
+		cp_search_note(s,
+			       "probe costs calibrated on this machine%s: %.1f ns per entry "
+			       "probe call, %.1f ns per loop snippet execution (in %.2f s, %.2f "
+			       "s of CPU time)",
+			       at > 0 ? " (used from then on)" : "", s->per_call_ns, s->per_edge_ns,
+			       c->wall_s, c->cpu_s);
+	else if (c->why[0])
+		cp_search_note(s,
+			       "probe costs not calibrated (%s): the constants %.0f ns per call, "
+			       "%.0f ns per loop snippet execution",
+			       c->why, s->per_call_ns, s->per_edge_ns);
+	if (at > 0 && s->o.progress)
+		fprintf(s->o.progress, "callpath search: %6.2fs  probe costs calibrated\n", at);
+}
+
 static int run_loop(struct run *r)
 {
 	struct cp_search *s = r->s;
@@ -739,7 +792,7 @@ static int run_loop(struct run *r)
 	if (!rc && (s->o.hyps & (1u << CP_HYP_SYNC)))
 		cp_search_sync_start(s, &r->snaps[e0]);
 	if (!rc && s->o.deep_start) {
-		sleep_s(s->o.interval);
+		wait_s(r, s->o.interval);
 		rc = snap(r, &e1);
 		if (!rc)
 			deep_start(r, &r->snaps[e0], &r->snaps[e1]);
@@ -747,6 +800,8 @@ static int run_loop(struct run *r)
 	if (!rc)
 		roots(r, &r->snaps[r->nsnaps - 1]);
 	while (!rc) {
+		if (s->costs_pending)
+			set_costs(s);
 		if (program_gone(r)) {
 			s->program_exited = 1;
 			break;
@@ -769,25 +824,6 @@ static int run_loop(struct run *r)
 	return rc;
 }
 
-/* The probes' costs: calibrated at the start, or the constants (said in a note). */
-static void set_costs(struct cp_search *s)
-{
-	const struct cp_search_costs *c = &s->o.costs;
-	s->per_call_ns = c->calibrated ? c->per_call_ns : CALL_NS;
-	s->per_edge_ns = c->calibrated ? c->per_edge_ns : EDGE_NS;
-	if (c->calibrated)
-		cp_search_note(s,
-			       "probe costs calibrated on this machine: %.1f ns per entry probe "
-			       "call, %.1f ns per loop snippet execution (in %.2f s, %.2f s of "
-			       "CPU time)",
-			       s->per_call_ns, s->per_edge_ns, c->wall_s, c->cpu_s);
-	else if (c->why[0])
-		cp_search_note(s,
-			       "probe costs not calibrated (%s): the constants %.0f ns per call, "
-			       "%.0f ns per loop snippet execution",
-			       c->why, s->per_call_ns, s->per_edge_ns);
-}
-
 int cp_search_run(struct cp_search *s)
 {
 	struct run r;
@@ -798,7 +834,7 @@ int cp_search_run(struct cp_search *s)
 	set_costs(s);
 	int rc = connect_(&r);
 	if (!rc) {
-		sleep_s(s->o.after);
+		wait_s(&r, s->o.after);
 		s->t0 = now_s();
 		rc = run_loop(&r);
 		s->elapsed = now_s() - s->t0;

@@ -11,6 +11,7 @@
 #include "search/measure.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,25 +44,41 @@ struct cp_search_costs {
 	char why[256];			 /* not calibrated: why ("" under --no-calibrate) */
 };
 
-/* Measures c's costs with the calibration program at prog (callpath-calibrate) run under
- * the runtime at runtime: CPU time per call of a tiny function with its entry probe and
- * without, per iteration of a tight loop with its loop probes and without, medians of a
- * few repetitions (~0.3 s of CPU time). 0 (c->calibrated set), or -1 with c->why set
- * (c->calibrated 0: a failure or a nonsense value). */
-int cp_search_calibrate(struct cp_search_costs *c, const char *prog, const char *runtime);
+/* The calibration, in a thread of its own while the program starts and the search begins
+ * (so that it never delays the search; the constants serve until it is done): the
+ * calibration program at prog (callpath-calibrate) runs under the runtime at runtime; it
+ * measures the CPU time per call of a tiny function with its entry probe and without, per
+ * iteration of a tight loop with its loop probes and without, medians of a few repetitions
+ * (~0.3 s of CPU time). */
+struct cp_search_calib {
+	pthread_t thread;
+	int started;
+	volatile int stop; /* set by cp_search_calib_finish(.., 1) */
+	int done;	   /* atomic: costs is final */
+	struct cp_search_costs costs;
+	char prog[PATH_MAX], runtime[PATH_MAX];
+};
+/* Starts j's thread; -1 when it cannot (j is done, j->costs.why says why). */
+int cp_search_calib_start(struct cp_search_calib *j, const char *prog, const char *runtime);
+/* 1 with *c the result when j is done (c->calibrated 0 and c->why set: a failure or a
+ * nonsense value), else 0. j may be NULL (never done). */
+int cp_search_calib_poll(struct cp_search_calib *j, struct cp_search_costs *c);
+/* Waits for j's thread; abandon: makes it give up first (the search ended). */
+void cp_search_calib_finish(struct cp_search_calib *j, int abandon);
 
 struct cp_search_opts {
-	double threshold;	      /* fraction of the program's time (0.2) */
-	double cost_limit;	      /* fraction (0.05) */
-	unsigned hyps;		      /* bit per enum cp_hyp */
-	double after;		      /* seconds before the search starts */
-	double for_s;		      /* longest search (0: until nothing is pending) */
-	double interval;	      /* seconds per experiment */
-	int deep_start;		      /* run the sampling phase first */
-	int libraries;		      /* enum cp_search_libs (CP_LIBS_USER) */
-	FILE *progress;		      /* a line per decision, or NULL */
-	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the search, or NULL */
-	struct cp_search_costs costs; /* the probes' costs (not calibrated: the constants) */
+	double threshold;	       /* fraction of the program's time (0.2) */
+	double cost_limit;	       /* fraction (0.05) */
+	unsigned hyps;		       /* bit per enum cp_hyp */
+	double after;		       /* seconds before the search starts */
+	double for_s;		       /* longest search (0: until nothing is pending) */
+	double interval;	       /* seconds per experiment */
+	int deep_start;		       /* run the sampling phase first */
+	int libraries;		       /* enum cp_search_libs (CP_LIBS_USER) */
+	FILE *progress;		       /* a line per decision, or NULL */
+	volatile sig_atomic_t *stop;   /* set (by a signal handler) to end the search, or NULL */
+	struct cp_search_costs costs;  /* the probes' costs (not calibrated: the constants) */
+	struct cp_search_calib *calib; /* costs are taken from it when it is done, or NULL */
 };
 
 void cp_search_opts_init(struct cp_search_opts *o);
@@ -90,6 +107,7 @@ struct cp_search {
 	double t0;	   /* CLOCK_MONOTONIC at the start of the search */
 	double elapsed;	   /* seconds the search ran */
 	double per_call_ns, per_edge_ns; /* calibrated probe costs */
+	int costs_pending;		 /* the calibration (o.calib) is still running */
 	double cost_max, cost_last;	 /* fraction of time: highest and last interval */
 	double cost_sum;		 /* cost fraction times seconds, over the rounds */
 	int *tids;			 /* Machine foci: thread index -> tid */

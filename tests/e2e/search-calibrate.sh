@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 require_built "$CALLPATH" "$CP_WORKLOADS/search-loops.O2" "$CP_BUILD_DIR/callpath-calibrate"
 mkdir -p "$WORK/tmp"
-TMPDIR=$WORK/tmp run "$CALLPATH" search -q --after 0.5 --for 1 --kill --format json \
+TMPDIR=$WORK/tmp run "$CALLPATH" search -q --after 0.5 --for 4 --kill --format json \
 	-o "$WORK/m" -- "$CP_WORKLOADS/search-loops.O2" 10
 cp "$WORK/run.out" "$WORK/r.json"
 json_assert "$WORK/r.json" "(d['cost']['calibrated'] is True

@@ -1,6 +1,6 @@
 #!/bin/bash
 # callpath search on a program nobody here wrote that ends in the middle of an experiment:
-# Debian's perl, a CPU-bound loop of about half a second, searched with 6-s experiments. The
+# Debian's perl, a CPU-bound loop of about a second, searched with 6-s experiments. The
 # experiment in which the program ends is measured up to its end (its header's end time),
 # not over the whole interval: `main`, decided then, holds about the program's CPU
 # utilization (CPU time over wall time, from `report`). Before, the time after the end
@@ -12,7 +12,7 @@ require_tool perl
 require_built "$CALLPATH"
 "$CALLPATH" search -q --no-deep-start --hypotheses CPUBound --threshold 1 --after 0.3 --interval 6 \
 	-o "$WORK/m" -- \
-	perl -e 'my $s = 0; for my $i (1..12000000) { $s += ($i * $i) % 7 } print "$s\n"' \
+	perl -e 'my $s = 0; for my $i (1..25000000) { $s += ($i * $i) % 7 } print "$s\n"' \
 	>"$WORK/out" 2>"$WORK/err" || fail "search failed: $(tail -5 "$WORK/err")"
 "$CALLPATH" report "$WORK/m" --format json -o "$WORK/report.json" 2>/dev/null ||
 	fail "report of the search's measurement failed"
