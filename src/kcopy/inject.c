@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,16 @@ int cp_kcopy_inject(pid_t pid, const struct cp_inject_opts *o, struct cp_inject_
 		rc = cp_error(CP_EIO, "process %d: no thread at a safe point in %d tries", (int)pid,
 			      KC_INJECT_TRIES);
 	if (!rc) {
+		/* Ctrl-C, SIGTERM (timeout(1)) or a hangup while a call runs in the thread would
+		 * end this tracer and detach the thread mid-call: its return address is 0, and
+		 * the program would die of it. They wait until the thread is released. */
+		sigset_t block, saved;
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		sigaddset(&block, SIGQUIT);
+		sigprocmask(SIG_BLOCK, &block, &saved);
 		res->threads = stopped.n;
 		for (size_t i = 0; i < stopped.n; i++)
 			if ((int)i != pick)
@@ -177,6 +188,7 @@ int cp_kcopy_inject(pid_t pid, const struct cp_inject_opts *o, struct cp_inject_
 		rc = load_and_start(pid, stopped.t[pick].tid, o, settings, &started);
 		kc_release(&stopped.t[pick]);
 		stopped.n = 0;
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 	}
 	kc_safety_close(k);
 	return rc;

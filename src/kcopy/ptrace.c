@@ -159,7 +159,8 @@ static double now_s(void)
 static int run_call(pid_t tid, uint64_t *ret, double timeout_s)
 {
 	double end = now_s() + timeout_s;
-	int sig = 0, st;
+	int sig = 0, st, last = 0;
+	unsigned long stops = 0, passed = 0; /* said when the call does not return */
 	for (;;) {
 		if (ptrace(PTRACE_CONT, tid, 0, (void *)(long)sig))
 			return cp_error(CP_ENOENT, "thread %d ended during the call", (int)tid);
@@ -167,10 +168,14 @@ static int run_call(pid_t tid, uint64_t *ret, double timeout_s)
 		while ((w = waitpid(tid, &st, __WALL | WNOHANG)) == 0 && now_s() < end)
 			usleep(200);
 		if (w == 0)
-			return cp_error(CP_EIO, "the call in thread %d did not return in %.0f s",
-					(int)tid, timeout_s);
+			return cp_error(
+			    CP_EIO,
+			    "the call in thread %d did not return in %.0f s (%lu stops, "
+			    "%lu signals passed on, the last %d)",
+			    (int)tid, timeout_s, stops, passed, last);
 		if (w < 0 || !WIFSTOPPED(st))
 			return cp_error(CP_ENOENT, "the process ended during the call");
+		stops++;
 		sig = WSTOPSIG(st);
 		if ((st >> 16) == PTRACE_EVENT_STOP) {
 			sig = 0;
@@ -184,6 +189,8 @@ static int run_call(pid_t tid, uint64_t *ret, double timeout_s)
 		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL)
 			return cp_error(CP_EIO, "the call in thread %d faulted (signal %d)",
 					(int)tid, sig);
+		passed++;
+		last = sig;
 	}
 }
 

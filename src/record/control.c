@@ -148,7 +148,7 @@ static int read_line(struct cp_control *c, char *line, size_t cap, double timeou
 			memmove(c->buf, nl + 1, c->have);
 			return 0;
 		}
-		if (kill(c->pid, 0) && errno == ESRCH)
+		if ((kill(c->pid, 0) && errno == ESRCH) || (c->gone && c->gone(c->gone_arg)))
 			return cp_error(CP_ENOENT, "process %d ended before it answered", c->pid);
 		if (now_s() > end || c->have == sizeof c->buf)
 			return cp_error(

@@ -17,6 +17,10 @@ struct cp_control {
 	int reply_fd;
 	char buf[2 * CP_CONTROL_REPLY_MAX];
 	size_t have;
+	/* Optional: asked every 0.1 s while a reply is awaited; nonzero gives up the wait (the
+	 * process image that was asked is gone: an exec'd program answers no more). */
+	int (*gone)(void *arg);
+	void *gone_arg;
 };
 
 /* Connects to process pid, whose measurement directory is dir (NULL: read from the

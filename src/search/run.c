@@ -63,9 +63,22 @@ static void sleep_s(double s)
 	cp_search_sleep(s, NULL);
 }
 
+/* The process ended, or the image searched was replaced by an exec (the next image's
+ * process file exists). */
 static int program_gone(const struct run *r)
 {
-	return kill(r->s->pid, 0) && errno == ESRCH;
+	char path[PATH_MAX + 64];
+	if (kill(r->s->pid, 0) && errno == ESRCH)
+		return 1;
+	if (r->s->gen < 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/%d.%ld.proc", r->s->dir, r->s->pid, r->s->gen + 1);
+	return !access(path, F_OK);
+}
+
+static int control_gone(void *arg)
+{
+	return program_gone(arg);
 }
 
 /* Sleeps up to t seconds, looking every 0.1 s: 1 as soon as the program ended or the
@@ -720,6 +733,8 @@ static int connect_(struct run *r)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		if (!cp_control_open(&r->ctl, r->s->pid, r->s->dir)) {
+			r->ctl.gone = control_gone;
+			r->ctl.gone_arg = r;
 			r->connected = 1;
 			return 0;
 		}

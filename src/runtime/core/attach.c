@@ -68,6 +68,7 @@ static void rearm_reset(void)
 	cp_rt.threads_unmeasured = 0;
 	cp_rt.sources_unarmed = 0;
 	cp_rt.dropped_nothread = 0;
+	cp_rt.orphan_events = 0;
 	cp_rt.cpu_start_ns = cp_ss_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 

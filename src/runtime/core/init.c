@@ -203,6 +203,10 @@ static void notes_at_exit(void)
 		cp_rt_note("%u time(s) a thread's sample source could not be started (descriptor "
 			   "limit?); those threads miss that metric",
 			   cp_rt.sources_unarmed);
+	if (cp_rt.orphan_events)
+		cp_rt_note("%llu sampling event(s) that no thread's state held any more were "
+			   "disabled",
+			   (unsigned long long)cp_rt.orphan_events);
 	if (cp_rt.dropped_nothread)
 		cp_rt_note("%llu samples arrived on threads without measurement state and were "
 			   "dropped",

@@ -112,6 +112,7 @@ struct cp_runtime {
 	uint64_t cpu_armed_ns;	       /*   when its start was done (sampling armed) */
 	uint64_t cpu_fini_ns;	       /*   when its end began (cp_rt_fini) */
 	uint64_t dropped_nothread;     /* samples on threads that have no state */
+	uint64_t orphan_events;	       /* perf events no state held, disabled (core/signal.c) */
 	uint32_t threads_unmeasured;   /* threads whose state or file could not be created */
 	uint32_t sources_unarmed;      /* (thread, metric) pairs whose source failed to start */
 	volatile uint64_t modules_gen; /* bumped after each registry change (path caches) */

@@ -5,11 +5,14 @@
  * dropped and counted, so nothing here can deadlock on a lock the interrupted code holds;
  * the unwinder and the module lookup are lock-free. */
 #include "runtime/core/runtime.h"
+#include "runtime/core/fds.h"
 #include "runtime/omp/omp.h"
 #include "runtime/unwind/modules.h"
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,9 +159,31 @@ static struct cp_thread *handler_thread(void)
 	if (!__atomic_load_n(&cp_rt.nadopted, __ATOMIC_ACQUIRE))
 		return t;
 	pid_t tid = cp_ss_gettid();
-	if (t && t->tid == tid)
+	if (t && t->tid == tid && !t->stopped)
 		return t;
-	return cp_thread_find_adopted(tid);
+	/* cp_self may also be this thread's state of an earlier attach (re-armed since,
+	 * core/attach.c), stopped, until the new state's CP_TLS_MAGIC arrives: its sources
+	 * are closed, it would claim nothing. */
+	struct cp_thread *a = cp_thread_find_adopted(tid);
+	return a ? a : t && t->tid == tid ? t : NULL;
+}
+
+/* A perf event's overflow that is ours (the runtime owns the descriptor) while this
+ * thread's live state claims nothing: an event no state holds any more (two states for
+ * one thread, or one left behind). It is disabled: left alone it would go on signalling,
+ * and one whose short first period (sample/cputime.c) was never restored by a claim
+ * signals every 10 us of the thread's CPU time, for good (a thread that only runs this
+ * handler: attach --inject hung so). AS-safe. */
+static void orphan_event(const struct cp_thread *t, const siginfo_t *si)
+{
+	if (!t || t->stopped || (si->si_code != POLL_IN && si->si_code != POLL_HUP) ||
+	    si->si_fd < 0 || !cp_fd_is_owned(si->si_fd))
+		return;
+	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
+		if (t->src[i].fd == si->si_fd)
+			return; /* its own, not claimed for another reason */
+	ioctl(si->si_fd, PERF_EVENT_IOC_DISABLE, 0);
+	__atomic_add_fetch(&cp_rt.orphan_events, 1, __ATOMIC_RELAXED);
 }
 
 static void sample_handler(int sig, siginfo_t *si, void *ucv)
@@ -197,6 +222,8 @@ static void sample_handler(int sig, siginfo_t *si, void *ucv)
 			chain_to_program(sig, si, ucv);
 		} else if (!t) {
 			__atomic_add_fetch(&cp_rt.dropped_nothread, 1, __ATOMIC_RELAXED);
+		} else {
+			orphan_event(t, si);
 		}
 		errno = saved_errno;
 		return;

@@ -115,6 +115,8 @@ static struct cp_thread *thread_state_create(pid_t tid, int lazy, int adopted)
 	}
 	struct cp_thread *t = mem;
 	t->busy = 1;
+	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
+		t->src[i].fd = -1; /* nothing to claim before sources_start */
 	t->tid = tid;
 	t->lazy = lazy;
 	t->adopted = adopted;
@@ -180,9 +182,11 @@ struct cp_thread *cp_thread_adopt(pid_t tid)
 	struct cp_thread *t = thread_state_create(tid, 1, 1);
 	if (!t)
 		return NULL;
-	sources_start(t);
+	/* Found by its samples before its sources start: the first one may come at once, and
+	 * one the thread cannot claim keeps its source's short first period (cputime.c). */
 	__atomic_store_n(&cp_rt.adopted[n], t, __ATOMIC_RELEASE);
 	__atomic_store_n(&cp_rt.nadopted, n + 1, __ATOMIC_RELEASE);
+	sources_start(t);
 	t->busy = 0;
 	if (cp_rt_attached()) { /* the thread sets its TLS itself (core/signal.c) */
 		siginfo_t si;

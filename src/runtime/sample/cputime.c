@@ -73,6 +73,11 @@ static int perf_route_to(int fd, pid_t tid)
 	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
 }
 
+/* st is complete before the event counts: its first overflow may come at once (a first
+ * period of a few ns is clamped to the kernel's 10 us) on another CPU when tid is not the
+ * caller, and an overflow nobody claims leaves the short first period in place for good
+ * (the claim restores the period): a thread sampled every 10 us, or, when a sample takes
+ * longer, a thread that only runs the handler (attach --inject hung so). */
 static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st, pid_t tid)
 {
 	if (m->mechanism == CP_MF_MECH_POSIX_TIMER)
@@ -81,17 +86,19 @@ static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st
 	int fd = cp_cputime_open(first, tid);
 	if (fd < 0)
 		return fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &st->perf_id)) {
+		int err = errno;
+		cp_fd_close(fd);
+		return -err;
+	}
 	st->first_period = first != m->period;
+	__atomic_store_n(&st->fd, fd, __ATOMIC_RELEASE);
 	int rc = perf_route_to(fd, tid);
 	if (rc) {
+		__atomic_store_n(&st->fd, -1, __ATOMIC_RELEASE);
 		cp_fd_close(fd);
 		return rc;
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &st->perf_id)) {
-		cp_fd_close(fd);
-		return -errno;
-	}
-	st->fd = fd;
 	return 0;
 }
 
