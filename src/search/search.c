@@ -66,6 +66,9 @@ void cp_search_note(struct cp_search *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	for (size_t i = 0; i < s->nnotes; i++)
+		if (!strcmp(s->notes[i], buf))
+			return; /* said already (another loop node of the same function) */
 	s->notes = xrealloc(s->notes, (s->nnotes + 1) * sizeof *s->notes);
 	s->notes[s->nnotes++] = xstrdup(buf);
 	if (s->o.progress)
