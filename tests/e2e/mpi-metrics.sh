@@ -2,7 +2,7 @@
 # libcallpath-mpi.so, preloaded by `record` because the program needs libmpi, measures
 # every MPI call by calling context: a planted late sender (rank 1 computes before each
 # send) shows as rank 0's mpi-time in MPI_Recv under late_recv, and rank 1 as the one with
-# the extra compute; an imbalanced Allreduce (rank r computes r+1 units) is waited in by
+# the extra compute; an imbalanced Allreduce (rank r computes 2r+1 units) is waited in by
 # rank 0; Isend/Irecv + Waitall. Bytes and messages per path are exactly what the program
 # sent (the workload's buffer sizes), and time bounds are loose fractions of the planted
 # waits (a loaded machine only lengthens them).
@@ -38,7 +38,7 @@ check "$WORK/r1.json" \
 	"r.incl('MPI_Send', 'mpi-sent-msgs', under='late_send') == $rounds" \
 	"r.incl('MPI_Recv', 'mpi-calls') == 0" \
 	"r.total['mpi-recv-bytes'] == 256 * 8 + 300 * 4"
-# The Allreduce: rank 0 computed one unit less and waits for rank 1 in it.
+# The Allreduce: rank 0 computed two units less and waits for rank 1 in it.
 python3 - "$WORK/r0.json" "$WORK/r1.json" "$(dirname "$0")" <<'PY' || fail "imbalanced Allreduce"
 import sys
 sys.path.insert(0, sys.argv[3])

@@ -2,7 +2,9 @@
  * exactly known byte counts.
  *   late_send/late_recv: rank 1 computes ~compute_ms more before each MPI_Send to rank 0,
  *     which waits in MPI_Recv (LATE_BYTES per message, `rounds` messages).
- *   imbalanced: rank r computes (r + 1) units, then MPI_Allreduce of ALLRED_COUNT doubles.
+ *   imbalanced: rank r computes (2r + 1) units, then MPI_Allreduce of ALLRED_COUNT doubles
+ *     (rank 0 waits about two units: one unit was too little against a loaded machine's
+ *     scheduling delays, and w0 > w1 failed once).
  *   exchange: every rank Isends XCH_COUNT ints to the next and Irecvs from the previous,
  *     then MPI_Waitall.
  * Usage: late-sender [rounds] [compute_ms]; with LATE_SENDER_PIDS=DIR each rank writes its
@@ -43,7 +45,7 @@ __attribute__((noinline)) static void late_recv(int rounds)
 __attribute__((noinline)) static void imbalanced(int rank, double ms)
 {
 	double in[ALLRED_COUNT] = {rank}, out[ALLRED_COUNT];
-	compute(ms * (rank + 1));
+	compute(ms * (2 * rank + 1));
 	MPI_Allreduce(in, out, ALLRED_COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
