@@ -198,8 +198,8 @@ static int plan_loops(struct cp_control *ctl, const char *exe, const char *func)
 	cp_loop_plan_init(&plan);
 	int rc = cp_loop_plan_make(&plan, exe, func);
 	if (!rc)
-		rc =
-		    cp_control_request(ctl, "loops", plan.request.buf + 0, reply, sizeof reply, 30);
+		rc = cp_control_request_long(ctl, "loops", plan.request.buf + 0, reply,
+					     sizeof reply, 30);
 	if (!rc) {
 		int nl = 0, ne = 0;
 		sscanf(reply, "%d\t%d", &nl, &ne);

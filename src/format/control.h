@@ -20,6 +20,12 @@
  *                              REASON]": N functions patched, R refused (the reason of the
  *                              first refusal; every one is also a note in the measurement)
  *         remove PATTERN       "ok <TAB> N": N functions restored
+ *         loops PLAN           loop probes (src/search/loops.h): "ok <TAB> LOOPS <TAB> EDGES"
+ *         loops-file PATH      the same, with the plan in the file at PATH (absolute, a
+ *                              regular file of at most CP_CONTROL_FILE_MAX bytes): a plan
+ *                              longer than a request line (record/control.h:
+ *                              cp_control_request_long writes and removes the file)
+ *         detach               attach --inject's end (core/control.c)
  * The runtime checks that a reply path is a FIFO before it writes to it. */
 #ifndef CP_FORMAT_CONTROL_H
 #define CP_FORMAT_CONTROL_H
@@ -27,5 +33,6 @@
 #define CP_CONTROL_SUFFIX ".control"
 #define CP_CONTROL_LINE_MAX 4000 /* < PIPE_BUF (4096 on Linux) */
 #define CP_CONTROL_REPLY_MAX 1024
+#define CP_CONTROL_FILE_MAX (4u << 20) /* the argument of a VERB-file request */
 
 #endif

@@ -183,6 +183,34 @@ int cp_control_request(struct cp_control *c, const char *verb, const char *arg, 
 	return cp_error(CP_EIO, "process %d: unexpected reply '%.80s'", c->pid, line);
 }
 
+int cp_control_request_long(struct cp_control *c, const char *verb, const char *arg, char *reply,
+			    size_t cap, double timeout_s)
+{
+	char path[PATH_MAX + 64], fverb[64];
+	static unsigned serial;
+	size_t len = strlen(arg);
+	/* the line: reply path, two tabs, the verb, the argument, the newline */
+	if (strlen(c->reply_path) + strlen(verb) + len + 3 <= CP_CONTROL_LINE_MAX)
+		return cp_control_request(c, verb, arg, reply, cap, timeout_s);
+	if (len > CP_CONTROL_FILE_MAX)
+		return cp_error(CP_EINVAL, "a %s request of %zu bytes: more than %u", verb, len,
+				CP_CONTROL_FILE_MAX);
+	snprintf(path, sizeof path, "%s/.%s-%d-%u", c->dir, verb, (int)getpid(), serial++);
+	snprintf(fverb, sizeof fverb, "%s-file", verb);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return cp_error(CP_EIO, "cannot write %s: %s", path, strerror(errno));
+	ssize_t w = write(fd, arg, len);
+	int e = errno;
+	if (close(fd) || w != (ssize_t)len) {
+		unlink(path);
+		return cp_error(CP_EIO, "cannot write %s: %s", path, strerror(w < 0 ? e : EIO));
+	}
+	int rc = cp_control_request(c, fverb, path, reply, cap, timeout_s);
+	unlink(path);
+	return rc;
+}
+
 void cp_control_close(struct cp_control *c)
 {
 	if (c->reply_fd >= 0) {

@@ -34,6 +34,12 @@ int cp_control_open(struct cp_control *c, int pid, const char *dir);
  * CP_ENOENT when the process went away; CP_EIO on a timeout or a failed write. */
 int cp_control_request(struct cp_control *c, const char *verb, const char *arg, char *reply,
 		       size_t cap, double timeout_s);
+/* The same for a verb that also takes its argument from a file (format/control.h:
+ * `loops-file`): an argument too long for a request line is written to a file in the
+ * measurement directory, named by the request `VERB-file PATH`, and removed after the
+ * reply. */
+int cp_control_request_long(struct cp_control *c, const char *verb, const char *arg, char *reply,
+			    size_t cap, double timeout_s);
 
 /* Removes the reply FIFO. */
 void cp_control_close(struct cp_control *c);

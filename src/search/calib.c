@@ -158,7 +158,8 @@ static int insert(struct calib *k, int pid)
 	if (!rc)
 		rc = cp_loop_plan_make(&plan, k->exe, "cp_calib_spin");
 	if (!rc)
-		rc = cp_control_request(&ctl, "loops", plan.request.buf, reply, sizeof reply, 10);
+		rc = cp_control_request_long(&ctl, "loops", plan.request.buf, reply, sizeof reply,
+					     10);
 	if (!rc && (sscanf(reply, "%d", &loops) != 1 || loops < 1))
 		rc = cp_error(CP_EINVAL, "cp_calib_spin's loop not probed: %s", reply);
 	cp_loop_plan_release(&plan);

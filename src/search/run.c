@@ -272,8 +272,8 @@ static int add_loops(struct run *r, uint32_t f, char *why, size_t cap)
 	const struct cp_code_model *m = &r->s->model;
 	int rc = cp_loop_plan_make(&plan, m->modules[m->funcs[f].module].path, m->funcs[f].name);
 	if (!rc)
-		rc =
-		    cp_control_request(&r->ctl, "loops", plan.request.buf, reply, sizeof reply, 30);
+		rc = cp_control_request_long(&r->ctl, "loops", plan.request.buf, reply,
+					     sizeof reply, 30);
 	if (rc)
 		snprintf(why, cap, "%s", cp_error_message());
 	cp_loop_plan_release(&plan);

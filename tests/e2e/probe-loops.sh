@@ -3,7 +3,9 @@
 # relocates F with snippets on its loops' entry, back and exit edges while it runs.
 # The counts are checked against the program's own counters, for a for, a while and a
 # do loop, nested loops, a loop with three exits, one with a continue, and a loop of three
-# instructions (no block of it could hold a jump: only relocation instruments it).
+# instructions (no block of it could hold a jump: only relocation instruments it), and a
+# function of 150 loops whose plan (~6 KB) is longer than a control request line: it goes
+# through a file (`loops-file`, format/control.h).
 # At -O0 the compiled loops are the source's: entries are exact, and iterations (times the
 # header runs) are the body's runs, plus one per entry where the test is at the top.
 # A probed function called inside a relocated loop keeps its full calling context.
@@ -12,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 LOOPS="$CP_SOURCE_DIR/tests/e2e/loop-tree.py"
 require_built "$CALLPATH" "$CP_WORKLOADS/loops.O0" "$CP_WORKLOADS/loops.O2"
-FUNCS="for_loop while_loop do_loop nested nested3 exits cont tiny"
+FUNCS="for_loop while_loop do_loop nested nested3 exits cont tiny many_loops"
 
 measure() { # VARIANT: runs the workload, inserts the loop probes while it waits
 	local v=$1 args=() f
@@ -97,4 +99,6 @@ check O2 O2
 report_own O2
 callee_path O2
 grep -q "^loops tiny: 1 loops" "$WORK/O2.add" || fail "tiny: $(cat "$WORK/O2.add")"
+grep -q "^loops many_loops: 150 loops" "$WORK/O2.add" || fail "many_loops: $(cat "$WORK/O2.add")"
+[ -z "$(ls -A "$WORK/O2" | grep '^\.loops-')" ] || fail "the plan file was left behind"
 note "ok: $(wc -l <"$WORK/O0.loops") loops at -O0, $(wc -l <"$WORK/O2.loops") at -O2, counts match"

@@ -142,6 +142,29 @@ NOINLINE long callee(long x)
 	return x * 5 + 1;
 }
 
+/* 150 loops one after another: a loop plan of ~6 KB, longer than a control request line
+ * (4,000 bytes; 100 loops made 3,856 at -O2), sent as a file (format/control.h,
+ * `loops-file`). */
+#define MANY 150
+static volatile long b_many[MANY], e_many[MANY], many_sink;
+#define MANY_LOOP(k)                                                                       \
+	e_many[k]++;                                                                       \
+	for (long i = 0; i < n + (k); i++) {                                               \
+		many_sink += i;                                                            \
+		b_many[k]++;                                                               \
+	}
+#define MANY_10(k)                                                                         \
+	MANY_LOOP(k) MANY_LOOP(k + 1) MANY_LOOP(k + 2) MANY_LOOP(k + 3) MANY_LOOP(k + 4)      \
+	    MANY_LOOP(k + 5) MANY_LOOP(k + 6) MANY_LOOP(k + 7) MANY_LOOP(k + 8)              \
+		MANY_LOOP(k + 9)
+
+NOINLINE void many_loops(long n)
+{
+	MANY_10(0) MANY_10(10) MANY_10(20) MANY_10(30) MANY_10(40) MANY_10(50) MANY_10(60)
+	    MANY_10(70) MANY_10(80) MANY_10(90) MANY_10(100) MANY_10(110) MANY_10(120)
+		MANY_10(130) MANY_10(140)
+}
+
 NOINLINE long calls_in_loop(long n)
 {
 	long s = 0;
@@ -168,6 +191,7 @@ int main(int argc, char **argv)
 		s += for_loop(n) + while_loop(n) + do_loop(n) + nested(n % 20) + cont(n);
 		s += exits(n, 5) + exits(n, 1000) + nested3(n % 9);
 		s += calls_in_loop(n);
+		many_loops(n % 5);
 		long c = tiny(n);
 		b_tiny += c;
 		e_tiny++;
@@ -179,5 +203,7 @@ int main(int argc, char **argv)
 		printf("nested3 %ld %ld\n", b_n3[d], e_n3[d]);
 	printf("exits %ld %ld\ncont %ld %ld\ntiny %ld %ld\n", b_exits, e_exits, b_cont, e_cont,
 	       b_tiny, e_tiny);
+	for (int k = 0; k < MANY; k++)
+		printf("many_loops %ld %ld\n", b_many[k], e_many[k]);
 	return s == 42; /* never: keeps s alive */
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -61,6 +62,45 @@ static void handle_probe(const char *verb, const char *arg, char *out, size_t ca
 	else
 		snprintf(out, cap, "ok\t%d\t%d%s%s\n", n, refused, refused ? "\t" : "",
 			 refused ? why : "");
+}
+
+/* `loops-file PATH`: the plan read from the file (format/control.h); -1 with why set when
+ * it cannot be read. The buffer is mapped, not allocated: the program's allocator is not
+ * ours to use. */
+static int loops_from_file(const char *path, char *why, size_t cap)
+{
+	struct stat st;
+	int fd = *path == '/' ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > CP_CONTROL_FILE_MAX) {
+		snprintf(why, cap,
+			 "cannot read the plan file '%.200s' (absolute, regular, at most %u bytes)",
+			 path, CP_CONTROL_FILE_MAX);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf =
+	    mmap(NULL, size + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	while (buf != MAP_FAILED && got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+		if (n <= 0 && !(n < 0 && errno == EINTR))
+			break;
+		got += n > 0 ? (size_t)n : 0;
+	}
+	close(fd);
+	if (buf == MAP_FAILED || got < size) {
+		snprintf(why, cap, "cannot read the plan file '%.200s'", path);
+		if (buf != MAP_FAILED)
+			munmap(buf, size + 1);
+		return -1;
+	}
+	buf[size] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	int n = cp_probe_loops(buf, why, cap);
+	munmap(buf, size + 1);
+	return n;
 }
 
 /* `detach` (attach --inject's end): the measurement is written as at exit, the runtime
@@ -115,14 +155,15 @@ static int handle_line(char *line)
 		end = handle_detach(out, sizeof out);
 	else if (!strcmp(verb, "add") || !strcmp(verb, "remove"))
 		handle_probe(verb, arg, out, sizeof out);
-	else if (!strcmp(verb, "loops")) {
+	else if (!strcmp(verb, "loops") || !strcmp(verb, "loops-file")) {
 		char why[512];
-		int n = cp_probe_loops(arg, why, sizeof why);
+		int n = verb[5] ? loops_from_file(arg, why, sizeof why)
+				: cp_probe_loops(arg, why, sizeof why);
 		snprintf(out, sizeof out, "%s\t%s\n", n < 0 ? "error" : "ok", why);
 	} else
 		snprintf(out, sizeof out,
 			 "error\tunknown request '%.64s' (known: ping, add, remove, loops, "
-			 "detach)\n",
+			 "loops-file, detach)\n",
 			 verb);
 	reply(line, out);
 	return end;
