@@ -43,23 +43,31 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT set stop_signal from before the injection until the
+ * measurement is detached: one that came during the injected call (held back there,
+ * src/kcopy/inject.c) then ends the measurement through detach, rather than ending callpath
+ * with the runtime armed and nobody to detach it. */
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NSTOP (sizeof stop_sigs / sizeof stop_sigs[0])
+
+static void stop_handlers(struct sigaction *saved, int restore)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], restore ? &saved[i] : &sa, restore ? NULL : &saved[i]);
+}
+
 /* Until the time is up, a stop signal or the process's end; 1 if it ended. */
 static int wait_measuring(pid_t pid, double seconds)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa, saved[3];
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &saved[i]);
 	double end = seconds > 0 ? now_s() + seconds : 0;
 	int alive;
 	while ((alive = process_alive(pid)) && !stop_signal && (!end || now_s() < end)) {
 		struct timespec ts = {0, 20000000};
 		nanosleep(&ts, NULL);
 	}
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &saved[i], NULL);
 	return !alive;
 }
 
@@ -80,22 +88,15 @@ static int detach(pid_t pid, const char *outdir)
 	return rc;
 }
 
-int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds, int quiet,
-		      int *ended)
+static int measure_and_detach(pid_t pid, const char *outdir, double seconds, int quiet,
+			      const struct cp_inject_result *res, int *ended)
 {
-	char runtime[PATH_MAX];
-	struct cp_inject_result res;
-	struct cp_inject_opts o = {runtime, outdir, events};
-	if (cli_runtime_lib(CLI_RUNTIME_LIB, runtime, sizeof runtime))
-		return -1;
-	if (cp_kcopy_inject(pid, &o, &res))
-		return -1;
 	if (!quiet)
 		fprintf(stderr,
 			"callpath attach: runtime %s process %d (%zu threads stopped, %u tries "
 			"for a safe point)\n",
-			res.was_loaded ? "re-armed in" : "loaded into", (int)pid, res.threads,
-			res.tries);
+			res->was_loaded ? "re-armed in" : "loaded into", (int)pid, res->threads,
+			res->tries);
 	*ended = wait_measuring(pid, seconds);
 	if (*ended)
 		return 0;
@@ -104,4 +105,21 @@ int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double 
 		return -1;
 	*ended = rc == 1;
 	return 0;
+}
+
+int cli_attach_inject(pid_t pid, const char *outdir, const char *events, double seconds, int quiet,
+		      int *ended)
+{
+	char runtime[PATH_MAX];
+	struct cp_inject_result res;
+	struct cp_inject_opts o = {runtime, outdir, events};
+	struct sigaction saved[NSTOP];
+	if (cli_runtime_lib(CLI_RUNTIME_LIB, runtime, sizeof runtime))
+		return -1;
+	stop_handlers(saved, 0);
+	int rc = cp_kcopy_inject(pid, &o, &res);
+	if (!rc)
+		rc = measure_and_detach(pid, outdir, seconds, quiet, &res, ended);
+	stop_handlers(saved, 1);
+	return rc;
 }

@@ -262,9 +262,13 @@ static void calibrate_end(struct search_cli *c, struct searches *all)
 	cp_search_calib_finish(c->so.calib, 1);
 	c->so.calib = NULL;
 	for (size_t i = 0; i < all->n; i++)
-		if (all->v[i].costs_pending)
+		if (all->v[i].costs_pending) {
 			snprintf(all->v[i].o.costs.why, sizeof all->v[i].o.costs.why,
 				 "the search ended before the calibration did");
+			cp_search_note(&all->v[i],
+				       "probe costs not calibrated (%s): the constants were used",
+				       all->v[i].o.costs.why);
+		}
 }
 
 /* The parent of process pid (/proc), 0 when unknown. */

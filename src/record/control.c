@@ -74,7 +74,7 @@ static int open_reply(struct cp_control *c)
 {
 	static unsigned serial;
 	snprintf(c->reply_path, sizeof c->reply_path, "%s/.reply-%d-%u", c->dir, (int)getpid(),
-		 serial++);
+		 __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
 	unlink(c->reply_path);
 	if (mkfifo(c->reply_path, 0600))
 		return cp_error(CP_EIO, "cannot make the reply FIFO %s: %s", c->reply_path,
@@ -195,9 +195,11 @@ int cp_control_request_long(struct cp_control *c, const char *verb, const char *
 	if (len > CP_CONTROL_FILE_MAX)
 		return cp_error(CP_EINVAL, "a %s request of %zu bytes: more than %u", verb, len,
 				CP_CONTROL_FILE_MAX);
-	snprintf(path, sizeof path, "%s/.%s-%d-%u", c->dir, verb, (int)getpid(), serial++);
+	snprintf(path, sizeof path, "%s/.%s-%d-%u", c->dir, verb, (int)getpid(),
+		 __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
 	snprintf(fverb, sizeof fverb, "%s-file", verb);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	unlink(path); /* one left by an earlier client of this pid: never written through */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return cp_error(CP_EIO, "cannot write %s: %s", path, strerror(errno));
 	ssize_t w = write(fd, arg, len);

@@ -35,15 +35,19 @@
 #define COST_MAX_NS 100000.0
 
 struct calib {
-	const volatile int *stop; /* set: give up (read_line fails) */
-	pid_t child;		  /* runs the program under the runtime (cp_record_run) */
-	int to, from;		  /* the program's stdin (write end) and stdout (read end) */
+	const volatile int *stop;   /* set: give up (read_line fails) */
+	const sigset_t *child_mask; /* the program's signal mask, or NULL: the caller's */
+	pid_t child;		    /* runs the program under the runtime (cp_record_run) */
+	int to, from;		    /* the program's stdin (write end) and stdout (read end) */
 	char dir[PATH_MAX], exe[PATH_MAX];
 };
 
 /* The child: the program's stdin and stdout are the pipes, its stderr /dev/null. */
-static void run_child(const char *prog, const char *runtime, const char *dir, int in, int out)
+static void run_child(const char *prog, const char *runtime, const char *dir, int in, int out,
+		      const sigset_t *mask)
 {
+	if (mask) /* not the calibration thread's: SIGTERM must reach the program */
+		sigprocmask(SIG_SETMASK, mask, NULL);
 	struct cp_record_opts o;
 	struct cp_record_result res;
 	char *argv[] = {(char *)prog, CALIB_CALLS, CALIB_ITERATIONS, NULL};
@@ -87,7 +91,7 @@ static int start(struct calib *k, const char *prog, const char *runtime)
 	if (!k->child) {
 		close(in[1]);
 		close(out[0]);
-		run_child(k->exe, runtime, k->dir, in[0], out[1]);
+		run_child(k->exe, runtime, k->dir, in[0], out[1], k->child_mask);
 	}
 	close(in[0]);
 	close(out[1]);
@@ -230,13 +234,14 @@ static int measure(struct calib *k, double *call_ns, double *edge_ns)
 }
 
 static int calibrate(struct cp_search_costs *c, const char *prog, const char *runtime,
-		     const volatile int *stop)
+		     const volatile int *stop, const sigset_t *child_mask)
 {
 	struct calib k;
 	double call_ns = 0, edge_ns = 0, t0 = now_s();
 	memset(&k, 0, sizeof k);
 	k.to = k.from = -1;
 	k.stop = stop;
+	k.child_mask = child_mask;
 	memset(c, 0, sizeof *c);
 	int rc = start(&k, prog, runtime);
 	if (!rc)
@@ -263,18 +268,12 @@ static int calibrate(struct cp_search_costs *c, const char *prog, const char *ru
 }
 
 /* The calibration's thread: SIGINT, SIGTERM (the CLI's handlers run in its main thread),
- * SIGCHLD and SIGPIPE blocked. */
+ * SIGCHLD and SIGPIPE blocked from its start (cp_search_calib_start); the calibration
+ * program gets the mask the thread was created from. */
 static void *calib_thread(void *arg)
 {
 	struct cp_search_calib *j = arg;
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	calibrate(&j->costs, j->prog, j->runtime, &j->stop);
+	calibrate(&j->costs, j->prog, j->runtime, &j->stop, &j->mask);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -284,7 +283,15 @@ int cp_search_calib_start(struct cp_search_calib *j, const char *prog, const cha
 	memset(j, 0, sizeof *j);
 	snprintf(j->prog, sizeof j->prog, "%s", prog);
 	snprintf(j->runtime, sizeof j->runtime, "%s", runtime ? runtime : "");
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &j->mask); /* the new thread inherits it */
 	int e = pthread_create(&j->thread, NULL, calib_thread, j);
+	pthread_sigmask(SIG_SETMASK, &j->mask, NULL);
 	if (e) {
 		snprintf(j->costs.why, sizeof j->costs.why, "cannot start a thread: %s",
 			 strerror(e));

@@ -704,7 +704,11 @@ static int round_(struct run *r, uint32_t *started)
 		check_cost(r, ep, ec);
 	}
 	if (!early)
-		wait_s(r, t_end - now_s());
+		early = wait_s(r, t_end - now_s());
+	if (early && s->o.stop && *s->o.stop && !program_gone(r)) {
+		s->interrupted = 1; /* stopped: nothing decided on a cut-short interval */
+		return 0;
+	}
 	int gone = program_gone(r);
 	if (snap(r, &e1))
 		return -1;

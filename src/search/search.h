@@ -54,6 +54,7 @@ struct cp_search_calib {
 	pthread_t thread;
 	int started;
 	volatile int stop; /* set by cp_search_calib_finish(.., 1) */
+	sigset_t mask;	   /* the creator's signal mask (the calibration program's) */
 	int done;	   /* atomic: costs is final */
 	struct cp_search_costs costs;
 	char prog[PATH_MAX], runtime[PATH_MAX];

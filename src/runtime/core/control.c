@@ -70,7 +70,8 @@ static void handle_probe(const char *verb, const char *arg, char *out, size_t ca
 static int loops_from_file(const char *path, char *why, size_t cap)
 {
 	struct stat st;
-	int fd = *path == '/' ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	/* not blocking: a FIFO named here must not hold the control thread (and detach) */
+	int fd = *path == '/' ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) : -1;
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > CP_CONTROL_FILE_MAX) {
 		snprintf(why, cap,

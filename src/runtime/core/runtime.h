@@ -68,6 +68,7 @@ struct cp_thread {
 	uint32_t slot;		       /* index in the registry */
 	int lazy;		       /* first seen in a signal handler */
 	int adopted;		       /* found by the task scan; set up by another thread */
+	int armed;		       /* adopted: its sources started (atomic) */
 	int app_blocked;	       /* the program asked our signal to be blocked */
 	int packed;		       /* the file is packed into the process file and unlinked */
 	struct cp_probe_thread *probe; /* entry/exit probes' shadow stack (probe/probe.c) */

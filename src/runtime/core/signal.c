@@ -11,6 +11,7 @@
 #include "runtime/unwind/unwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -182,8 +183,13 @@ static void orphan_event(const struct cp_thread *t, const siginfo_t *si)
 	for (uint32_t i = 0; i < cp_rt.nmetrics; i++)
 		if (t->src[i].fd == si->si_fd)
 			return; /* its own, not claimed for another reason */
-	ioctl(si->si_fd, PERF_EVENT_IOC_DISABLE, 0);
-	__atomic_add_fetch(&cp_rt.orphan_events, 1, __ATOMIC_RELAXED);
+	/* Still routed to this thread: not a stale signal whose descriptor number another
+	 * thread's new event has taken since. */
+	struct f_owner_ex o;
+	if (fcntl(si->si_fd, F_GETOWN_EX, &o) || o.type != F_OWNER_TID || o.pid != t->tid)
+		return;
+	if (!ioctl(si->si_fd, PERF_EVENT_IOC_DISABLE, 0))
+		__atomic_add_fetch(&cp_rt.orphan_events, 1, __ATOMIC_RELAXED);
 }
 
 static void sample_handler(int sig, siginfo_t *si, void *ucv)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -153,6 +154,11 @@ struct cp_thread *cp_thread_begin(int lazy)
 	 * us): take that state over rather than measuring the thread twice. */
 	struct cp_thread *t = cp_thread_find_adopted(tid);
 	if (t) {
+		/* Published before its sources start (cp_thread_adopt): taken over once they
+		 * did, so that the adopter's last stores do not land on the thread's own. The
+		 * adopter is another thread, or a scan that ran to its end on this one. */
+		while (!__atomic_load_n(&t->armed, __ATOMIC_ACQUIRE))
+			sched_yield();
 		cp_self = t;
 		return t;
 	}
@@ -188,6 +194,7 @@ struct cp_thread *cp_thread_adopt(pid_t tid)
 	__atomic_store_n(&cp_rt.nadopted, n + 1, __ATOMIC_RELEASE);
 	sources_start(t);
 	t->busy = 0;
+	__atomic_store_n(&t->armed, 1, __ATOMIC_RELEASE);
 	if (cp_rt_attached()) { /* the thread sets its TLS itself (core/signal.c) */
 		siginfo_t si;
 		cp_ss_memset(&si, 0, sizeof si);

@@ -94,12 +94,10 @@ static int cputime_thread_start(struct cp_metric *m, struct cp_source_thread *st
 	st->first_period = first != m->period;
 	__atomic_store_n(&st->fd, fd, __ATOMIC_RELEASE);
 	int rc = perf_route_to(fd, tid);
-	if (rc) {
-		__atomic_store_n(&st->fd, -1, __ATOMIC_RELEASE);
+	/* A stop that came meanwhile (the thread's end, exit) took and closed it already. */
+	if (rc && __atomic_exchange_n(&st->fd, -1, __ATOMIC_ACQ_REL) == fd)
 		cp_fd_close(fd);
-		return rc;
-	}
-	return 0;
+	return rc;
 }
 
 void cp_perf_fd_close(struct cp_source_thread *st, int disable)
