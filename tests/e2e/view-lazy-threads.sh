@@ -20,7 +20,7 @@ import json,sys; p=json.load(open(sys.argv[1]))["profiles"]
 assert len(p) >= 3, p
 for x in p: print(x["id"], x["pid"], x["tidx"])' "$WORK/threads.json" >"$WORK/profiles" ||
 	fail "fewer than 3 threads"
-for v in ${VIEWS:-flat:flat}; do
+for v in flat:flat bu:bottom-up; do
 	api=${v%%:*} rep=${v##*:}
 	while read -r prof pid tidx; do
 		view_fetch "$WORK/a.json" "$api" "&thread=$prof" 1

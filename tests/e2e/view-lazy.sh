@@ -30,7 +30,7 @@ for w in "recurse.O2 200 30" "callers.O2 40000" "loopinline.O2 800"; do
 	# code: the items of a procedure's frames with each profile's values)
 	read -r pid tidx < <(vjson "$WORK/pr.json" /api/threads && python3 -c '
 import json,sys; p=json.load(open(sys.argv[1]))["profiles"][0]; print(p["pid"], p["tidx"])' "$WORK/pr.json")
-	for v in ${SEL_VIEWS:-flat:flat}; do
+	for v in flat:flat bu:bottom-up; do
 		view_fetch "$WORK/api-s.json" "${v%%:*}" "&thread=0" 1
 		report_json "$WORK/rep-s.json" "$WORK/m" --view "${v##*:}" --threshold 0 --thread "$pid:$tidx"
 		view_compare "$WORK/api-s.json" "$WORK/rep-s.json" "$1: ${v##*:} --thread $pid:$tidx"
