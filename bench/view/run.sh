@@ -14,9 +14,11 @@
 #     down its hot path (module, file, procedure, loops), and the peak RSS after;
 #   - /api/threads of rows of the three views (the first request, then per row), and the
 #     peak RSS after;
-#   - the first flat request with stat=max (which loads the whole profile in memory, unlike
-#     the sums, on a thread of its own: answered 202 at once; a top-down request is timed
-#     during the load), and the peak RSS after.
+#   - the flat and bottom-up views of one thread and of stat=max (the root, then down the
+#     hot path), and the peak RSS after;
+#   - the first flat request with stat=max (a server that loads the whole profile for it
+#     answers 202 at once, on a thread of its own; a top-down request is timed during the
+#     load), and the peak RSS after.
 #   bench/view/run.sh [-B BUILD_DIR] [-w WORKDIR] [-n SCOPES]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -139,6 +141,34 @@ for view, ids in rows.items():
     print("threads, %s rows: %d, median %.4f s, max %.4f s" % (view, len(times), statistics.median(times), max(times)))
 PY
 echo "server peak RSS after the /api/threads requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
+# the flat and bottom-up views of one thread (thread=1) and of a statistic (stat=max): the
+# children of the root, then expansions down the hot path (flat: module, file, procedure,
+# loops; bottom-up: the largest procedure with callers, then its callers), polling while 202
+# (a server that loads the whole profile for them); then the peak RSS
+python3 - "$base" "$token" <<'PY'
+import json, statistics, sys, time, urllib.request
+base, token = sys.argv[1:3]
+def get(p):
+    t0 = time.perf_counter()
+    while True:
+        r = urllib.request.urlopen(urllib.request.Request(base + p, headers={"X-Callpath-Token": token}))
+        if r.status != 202:
+            return json.load(r), time.perf_counter() - t0
+        time.sleep(0.1)
+for sel in ("thread=1", "stat=max"):
+    for view, n in (("flat", 8), ("bu", 10)):
+        d, first = get("/api/children?view=%s&node=0&%s" % (view, sel))
+        times = []
+        for _ in range(n):
+            c = [x for x in d["children"] if x["has_children"]]
+            if not c:
+                break
+            d, t = get("/api/children?view=%s&node=%s&%s" % (view, c[0]["id"], sel))
+            times.append(t)
+        print("%s %s: children of the root %.4f s; expansions %d, median %.4f s, max %.4f s" %
+              (view, sel, first, len(times), statistics.median(times), max(times)))
+PY
+echo "server peak RSS after the flat and bottom-up views of thread=1 and stat=max: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 # the whole profile loads on a thread of its own: the first request is answered 202 at once,
 # the top-down view meanwhile as usual; then polled until loaded
 fl=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat&stat=max")

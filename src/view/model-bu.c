@@ -230,11 +230,18 @@ static void bu_row(const struct cp_web_ctx *c, const struct cp_dbq_frame *f, con
 	r->procedure = r->proc_id != CP_WEB_NONE ? xstrdup(r->name) : NULL;
 }
 
+/* A procedure's key and its flat procedure row. */
+struct keymap {
+	struct xi *v; /* x: the key, i: the flat_group id */
+	size_t n, alloc;
+};
+
 struct top {
 	struct cp_web_ctx *c;
 	struct cp_web_row *out; /* one procedure, or fn for each */
 	cp_web_row_fn fn;
 	void *arg;
+	const struct keymap *keys; /* listing every procedure: their flat rows, or NULL */
 };
 
 static int group_id(void *arg, const struct cp_dbq_group *g)
@@ -246,11 +253,18 @@ static int group_id(void *arg, const struct cp_dbq_group *g)
 /* A procedure's values in the request's selection or statistic: its flat view row's
  * (flat_thread: the same values, recursion counted once), else those of its frames
  * (cp_web_bu_threads). 0 or a negative CP_E*. */
-static int top_sel(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *r)
+static int top_sel(struct cp_web_ctx *c, const struct keymap *keys, const struct cp_web_node *id,
+		   struct cp_web_row *r)
 {
 	uint32_t g = CP_DB_NONE;
-	if (!cp_dbq_flat_groups(c->m->q, CP_DB_NONE, CP_DB_NONE, id->index, group_id, &g) &&
-	    g != CP_DB_NONE) {
+	struct xi want = {id->index, 0}, *hit = NULL;
+	if (keys)
+		hit = bsearch(&want, keys->v, keys->n, sizeof want, xi_cmp);
+	if (hit)
+		g = hit->i;
+	else if (cp_dbq_flat_groups(c->m->q, CP_DB_NONE, CP_DB_NONE, id->index, group_id, &g))
+		g = CP_DB_NONE;
+	if (g != CP_DB_NONE) {
 		int rc = cp_web_sel_row(c, CP_DBQ_FLAT, g, r);
 		return rc < 0 ? rc : 0;
 	}
@@ -262,6 +276,37 @@ static int top_sel(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 	if (!rc)
 		cp_web_sel_reduce(c, pv, pv + n, r);
 	free(pv);
+	return rc;
+}
+
+struct kwalk {
+	struct keymap *map;
+	uint32_t *below; /* modules and files to walk */
+	size_t n, alloc;
+};
+
+static int keymap_add(void *arg, const struct cp_dbq_group *g)
+{
+	struct kwalk *w = arg;
+	if (!strcmp(g->kind, "procedure")) {
+		XGROW(w->map->v, w->map->n + 1, w->map->alloc);
+		w->map->v[w->map->n++] = (struct xi){g->key, g->id};
+	} else if (g->has_children) {
+		XGROW(w->below, w->n + 1, w->alloc);
+		w->below[w->n++] = g->id;
+	}
+	return 0;
+}
+
+/* The flat procedure rows below flat row `parent` (0: all): one query per module and file
+ * (flat_group has no index on key: one query per procedure would scan it each time). */
+static int keymap_load(struct cp_web_ctx *c, uint32_t parent, struct keymap *map)
+{
+	struct kwalk w = {map, NULL, 0, 0};
+	int rc = cp_dbq_flat_groups(c->m->q, CP_DB_NONE, parent, CP_DB_NONE, keymap_add, &w);
+	for (size_t i = 0; i < w.n && !rc; i++)
+		rc = keymap_load(c, w.below[i], map);
+	free(w.below);
 	return rc;
 }
 
@@ -279,7 +324,7 @@ static int top_row(void *arg, const struct cp_dbq_bu *b)
 	memcpy(out->excl, b->excl, t->c->ms.ndb * sizeof(double));
 	int rc = 0;
 	if (cp_web_sel_lazy(t->c))
-		rc = top_sel(t->c, &out->id, out);
+		rc = top_sel(t->c, t->keys, &out->id, out);
 	else
 		cp_web_eval_db(t->c, out);
 	if (rc || t->out) {
@@ -341,7 +386,7 @@ static void bu_partial_proc(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct
 int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
 {
 	uint32_t x = id->index, k = id->level - 1;
-	struct top t = {c, out, NULL, NULL};
+	struct top t = {c, out, NULL, NULL, NULL};
 	if (k == 0)
 		return cp_dbq_bu_procs(c->m->q, x, top_row, &t);
 	struct link *chain;
@@ -452,8 +497,15 @@ int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_we
 		return bu_callers(c, id, fn, arg);
 	if (id->index != 0 || id->noline)
 		return cp_error(CP_ENOENT, "no node b%u", id->index);
-	struct top t = {c, NULL, fn, arg};
-	return cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
+	struct keymap keys = {0};
+	struct top t = {c, NULL, fn, arg, cp_web_sel_lazy(c) ? &keys : NULL};
+	int rc = t.keys ? keymap_load(c, 0, &keys) : 0;
+	if (!rc) {
+		qsort(keys.v, keys.n, sizeof *keys.v, xi_cmp);
+		rc = cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
+	}
+	free(keys.v);
+	return rc;
 }
 
 /* ---- per-thread values of a node (/api/threads) -------------------------------------- */
