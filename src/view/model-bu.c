@@ -342,7 +342,7 @@ static int top_row(void *arg, const struct cp_dbq_bu *b)
  * has them. (report's bottom-up view of a thread has every row of all threads' view, those
  * without a value there too.) */
 static void bu_sum(const struct cp_web_ctx *c, const struct occs *o, uint32_t k, const int *pick,
-		  struct cp_web_row *r)
+		   struct cp_web_row *r)
 {
 	double *pv = o->pv ? xcalloc(2 * o->npv + 1, sizeof *pv) : NULL;
 	for (size_t i = 0; i < o->n; i++) {

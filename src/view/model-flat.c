@@ -355,8 +355,8 @@ static int sel_load(struct fview *v, const struct fsel *sel)
 	v->pv = xcalloc(v->nb * npv + 1, sizeof *v->pv);
 	int rc = 0;
 	for (size_t i = 0; i < v->nb && !rc; i++)
-		rc = cp_dbq_threads_add(v->c->m->q, CP_DBQ_SCOPE, v->b[i].id, v->pv + i * npv,
-					NULL);
+		rc =
+		    cp_dbq_threads_add(v->c->m->q, CP_DBQ_SCOPE, v->b[i].id, v->pv + i * npv, NULL);
 	for (size_t i = 0; i < v->nb && !rc && (sel->thread >= 0 || sel->rank >= 0); i++) {
 		struct cp_web_row r;
 		memset(&r, 0, sizeof r);
@@ -394,8 +394,7 @@ static void items_pv(struct fview *v)
 	free(kids);
 }
 
-static int fview_load(struct cp_web_ctx *c, uint32_t key, const struct fsel *sel,
-		      struct fview *v)
+static int fview_load(struct cp_web_ctx *c, uint32_t key, const struct fsel *sel, struct fview *v)
 {
 	memset(v, 0, sizeof *v);
 	v->c = c;
@@ -430,8 +429,7 @@ void cp_web_flat_release(struct cp_web_model *m)
 /* The rows of procedure key: the model keeps the last one (an expansion asks for the node
  * and then its children; the next expansion is often in the same procedure). sel NULL: the
  * request's selection. */
-static int fview_get(struct cp_web_ctx *c, uint32_t key, const struct fsel *sel,
-		     struct fview **out)
+static int fview_get(struct cp_web_ctx *c, uint32_t key, const struct fsel *sel, struct fview **out)
 {
 	struct cp_web_model *m = c->m;
 	struct fsel rq = {c->req->thread, c->req->rank, c->req->stat != CP_DB_STAT_SUM};

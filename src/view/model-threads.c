@@ -136,7 +136,8 @@ int cp_web_sel_lazy(const struct cp_web_ctx *c)
 {
 	const struct cp_web_req *r = c->req;
 	return (r->thread >= 0 || r->rank >= 0 || r->stat != CP_DB_STAT_SUM) &&
-	       cp_dbq_has_threads(c->m->q, CP_DBQ_SCOPE) && cp_dbq_has_threads(c->m->q, CP_DBQ_FLAT);
+	       cp_dbq_has_threads(c->m->q, CP_DBQ_SCOPE) &&
+	       cp_dbq_has_threads(c->m->q, CP_DBQ_FLAT);
 }
 
 int cp_web_sel_reduce(const struct cp_web_ctx *c, const double *incl, const double *excl,
