@@ -258,7 +258,7 @@ static int top_sel(struct cp_web_ctx *c, const struct keymap *keys, const struct
 {
 	uint32_t g = CP_DB_NONE;
 	struct xi want = {id->index, 0}, *hit = NULL;
-	if (keys)
+	if (keys && keys->n)
 		hit = bsearch(&want, keys->v, keys->n, sizeof want, xi_cmp);
 	if (hit)
 		g = hit->i;
@@ -501,7 +501,8 @@ int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_we
 	struct top t = {c, NULL, fn, arg, cp_web_sel_lazy(c) ? &keys : NULL};
 	int rc = t.keys ? keymap_load(c, 0, &keys) : 0;
 	if (!rc) {
-		qsort(keys.v, keys.n, sizeof *keys.v, xi_cmp);
+		if (keys.n)
+			qsort(keys.v, keys.n, sizeof *keys.v, xi_cmp);
 		rc = cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
 	}
 	free(keys.v);
