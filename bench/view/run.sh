@@ -14,9 +14,11 @@
 #     down its hot path (module, file, procedure, loops), and the peak RSS after;
 #   - /api/threads of rows of the three views (the first request, then per row), and the
 #     peak RSS after;
-#   - the first flat request with stat=max (which loads the whole profile in memory, unlike
-#     the sums, on a thread of its own: answered 202 at once; a top-down request is timed
-#     during the load), and the peak RSS after.
+#   - the flat and bottom-up views of one thread and of stat=max (the root, then down the
+#     hot path), and the peak RSS after;
+#   - the first flat request with stat=max (a server that loads the whole profile for it
+#     answers 202 at once, on a thread of its own; a top-down request is timed during the
+#     load), and the peak RSS after.
 #   bench/view/run.sh [-B BUILD_DIR] [-w WORKDIR] [-n SCOPES]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,11 +104,13 @@ echo "flat expansions down the hot path (${names[*]}): ${times[*]} s"
 echo "server peak RSS after the flat requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 # per-thread values (/api/threads) of rows of the three views: the first request, then per
 # row (top-down down the hot path, bottom-up procedures and callers, flat modules, files and
-# procedures). A request that needs the whole profile (a database without the per-thread
-# tables) is answered 202 until it is loaded: asked again every 0.1 s, its time includes that.
-python3 - "$base" "$token" <<'PY'
+# procedures); then the flat and bottom-up views of thread=1 and stat=max. A request that
+# needs the whole profile (a database without the per-thread tables, or a server that loads
+# it for a view) is answered 202 until it is loaded: asked again every 0.1 s, its time
+# includes that.
+python3 - "$base" "$token" "$pid" <<'PY'
 import json, statistics, sys, time, urllib.request
-base, token = sys.argv[1:3]
+base, token, pid = sys.argv[1:4]
 def get(p):
     t0 = time.perf_counter()
     while True:
@@ -123,7 +127,7 @@ def hot(view, n):
         node = c[0]["id"]
         ids.append(node)
     return ids
-rows = {"td": hot("td", 30), "bu": hot("bu", 10), "flat": hot("flat", 3)}
+rows = {"td": hot("td", 30), "bu": hot("bu", 40), "flat": hot("flat", 3)}
 rows["bu"] += [x["id"] for x in get("/api/children?view=bu&limit=10")[0]["children"]]
 first = None
 for view, ids in rows.items():
@@ -137,8 +141,28 @@ for view, ids in rows.items():
             continue
         times.append(t)
     print("threads, %s rows: %d, median %.4f s, max %.4f s" % (view, len(times), statistics.median(times), max(times)))
+def rss(what):
+    hwm = [l for l in open("/proc/%s/status" % pid) if l.startswith("VmHWM")][0].split()[1]
+    print("server peak RSS after %s: %s MB" % (what, int(hwm) / 1024))
+rss("the /api/threads requests")
+# the flat and bottom-up views of one thread (thread=1) and of a statistic (stat=max): the
+# children of the root, then expansions down the hot path (flat: module, file, procedure,
+# loops; bottom-up: the smallest procedure with callers, then its callers)
+for sel in ("thread=1", "stat=max"):
+    for view, n in (("flat", 8), ("bu", 40)):
+        d, first = get("/api/children?view=%s&node=0&%s" % (view, sel))
+        times = []
+        for i in range(n):
+            c = [x for x in d["children"] if x["has_children"]]
+            if not c:
+                break
+            pick = c[-1] if view == "bu" and i == 0 else c[0]
+            d, t = get("/api/children?view=%s&node=%s&%s" % (view, pick["id"], sel))
+            times.append(t)
+        print("%s %s: children of the root %.4f s; expansions %d, median %.4f s, max %.4f s" %
+              (view, sel, first, len(times), statistics.median(times), max(times)))
+rss("the flat and bottom-up views of thread=1 and stat=max")
 PY
-echo "server peak RSS after the /api/threads requests: $(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$pid/status)"
 # the whole profile loads on a thread of its own: the first request is answered 202 at once,
 # the top-down view meanwhile as usual; then polled until loaded
 fl=$(curl -s -o "$work/body" -w '%{http_code} %{time_total}' -H "X-Callpath-Token: $token" "$base/api/children?view=flat&stat=max")

@@ -22,8 +22,9 @@
 int cp_web_bu_lazy(const struct cp_web_ctx *c)
 {
 	const struct cp_web_req *r = c->req;
-	return r->view == CP_WEB_BU && r->stat == CP_DB_STAT_SUM && r->thread < 0 && r->rank < 0 &&
-	       cp_dbq_has_bu(c->m->q);
+	if (r->view != CP_WEB_BU || !cp_dbq_has_bu(c->m->q))
+		return 0;
+	return (r->stat == CP_DB_STAT_SUM && r->thread < 0 && r->rank < 0) || cp_web_sel_lazy(c);
 }
 
 /* An outermost frame of the procedure, with the frame its chain of callers has reached. */
@@ -37,6 +38,9 @@ struct occs {
 	struct occ *v;
 	double *vals; /* per occurrence: nm inclusive then nm exclusive values */
 	size_t n, alloc, nm;
+	double *pv; /* a selection or statistic: per occurrence, each profile's raw inclusive
+		     * then exclusive values (npv each), else NULL */
+	size_t npv;
 };
 
 static int occ_add(void *arg, const struct cp_dbq_bu *b)
@@ -58,6 +62,7 @@ static void occs_release(struct occs *o)
 {
 	free(o->v);
 	free(o->vals);
+	free(o->pv);
 }
 
 /* One level of a chain of callers: the caller's procedure and the call site in it (none
@@ -77,6 +82,8 @@ static int link_eq(const struct link *a, const struct link *b)
 {
 	return a->key == b->key && a->file == b->file && a->line == b->line;
 }
+
+static int bu_occs_pv(struct cp_web_ctx *c, uint32_t key, struct occs *o);
 
 /* The frames of node (x, k): chain[0..k) from frame x up; every outermost frame of its
  * procedure in o with depth = the levels of chain it matches, cur = the frame reached. */
@@ -98,6 +105,8 @@ static int bu_resolve(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct occs 
 	o->nm = c->m->head.nmetrics;
 	if (!rc)
 		rc = cp_dbq_bu_outer(q, key, occ_add, o);
+	if (!rc)
+		rc = bu_occs_pv(c, key, o);
 	for (size_t i = 0; i < o->n && !rc; i++) {
 		struct occ *y = &o->v[i];
 		while ((uint32_t)y->depth < k && y->cur.caller != CP_DB_NONE && !rc) {
@@ -110,6 +119,60 @@ static int bu_resolve(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct occs 
 			y->depth++;
 		}
 	}
+	return rc;
+}
+
+/* An occurrence's frame and its index, sorted by frame: the occurrence of an outermost frame. */
+struct xi {
+	uint32_t x, i;
+};
+
+static int xi_cmp(const void *a, const void *b)
+{
+	const struct xi *p = a, *q = b;
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+struct opv {
+	struct cp_dbq *q;
+	struct occs *o;
+	const struct xi *at;
+};
+
+/* A frame of the procedure: its exclusive values are its outermost frame's occurrence's. */
+static int opv_frame(void *arg, uint32_t scope, uint32_t outer)
+{
+	struct opv *t = arg;
+	struct xi key = {outer, 0};
+	const struct xi *hit = bsearch(&key, t->at, t->o->n, sizeof key, xi_cmp);
+	if (!hit)
+		return 0;
+	double *ex = t->o->pv + ((size_t)hit->i * 2 + 1) * t->o->npv;
+	return cp_dbq_threads_add(t->q, CP_DBQ_SCOPE, scope, NULL, ex);
+}
+
+/* With a selection or a statistic: each occurrence's values in every profile (o->pv), its
+ * outermost frame's inclusive values and the exclusive values of the frames it holds (as
+ * cp_dbq_bu_outer's sums), from scope_thread. */
+static int bu_occs_pv(struct cp_web_ctx *c, uint32_t key, struct occs *o)
+{
+	if (!cp_web_sel_lazy(c))
+		return 0;
+	const struct cp_db *h = &c->m->head;
+	o->npv = h->nprofiles * cp_db_nraw(h);
+	o->pv = xcalloc(o->n * 2 * o->npv + 1, sizeof *o->pv);
+	struct xi *at = xcalloc(o->n + 1, sizeof *at);
+	int rc = 0;
+	for (size_t i = 0; i < o->n && !rc; i++) {
+		at[i] = (struct xi){o->v[i].x, (uint32_t)i};
+		rc = cp_dbq_threads_add(c->m->q, CP_DBQ_SCOPE, o->v[i].x, o->pv + i * 2 * o->npv,
+					NULL);
+	}
+	qsort(at, o->n, sizeof *at, xi_cmp);
+	struct opv t = {c->m->q, o, at};
+	if (!rc)
+		rc = cp_dbq_bu_frames(c->m->q, key, opv_frame, &t);
+	free(at);
 	return rc;
 }
 
@@ -167,12 +230,85 @@ static void bu_row(const struct cp_web_ctx *c, const struct cp_dbq_frame *f, con
 	r->procedure = r->proc_id != CP_WEB_NONE ? xstrdup(r->name) : NULL;
 }
 
+/* A procedure's key and its flat procedure row. */
+struct keymap {
+	struct xi *v; /* x: the key, i: the flat_group id */
+	size_t n, alloc;
+};
+
 struct top {
 	struct cp_web_ctx *c;
 	struct cp_web_row *out; /* one procedure, or fn for each */
 	cp_web_row_fn fn;
 	void *arg;
+	const struct keymap *keys; /* listing every procedure: their flat rows, or NULL */
 };
+
+static int group_id(void *arg, const struct cp_dbq_group *g)
+{
+	*(uint32_t *)arg = g->id;
+	return 0;
+}
+
+/* A procedure's values in the request's selection or statistic: its flat view row's
+ * (flat_thread: the same values, recursion counted once), else those of its frames
+ * (cp_web_bu_threads). 0 or a negative CP_E*. */
+static int top_sel(struct cp_web_ctx *c, const struct keymap *keys, const struct cp_web_node *id,
+		   struct cp_web_row *r)
+{
+	uint32_t g = CP_DB_NONE;
+	struct xi want = {id->index, 0}, *hit = NULL;
+	if (keys && keys->n)
+		hit = bsearch(&want, keys->v, keys->n, sizeof want, xi_cmp);
+	if (hit)
+		g = hit->i;
+	else if (cp_dbq_flat_groups(c->m->q, CP_DB_NONE, CP_DB_NONE, id->index, group_id, &g))
+		g = CP_DB_NONE;
+	if (g != CP_DB_NONE) {
+		int rc = cp_web_sel_row(c, CP_DBQ_FLAT, g, r);
+		return rc < 0 ? rc : 0;
+	}
+	cp_error_clear();
+	const struct cp_db *h = &c->m->head;
+	size_t n = h->nprofiles * cp_db_nraw(h);
+	double *pv = xcalloc(2 * n + 1, sizeof *pv);
+	int rc = cp_web_bu_threads(c, id, pv, pv + n);
+	if (!rc)
+		cp_web_sel_reduce(c, pv, pv + n, r);
+	free(pv);
+	return rc;
+}
+
+struct kwalk {
+	struct keymap *map;
+	uint32_t *below; /* modules and files to walk */
+	size_t n, alloc;
+};
+
+static int keymap_add(void *arg, const struct cp_dbq_group *g)
+{
+	struct kwalk *w = arg;
+	if (!strcmp(g->kind, "procedure")) {
+		XGROW(w->map->v, w->map->n + 1, w->map->alloc);
+		w->map->v[w->map->n++] = (struct xi){g->key, g->id};
+	} else if (g->has_children) {
+		XGROW(w->below, w->n + 1, w->alloc);
+		w->below[w->n++] = g->id;
+	}
+	return 0;
+}
+
+/* The flat procedure rows below flat row `parent` (0: all): one query per module and file
+ * (flat_group has no index on key: one query per procedure would scan it each time). */
+static int keymap_load(struct cp_web_ctx *c, uint32_t parent, struct keymap *map)
+{
+	struct kwalk w = {map, NULL, 0, 0};
+	int rc = cp_dbq_flat_groups(c->m->q, CP_DB_NONE, parent, CP_DB_NONE, keymap_add, &w);
+	for (size_t i = 0; i < w.n && !rc; i++)
+		rc = keymap_load(c, w.below[i], map);
+	free(w.below);
+	return rc;
+}
 
 static int top_row(void *arg, const struct cp_dbq_bu *b)
 {
@@ -186,17 +322,29 @@ static int top_row(void *arg, const struct cp_dbq_bu *b)
 	out->has_children = b->has_callers;
 	memcpy(out->incl, b->incl, t->c->ms.ndb * sizeof(double));
 	memcpy(out->excl, b->excl, t->c->ms.ndb * sizeof(double));
-	cp_web_eval_db(t->c, out);
-	if (t->out)
-		return 0;
-	int rc = t->fn(t->arg, &r);
+	int rc = 0;
+	if (cp_web_sel_lazy(t->c))
+		rc = top_sel(t->c, t->keys, &out->id, out);
+	else
+		cp_web_eval_db(t->c, out);
+	if (rc || t->out) {
+		if (rc)
+			cp_web_row_release(out);
+		return rc;
+	}
+	rc = t->fn(t->arg, &r);
 	cp_web_row_release(&r);
 	return rc;
 }
 
-/* Sums the values of the frames of o matching k levels into r. */
-static void bu_sum(const struct occs *o, uint32_t k, const int *pick, struct cp_web_row *r)
+/* Sums the values of the frames of o matching k levels (or those picked) into r, then its
+ * formulas: each profile's values reduced to the request's selection or statistic when o
+ * has them. (report's bottom-up view of a thread has every row of all threads' view, those
+ * without a value there too.) */
+static void bu_sum(const struct cp_web_ctx *c, const struct occs *o, uint32_t k, const int *pick,
+		   struct cp_web_row *r)
 {
+	double *pv = o->pv ? xcalloc(2 * o->npv + 1, sizeof *pv) : NULL;
 	for (size_t i = 0; i < o->n; i++) {
 		if (pick ? !pick[i] : (uint32_t)o->v[i].depth < k)
 			continue;
@@ -205,7 +353,14 @@ static void bu_sum(const struct occs *o, uint32_t k, const int *pick, struct cp_
 			r->incl[m] += v[m];
 			r->excl[m] += v[o->nm + m];
 		}
+		for (size_t j = 0; pv && j < 2 * o->npv; j++)
+			pv[j] += o->pv[i * 2 * o->npv + j];
 	}
+	if (pv)
+		cp_web_sel_reduce(c, pv, pv + o->npv, r);
+	else
+		cp_web_eval_db(c, r);
+	free(pv);
 }
 
 /* The frame k levels of callers up from frame x (k > 0 levels exist). */
@@ -231,7 +386,7 @@ static void bu_partial_proc(struct cp_web_ctx *c, uint32_t x, uint32_t k, struct
 int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
 {
 	uint32_t x = id->index, k = id->level - 1;
-	struct top t = {c, out, NULL, NULL};
+	struct top t = {c, out, NULL, NULL, NULL};
 	if (k == 0)
 		return cp_dbq_bu_procs(c->m->q, x, top_row, &t);
 	struct link *chain;
@@ -250,8 +405,7 @@ int cp_web_bu_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp
 		}
 		if (!strcmp(out->kind, "partial"))
 			bu_partial_proc(c, x, k, out);
-		bu_sum(&o, k, NULL, out);
-		cp_web_eval_db(c, out);
+		bu_sum(c, &o, k, NULL, out);
 	}
 	occs_release(&o);
 	free(chain);
@@ -298,8 +452,7 @@ static int bu_emit(struct cp_web_ctx *c, const struct cp_web_node *id, const str
 		pick[e[j].i] = 1;
 		r.has_children |= e[j].up.caller != CP_DB_NONE;
 	}
-	bu_sum(o, 0, pick, &r);
-	cp_web_eval_db(c, &r);
+	bu_sum(c, o, 0, pick, &r);
 	int rc = fn(arg, &r);
 	cp_web_row_release(&r);
 	return rc;
@@ -344,8 +497,16 @@ int cp_web_bu_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_we
 		return bu_callers(c, id, fn, arg);
 	if (id->index != 0 || id->noline)
 		return cp_error(CP_ENOENT, "no node b%u", id->index);
-	struct top t = {c, NULL, fn, arg};
-	return cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
+	struct keymap keys = {0};
+	struct top t = {c, NULL, fn, arg, cp_web_sel_lazy(c) ? &keys : NULL};
+	int rc = t.keys ? keymap_load(c, 0, &keys) : 0;
+	if (!rc) {
+		if (keys.n)
+			qsort(keys.v, keys.n, sizeof *keys.v, xi_cmp);
+		rc = cp_dbq_bu_procs(c->m->q, CP_DB_NONE, top_row, &t);
+	}
+	free(keys.v);
+	return rc;
 }
 
 /* ---- per-thread values of a node (/api/threads) -------------------------------------- */

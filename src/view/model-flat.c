@@ -27,8 +27,9 @@
 int cp_web_flat_lazy(const struct cp_web_ctx *c)
 {
 	const struct cp_web_req *r = c->req;
-	return r->view == CP_WEB_FLAT && r->stat == CP_DB_STAT_SUM && r->thread < 0 &&
-	       r->rank < 0 && cp_dbq_has_flat(c->m->q);
+	if (r->view != CP_WEB_FLAT || !cp_dbq_has_flat(c->m->q))
+		return 0;
+	return (r->stat == CP_DB_STAT_SUM && r->thread < 0 && r->rank < 0) || cp_web_sel_lazy(c);
 }
 
 /* A step of a path below a procedure: a loop, or the statement (file:line; <no line> when
@@ -58,7 +59,11 @@ struct bscope {
 struct fview {
 	struct cp_web_ctx *c;
 	uint32_t key;
-	size_t nm;
+	int64_t thread, rank; /* the selection its values are of (-1: all threads) */
+	int stat;	      /* with a statistic: pv and ipv */
+	size_t nm, npv;	      /* npv: profiles * raw metrics */
+	double *pv;	      /* per body scope: each profile's raw inclusive values (npv) */
+	double *ipv;	      /* per item: each profile's raw values (npv) */
 	struct bscope *b;
 	size_t nb, ab;
 	struct item *it;
@@ -330,19 +335,84 @@ static void fview_free(struct fview *v)
 	free(v->it);
 	free(v->toks);
 	free(v->vals);
+	free(v->pv);
+	free(v->ipv);
 }
 
-static int fview_load(struct cp_web_ctx *c, uint32_t key, struct fview *v)
+/* Which values an fview holds: those of the selected thread or rank (-1: all), and with pv
+ * each profile's values of its items too. */
+struct fsel {
+	int64_t thread, rank;
+	int pv;
+};
+
+/* Each body scope's raw inclusive values in every profile (v->pv); with a selection, the
+ * scopes' values become the selected profiles' sums (then items_make makes the rows of
+ * the selection, as report's view of those threads has them). */
+static int sel_load(struct fview *v, const struct fsel *sel)
+{
+	size_t npv = v->npv;
+	v->pv = xcalloc(v->nb * npv + 1, sizeof *v->pv);
+	int rc = 0;
+	for (size_t i = 0; i < v->nb && !rc; i++)
+		rc =
+		    cp_dbq_threads_add(v->c->m->q, CP_DBQ_SCOPE, v->b[i].id, v->pv + i * npv, NULL);
+	for (size_t i = 0; i < v->nb && !rc && (sel->thread >= 0 || sel->rank >= 0); i++) {
+		struct cp_web_row r;
+		memset(&r, 0, sizeof r);
+		cp_web_sel_reduce(v->c, v->pv + i * npv, NULL, &r);
+		memcpy(v->vals + v->b[i].vals, r.incl, v->nm * sizeof(double));
+	}
+	return rc;
+}
+
+/* Each profile's values of each item (v->ipv), as items_make takes the sums: a call's and
+ * a childless scope's inclusive value, else its own (inclusive less its children's). */
+static void items_pv(struct fview *v)
+{
+	size_t npv = v->npv;
+	double *kids = xcalloc(v->nb * npv + 1, sizeof *kids);
+	for (size_t i = 0; i < v->nb; i++) {
+		const struct bscope *b = &v->b[i],
+				    *p = is_frame(b) ? NULL : bfind(v, b->s.parent, b->frame);
+		for (size_t j = 0; p && j < npv; j++)
+			kids[(size_t)(p - v->b) * npv + j] += v->pv[i * npv + j];
+	}
+	v->ipv = xcalloc(v->nit * npv + 1, sizeof *v->ipv);
+	for (size_t i = 0; i < v->nb; i++) {
+		const struct bscope *b = &v->b[i];
+		if (b->item == UINT32_MAX)
+			continue;
+		const double *in = v->pv + i * npv, *k = kids + i * npv;
+		double *out = v->ipv + (size_t)b->item * npv;
+		int own = !v->it[b->item].call && b->nkids;
+		for (size_t j = 0; j < npv; j++) {
+			double x = own ? in[j] - k[j] : in[j];
+			out[j] = !own || fabs(x) > 1e-9 * fabs(in[j]) ? x : 0;
+		}
+	}
+	free(kids);
+}
+
+static int fview_load(struct cp_web_ctx *c, uint32_t key, const struct fsel *sel, struct fview *v)
 {
 	memset(v, 0, sizeof *v);
 	v->c = c;
 	v->key = key;
+	v->thread = sel->thread;
+	v->rank = sel->rank;
+	v->stat = sel->pv;
 	v->nm = c->m->head.nmetrics;
+	v->npv = c->m->head.nprofiles * cp_db_nraw(&c->m->head);
 	int rc = cp_dbq_flat_bodies(c->m->q, key, body_add, v);
 	if (!rc && !bfind(v, key, key))
 		rc = cp_error(CP_ENOENT, "no procedure %u", key);
+	if (!rc && (sel->pv || sel->thread >= 0 || sel->rank >= 0))
+		rc = sel_load(v, sel);
 	if (!rc)
 		items_make(v);
+	if (!rc && sel->pv)
+		items_pv(v);
 	if (!rc)
 		rc = covers_make(v);
 	return rc;
@@ -357,18 +427,22 @@ void cp_web_flat_release(struct cp_web_model *m)
 }
 
 /* The rows of procedure key: the model keeps the last one (an expansion asks for the node
- * and then its children; the next expansion is often in the same procedure). */
-static int fview_get(struct cp_web_ctx *c, uint32_t key, struct fview **out)
+ * and then its children; the next expansion is often in the same procedure). sel NULL: the
+ * request's selection. */
+static int fview_get(struct cp_web_ctx *c, uint32_t key, const struct fsel *sel, struct fview **out)
 {
 	struct cp_web_model *m = c->m;
-	if (m->flat && m->flat->key == key) {
+	struct fsel rq = {c->req->thread, c->req->rank, c->req->stat != CP_DB_STAT_SUM};
+	sel = sel ? sel : &rq;
+	if (m->flat && m->flat->key == key && m->flat->thread == sel->thread &&
+	    m->flat->rank == sel->rank && (m->flat->stat || !sel->pv)) {
 		m->flat->c = c;
 		*out = m->flat;
 		return 0;
 	}
 	cp_web_flat_release(m);
 	struct fview *v = xcalloc(1, sizeof *v);
-	int rc = fview_load(c, key, v);
+	int rc = fview_load(c, key, sel, v);
 	if (rc) {
 		fview_free(v);
 		free(v);
@@ -435,6 +509,7 @@ struct kid {
 	size_t vals; /* nm inclusive, nm exclusive (in the fview's vals) */
 	const struct tok *next;
 	int more;
+	double *pv; /* with a statistic: each profile's inclusive, then exclusive values */
 };
 
 static struct kid *kid_of(struct fview *v, struct kid **k, size_t *nk, size_t *ak,
@@ -445,7 +520,9 @@ static struct kid *kid_of(struct fview *v, struct kid **k, size_t *nk, size_t *a
 			return &(*k)[j];
 	XGROW(*k, *nk + 1, *ak);
 	struct kid *x = &(*k)[(*nk)++];
-	*x = (struct kid){*t, vals_new(v, v->nm * 2), NULL, 0};
+	*x = (struct kid){*t, vals_new(v, v->nm * 2), NULL, 0, NULL};
+	if (v->c->req->stat != CP_DB_STAT_SUM)
+		x->pv = xcalloc(2 * v->npv + 1, sizeof *x->pv);
 	return x;
 }
 
@@ -460,6 +537,11 @@ static void kid_add(struct fview *v, struct kid *k, const struct item *x, struct
 	for (size_t m = 0; m < v->nm; m++) {
 		kv[m] += cov ? 0 : val[m];
 		kv[v->nm + m] += x->call ? 0 : val[m];
+	}
+	const double *pv = k->pv ? v->ipv + (x - v->it) * v->npv : NULL;
+	for (size_t j = 0; pv && j < v->npv; j++) {
+		k->pv[j] += cov ? 0 : pv[j];
+		k->pv[v->npv + j] += x->call ? 0 : pv[j];
 	}
 	if (x->n > n + 1) {
 		const struct tok *t = &v->toks[x->first + n + 1];
@@ -480,7 +562,10 @@ static int kid_emit(struct fview *v, const struct kid *k, struct tok *path, size
 	memcpy(r.excl, v->vals + k->vals + v->nm, v->nm * sizeof(double));
 	/* a <no line> statement alone below a procedure or loop is left out (as report) */
 	r.has_children = k->more || (k->next && !is_no_line(k->next));
-	cp_web_eval_db(v->c, &r);
+	if (k->pv)
+		cp_web_sel_reduce(v->c, k->pv, k->pv + v->npv, &r);
+	else
+		cp_web_eval_db(v->c, &r);
 	int rc = fn(arg, &r);
 	cp_web_row_release(&r);
 	return rc;
@@ -515,6 +600,8 @@ static int path_kids(struct fview *v, const struct tok *a, size_t n,
 	if (want_one && !rc && nk == 1)
 		rc = 1;
 	v->nvals = mark; /* the kids' values are scratch */
+	for (size_t j = 0; j < nk; j++)
+		free(k[j].pv);
 	free(k);
 	free(path);
 	return rc;
@@ -547,7 +634,8 @@ struct grow {
 	void *arg;
 };
 
-static void group_row(struct cp_web_ctx *c, const struct cp_dbq_group *g, struct cp_web_row *r)
+/* r from group g: 1, 0 when the request's selection has no such row, or a negative CP_E*. */
+static int group_row(struct cp_web_ctx *c, const struct cp_dbq_group *g, struct cp_web_row *r)
 {
 	const struct cp_db *h = &c->m->head;
 	memset(r, 0, sizeof *r);
@@ -581,17 +669,23 @@ static void group_row(struct cp_web_ctx *c, const struct cp_dbq_group *g, struct
 	r->has_children = g->has_children;
 	memcpy(r->incl, g->incl, c->ms.ndb * sizeof(double));
 	memcpy(r->excl, g->excl, c->ms.ndb * sizeof(double));
+	if (cp_web_sel_lazy(c))
+		return cp_web_sel_row(c, CP_DBQ_FLAT, g->id, r);
 	cp_web_eval_db(c, r);
+	return 1;
 }
 
 static int group_take(void *arg, const struct cp_dbq_group *g)
 {
 	struct grow *w = arg;
 	struct cp_web_row r, *out = w->out ? w->out : &r;
-	group_row(w->c, g, out);
-	if (w->out)
-		return 0;
-	int rc = w->fn(w->arg, &r);
+	int rc = group_row(w->c, g, out);
+	if (rc <= 0 || w->out) {
+		if (rc <= 0)
+			cp_web_row_release(out);
+		return rc < 0 ? rc : rc ? 0 : w->out ? cp_error(CP_ENOENT, "no flat row") : 0;
+	}
+	rc = w->fn(w->arg, &r);
 	cp_web_row_release(&r);
 	return rc;
 }
@@ -641,7 +735,7 @@ int cp_web_flat_node(struct cp_web_ctx *c, const struct cp_web_node *id, struct 
 	struct fview *v = NULL;
 	const struct tok *a = NULL;
 	size_t n = 0;
-	int rc = fview_get(c, id->index, &v);
+	int rc = fview_get(c, id->index, NULL, &v);
 	if (!rc)
 		rc = path_find(v, id->hash, &a, &n);
 	struct cp_web_node parent = {CP_WEB_FLAT, id->index, 0, 2, 0};
@@ -686,7 +780,7 @@ int cp_web_flat_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 	struct fview *v = NULL;
 	const struct tok *a = NULL;
 	size_t n = 0;
-	int rc = fview_get(c, key, &v);
+	int rc = fview_get(c, key, NULL, &v);
 	if (!rc && id->level == 2)
 		rc = path_find(v, id->hash, &a, &n);
 	if (!rc)
@@ -696,59 +790,29 @@ int cp_web_flat_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 
 /* ---- per-thread values of a row below a procedure (/api/threads) --------------------- */
 
-/* Each profile's raw inclusive values of body scope b's item into out (np * nraw): its
- * scope's, less its children's for its own cost (<no line>), as items_make takes them. */
-static int item_threads(struct fview *v, const struct bscope *b, double *out, double *kids)
-{
-	struct cp_dbq *q = v->c->m->q;
-	size_t n = v->c->m->head.nprofiles * cp_db_nraw(&v->c->m->head);
-	memset(out, 0, n * sizeof *out);
-	int rc = cp_dbq_threads_add(q, CP_DBQ_SCOPE, b->id, out, NULL);
-	const struct item *x = &v->it[b->item];
-	if (rc || x->call || !b->nkids)
-		return rc;
-	memset(kids, 0, n * sizeof *kids);
-	for (size_t i = 0; i < v->nb && !rc; i++) {
-		const struct bscope *k = &v->b[i];
-		if (!is_frame(k) && k->s.parent == b->id && k->frame == b->frame)
-			rc = cp_dbq_threads_add(q, CP_DBQ_SCOPE, k->id, kids, NULL);
-	}
-	for (size_t j = 0; j < n; j++) {
-		double own = out[j] - kids[j];
-		out[j] = fabs(own) > 1e-9 * fabs(out[j]) ? own : 0;
-	}
-	return rc;
-}
-
 int cp_web_flat_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,
 			double *excl)
 {
 	struct fview *v = NULL;
 	const struct tok *a = NULL;
-	size_t n = 0, nv = c->m->head.nprofiles * cp_db_nraw(&c->m->head);
-	int rc = fview_get(c, id->index, &v);
+	size_t n = 0;
+	struct fsel all = {-1, -1, 1}; /* every thread's rows, each profile's values */
+	int rc = fview_get(c, id->index, &all, &v);
 	if (!rc)
 		rc = path_find(v, id->hash, &a, &n);
 	if (rc)
 		return rc;
 	struct tok *path = xcalloc(n + 1, sizeof *path);
 	memcpy(path, a, n * sizeof *path); /* a points into v->toks */
-	double *val = xcalloc(nv + 1, sizeof *val), *kids = xcalloc(nv + 1, sizeof *kids);
-	for (size_t i = 0; i < v->nb && !rc; i++) {
-		const struct bscope *b = &v->b[i];
-		if (b->item == UINT32_MAX || !has_prefix(v, &v->it[b->item], path, n))
-			continue;
-		const struct item *x = &v->it[b->item];
-		int cov = covered(v, x, path, n);
-		if ((cov && x->call) || (rc = item_threads(v, b, val, kids)))
-			continue;
-		for (size_t j = 0; j < nv; j++) {
-			incl[j] += cov ? 0 : val[j];
-			excl[j] += x->call ? 0 : val[j];
+	for (size_t i = 0; i < v->nit; i++) {
+		const struct item *x = &v->it[i];
+		int cov = has_prefix(v, x, path, n) ? covered(v, x, path, n) : -1;
+		const double *pv = v->ipv + i * v->npv;
+		for (size_t j = 0; cov >= 0 && j < v->npv; j++) {
+			incl[j] += cov ? 0 : pv[j];
+			excl[j] += x->call ? 0 : pv[j];
 		}
 	}
 	free(path);
-	free(val);
-	free(kids);
 	return rc;
 }

@@ -78,7 +78,7 @@ int cp_web_select_check(const struct cp_web_ctx *c)
 {
 	const struct cp_db *h = &c->m->head;
 	const struct cp_web_req *r = c->req;
-	if (!cp_web_td_select(c))
+	if ((r->thread < 0 && r->rank < 0) || !cp_dbq_has_threads(c->m->q, CP_DBQ_SCOPE))
 		return 0;
 	for (uint32_t p = 0; p < h->nprofiles; p++)
 		if (selected(c, p))
@@ -106,6 +106,66 @@ int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, 
 	return rc;
 }
 
+/* The request's statistic of metric m over the profiles' values x (np * nraw, profile-major):
+ * the sum of the selected profiles' (all without a selection), or a statistic over the
+ * profiles with a value, as the database's statistics (and report's) take it. */
+static double reduce(const struct cp_web_ctx *c, const double *x, size_t m)
+{
+	const struct cp_db *h = &c->m->head;
+	size_t nraw = cp_db_nraw(h);
+	struct cp_db_stat a = {0, 0, 0, 0, 0, CP_DB_NONE, 0};
+	double sq = 0;
+	int sel = c->req->thread >= 0 || c->req->rank >= 0;
+	for (uint32_t p = 0; p < h->nprofiles; p++) {
+		double v = x[p * nraw + m];
+		if (v == 0 || isnan(v) || (sel && !selected(c, p)))
+			continue;
+		a.min = a.count && a.min < v ? a.min : v;
+		a.max = a.count && a.max > v ? a.max : v;
+		a.count++;
+		a.sum += v;
+		sq += v * v;
+	}
+	a.mean = a.count ? a.sum / a.count : 0;
+	double var = a.count ? sq / a.count - a.mean * a.mean : 0;
+	a.stddev = var > 0 ? sqrt(var) : 0;
+	return cp_db_stat_value(&a, c->req->stat);
+}
+
+int cp_web_sel_lazy(const struct cp_web_ctx *c)
+{
+	const struct cp_web_req *r = c->req;
+	return (r->thread >= 0 || r->rank >= 0 || r->stat != CP_DB_STAT_SUM) &&
+	       cp_dbq_has_threads(c->m->q, CP_DBQ_SCOPE) &&
+	       cp_dbq_has_threads(c->m->q, CP_DBQ_FLAT);
+}
+
+int cp_web_sel_reduce(const struct cp_web_ctx *c, const double *incl, const double *excl,
+		      struct cp_web_row *r)
+{
+	const struct cp_web_req *q = c->req;
+	size_t nraw = cp_db_nraw(&c->m->head);
+	int any = 0;
+	for (size_t m = 0; m < nraw; m++) {
+		r->incl[m] = incl ? reduce(c, incl, m) : 0;
+		r->excl[m] = excl ? reduce(c, excl, m) : 0;
+		any |= r->incl[m] != 0 || r->excl[m] != 0;
+	}
+	cp_web_eval_db(c, r);
+	return any || (q->thread < 0 && q->rank < 0);
+}
+
+int cp_web_sel_row(const struct cp_web_ctx *c, int table, uint32_t id, struct cp_web_row *r)
+{
+	const struct cp_db *h = &c->m->head;
+	size_t n = h->nprofiles * cp_db_nraw(h);
+	double *in = xcalloc(2 * n + 1, sizeof *in);
+	int rc = cp_dbq_threads_add(c->m->q, table, id, in, in + n);
+	int keep = !rc && cp_web_sel_reduce(c, in, table == CP_DBQ_SCOPE && !id ? NULL : in + n, r);
+	free(in);
+	return rc ? rc : keep;
+}
+
 /* ---- the top-down view of a statistic over threads ------------------------------------- */
 
 int cp_web_td_stat(const struct cp_web_ctx *c)
@@ -123,25 +183,15 @@ int cp_web_own_stat(const struct cp_web_ctx *c, uint32_t id, const double *kids,
 	double *in = xcalloc(np * nraw + 1, sizeof *in);
 	int rc = cp_dbq_threads_add(c->m->q, CP_DBQ_SCOPE, id, in, NULL);
 	for (size_t m = 0; m < nraw && !rc; m++) {
-		struct cp_db_stat a = {0, 0, 0, 0, 0, CP_DB_NONE, 0};
-		double sq = 0;
 		psum[m] = 0;
 		for (uint32_t p = 0; p < np; p++) {
-			double x = in[p * nraw + m], v = x - kids[p * nraw + m];
-			psum[m] += x;
-			if (!(fabs(v) > 1e-9 * fabs(x)))
-				continue; /* as the statistics: over the profiles with a value */
-			a.min = a.count && a.min < v ? a.min : v;
-			a.max = a.count && a.max > v ? a.max : v;
-			a.count++;
-			a.sum += v;
-			sq += v * v;
+			double *x = &in[p * nraw + m], v = *x - kids[p * nraw + m];
+			psum[m] += *x;
+			*x = fabs(v) > 1e-9 * fabs(*x) ? v : 0; /* its own value */
 		}
-		a.mean = a.count ? a.sum / a.count : 0;
-		double var = a.count ? sq / a.count - a.mean * a.mean : 0;
-		a.stddev = var > 0 ? sqrt(var) : 0;
-		st[m] = cp_db_stat_value(&a, c->req->stat);
 	}
+	for (size_t m = 0; m < nraw && !rc; m++)
+		st[m] = reduce(c, in, m);
 	free(in);
 	return rc;
 }

@@ -394,6 +394,9 @@ static int lazy_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_
 int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct cp_web_row *out)
 {
 	memset(out, 0, sizeof *out);
+	int rc = cp_web_select_check(c);
+	if (rc)
+		return rc;
 	if (cp_web_bu_lazy(c) && id->level)
 		return cp_web_bu_node(c, id, out);
 	if (cp_web_flat_lazy(c) && id->level)
@@ -403,27 +406,30 @@ int cp_web_node_get(struct cp_web_ctx *c, const struct cp_web_node *id, struct c
 		if (id->index || id->noline)
 			return cp_error(CP_ENOENT, "no node %s%u",
 					c->req->view == CP_WEB_BU ? "b" : "f", id->index);
-		int rc = lazy_node(c, &root, out);
+		rc = lazy_node(c, &root, out);
+		if (!rc && cp_web_sel_lazy(c)) /* a selection's or a statistic's total */
+			rc = cp_web_sel_row(c, CP_DBQ_SCOPE, 0, out);
 		out->id.view = out->parent.view = c->req->view;
 		out->has_children = 1;
-		return rc;
+		return rc < 0 ? rc : 0;
 	}
 	if (cp_web_needs_full(c->req) && !cp_web_td_select(c) && !cp_web_td_stat(c))
 		return cp_web_full_node(c, id, out);
-	int rc = cp_web_select_check(c);
-	return rc ? rc : lazy_node(c, id, out);
+	return lazy_node(c, id, out);
 }
 
 int cp_web_children(struct cp_web_ctx *c, const struct cp_web_node *id, cp_web_row_fn fn, void *arg)
 {
+	int rc = cp_web_select_check(c);
+	if (rc)
+		return rc;
 	if (cp_web_bu_lazy(c))
 		return cp_web_bu_children(c, id, fn, arg);
 	if (cp_web_flat_lazy(c))
 		return cp_web_flat_children(c, id, fn, arg);
 	if (cp_web_needs_full(c->req) && !cp_web_td_select(c) && !cp_web_td_stat(c))
 		return cp_web_full_children(c, id, fn, arg);
-	int rc = cp_web_select_check(c);
-	return rc ? rc : lazy_children(c, id, fn, arg);
+	return lazy_children(c, id, fn, arg);
 }
 
 #define TOP_MIN_CHILDREN 1000

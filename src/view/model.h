@@ -132,6 +132,18 @@ int cp_web_select_values(const struct cp_web_ctx *c, uint32_t id, double *incl, 
 int cp_web_td_stat(const struct cp_web_ctx *c);
 int cp_web_own_stat(const struct cp_web_ctx *c, uint32_t id, const double *kids, double *st,
 		    double *psum);
+/* model-threads.c: the bottom-up and flat views of one thread or rank, or of a statistic
+ * over threads, read lazily from the per-thread tables: 1 when the request is one of those
+ * and the database has scope_thread and flat_thread. sel_reduce: a row's raw values from
+ * each profile's (incl, excl: np * nraw, profile-major, either may be NULL), the selected
+ * profiles' sum or the statistic over all, then the formulas; 0 when a selection leaves
+ * the row without a value (report has no such row), else 1. sel_row: the same from a row
+ * of the per-thread table `table` (CP_DBQ_SCOPE 0: the total, its inclusive values),
+ * or a negative CP_E*. */
+int cp_web_sel_lazy(const struct cp_web_ctx *c);
+int cp_web_sel_reduce(const struct cp_web_ctx *c, const double *incl, const double *excl,
+		      struct cp_web_row *r);
+int cp_web_sel_row(const struct cp_web_ctx *c, int table, uint32_t id, struct cp_web_row *r);
 /* model-bu.c, model-flat.c: the same for a node "bX.K" of the lazy bottom-up view, a row
  * "fP.H" of the lazy flat view below a procedure. */
 int cp_web_bu_threads(struct cp_web_ctx *c, const struct cp_web_node *id, double *incl,

@@ -3,7 +3,8 @@
 # model-flat.c), never the whole profile in memory: on a recursive program (recurse.O2:
 # descend() calls itself 30 deep, so a procedure's frames nest), a program with several
 # callers per procedure (callers.O2) and one with loops in inlined code (loopinline.O2),
-# every node of both views equals `callpath report --format json`'s, and so do the
+# every node of both views (and of one thread's, and of a statistic's) equals `callpath
+# report --format json`'s, and so do the
 # per-thread values of their rows (/api/threads), with the whole profile's load held back
 # (a request that needed it would be answered 202 for ever), ids are unique and /api/node
 # leads back to each node.
@@ -25,6 +26,18 @@ for w in "recurse.O2 200 30" "callers.O2 40000" "loopinline.O2 800"; do
 	view_fetch "$WORK/api-flat.json" flat "" 1
 	report_json "$WORK/rep-flat.json" "$WORK/m" --view flat --threshold 0
 	view_compare "$WORK/api-flat.json" "$WORK/rep-flat.json" "$1: flat"
+	# one thread and a statistic, from the per-thread tables (recursion, loops in inlined
+	# code: the items of a procedure's frames with each profile's values)
+	read -r pid tidx < <(vjson "$WORK/pr.json" /api/threads && python3 -c '
+import json,sys; p=json.load(open(sys.argv[1]))["profiles"][0]; print(p["pid"], p["tidx"])' "$WORK/pr.json")
+	for v in flat:flat bu:bottom-up; do
+		view_fetch "$WORK/api-s.json" "${v%%:*}" "&thread=0" 1
+		report_json "$WORK/rep-s.json" "$WORK/m" --view "${v##*:}" --threshold 0 --thread "$pid:$tidx"
+		view_compare "$WORK/api-s.json" "$WORK/rep-s.json" "$1: ${v##*:} --thread $pid:$tidx"
+		view_fetch "$WORK/api-s.json" "${v%%:*}" "&stat=mean" 1
+		report_json "$WORK/rep-s.json" "$WORK/m" --view "${v##*:}" --threshold 0 --stat mean
+		view_compare "$WORK/api-s.json" "$WORK/rep-s.json" "$1: ${v##*:} --stat mean"
+	done
 	python3 - "$WORK/api-flat.json" <<'PY' || fail "$1: flat ids"
 import json, sys
 n = json.load(open(sys.argv[1]))
