@@ -58,6 +58,12 @@ python3 "$CP_SOURCE_DIR/tests/e2e/record-check.py" "$WORK/m" >"$WORK/m.json" || 
 json_assert "$WORK/m.json" 'not d["procs"][0]["flags"] & 4' "runtime not disabled"
 json_assert "$WORK/m.json" 'd["threads"][0]["samples"][0] > 300' "still sampled after the program closed everything"
 json_assert "$WORK/m.json" 'd["threads"][0]["nnodes"] > 4000' "thread file grew after the fds were taken"
-json_assert "$WORK/m.json" 'd["threads"][0]["dropped"] <= 2' "samples kept"
+# Samples lost to the descriptors being taken would be many (and disable the runtime, checked
+# above); a few may be dropped on a loaded machine while the runtime itself runs (its start
+# and end are not charged: the summary's "process CPU" line). Once in a CI-style run beside
+# heavy injection loops more than 2 of ~3,500 were: allowed up to 1 %.
+json_assert "$WORK/m.json" 'd["threads"][0]["dropped"] <= 2 + d["threads"][0]["samples"][0] // 100' \
+	"samples dropped: $(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["threads"][0]
+print({k: t[k] for k in ("samples", "complete", "partial", "failed", "dropped", "cpu_ns")})' "$WORK/m.json")"
 json_assert "$WORK/m.json" 'd["threads"][0]["flags"] & 1 and d["procs"][0]["flags"] & 1' "files finished"
 exit 0
