@@ -7,6 +7,7 @@
  * probes: what the search inserts), and measures again. The difference is the cost of one
  * execution. */
 #include "search/search.h"
+#include "search/procs.h"
 
 #include "base/error.h"
 #include "record/control.h"
@@ -102,22 +103,15 @@ static int start(struct calib *k, const char *prog, const char *runtime)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The program's next line (without its newline) into line; waits up to LINE_WAIT_S. Read
  * byte by byte: the program writes a line, then waits or ends. */
 static int read_line(struct calib *k, char *line, size_t cap)
 {
-	double end = now_s() + LINE_WAIT_S;
+	double end = cp_search_now() + LINE_WAIT_S;
 	size_t n = 0;
 	for (;;) {
 		struct pollfd p = {k->from, POLLIN, 0};
-		double left = end - now_s();
+		double left = end - cp_search_now();
 		if (k->stop && *k->stop)
 			return cp_error(CP_EIO, "the calibration was abandoned");
 		if (left <= 0 || n + 1 >= cap)
@@ -237,7 +231,7 @@ static int calibrate(struct cp_search_costs *c, const char *prog, const char *ru
 		     const volatile int *stop, const sigset_t *child_mask)
 {
 	struct calib k;
-	double call_ns = 0, edge_ns = 0, t0 = now_s();
+	double call_ns = 0, edge_ns = 0, t0 = cp_search_now();
 	memset(&k, 0, sizeof k);
 	k.to = k.from = -1;
 	k.stop = stop;
@@ -247,7 +241,7 @@ static int calibrate(struct cp_search_costs *c, const char *prog, const char *ru
 	if (!rc)
 		rc = measure(&k, &call_ns, &edge_ns);
 	finish(&k, rc != 0, &c->cpu_s);
-	c->wall_s = now_s() - t0;
+	c->wall_s = cp_search_now() - t0;
 	if (rc) {
 		snprintf(c->why, sizeof c->why, "%s", cp_error_message());
 		cp_error_clear();

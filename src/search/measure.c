@@ -1,5 +1,6 @@
 /* Reading the live measurement of the searched program (measure.h). */
 #include "search/measure.h"
+#include "search/procs.h"
 
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -230,13 +231,6 @@ void cp_search_snap_release(struct cp_search_snap *s)
 	cp_search_snap_init(s);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void add_values(double *to, const double *v)
 {
 	for (int k = 0; k < CP_SM_N; k++)
@@ -445,7 +439,7 @@ static void sched_table_read(struct sched_table *st, int pid)
 			st->v = xrealloc(st->v, (st->n + 1) * sizeof *st->v);
 			st->tids[st->n] = tid;
 			st->v[st->n][0] = (double)run, st->v[st->n][1] = (double)delay;
-			st->v[st->n++][2] = now_s();
+			st->v[st->n++][2] = cp_search_now();
 		}
 		if (f)
 			fclose(f);
@@ -599,7 +593,7 @@ int cp_search_snap_read(struct cp_search_snap *s, const struct cp_code_model *m,
 	struct index x;
 	struct timespec real;
 	cp_search_snap_release(s);
-	s->wall = now_s();
+	s->wall = cp_search_now();
 	clock_gettime(CLOCK_REALTIME, &real);
 	struct sched_table st;
 	s->funcs = xcalloc(m->nfuncs + 1, sizeof *s->funcs);
